@@ -1,0 +1,248 @@
+//! Reading hwloc 2.x XML exports (`lstopo --of xml`), so a user can send the
+//! topology of a machine scalescope has never run on.
+//!
+//! hwloc attaches NUMA nodes as memory children, each carrying the CPU set of its
+//! locality; several nodes (DRAM plus HBM, NVDIMM or CXL tiers) can share one. The
+//! model here gives CPUs to the lowest-numbered node of a locality, as the kernel's
+//! `nodeN/cpulist` does, and the others become memory-only nodes. An export made
+//! without `--disallowed` leaves out the PUs a cgroup forbids; they appear here only
+//! in the complete set and so read as not online.
+
+use std::path::Path;
+
+use roxmltree::{Document, Node};
+
+use crate::cpuset::{CpuSet, NodeSet};
+use crate::model::{RawCache, RawDomain, RawNode, RawTopology, Topology};
+use crate::TopoError;
+
+/// Loads an hwloc XML file.
+///
+/// # Errors
+/// [`TopoError::Io`] if it cannot be read, [`TopoError::Parse`] (with the line) when it
+/// is not well-formed XML or not an hwloc topology.
+pub fn load(path: &Path) -> Result<Topology, TopoError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TopoError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&text, &format!("hwloc-xml:{}", path.display())).map_err(|detail| TopoError::Parse {
+        path: path.to_path_buf(),
+        detail,
+    })
+}
+
+/// Parses hwloc XML text; errors are plain sentences for [`TopoError::Parse`].
+pub(crate) fn parse(text: &str, source: &str) -> Result<Topology, String> {
+    // hwloc writes `<!DOCTYPE topology SYSTEM "hwloc2.dtd">`; the DTD is never fetched.
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = Document::parse_with_options(text, options)
+        .map_err(|e| format!("not well-formed XML: {e}"))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "topology" {
+        return Err(format!(
+            "root element is <{}>, expected <topology>",
+            root.tag_name().name()
+        ));
+    }
+    let machine = root
+        .children()
+        .find(|n| n.has_tag_name("object"))
+        .ok_or("no top-level <object> (the Machine)")?;
+    let mut raw = RawTopology {
+        source: source.to_string(),
+        ..RawTopology::default()
+    };
+    let cpuset_attr = |n: Node, name: &str| -> Result<Option<CpuSet>, String> {
+        n.attribute(name)
+            .map(|t| {
+                CpuSet::parse_hwloc(t)
+                    .map_err(|e| format!("line {}: {name}: {e}", line_of(&doc, n)))
+            })
+            .transpose()
+    };
+    let online = cpuset_attr(machine, "cpuset")?.ok_or("the Machine object has no cpuset")?;
+    raw.known = cpuset_attr(machine, "complete_cpuset")?.unwrap_or_else(|| online.clone());
+    raw.allowed = cpuset_attr(machine, "allowed_cpuset")?.unwrap_or_else(|| online.clone());
+    raw.online = online;
+    raw.allowed_nodes =
+        cpuset_attr(machine, "allowed_nodeset")?.map(|s| s.iter().collect::<NodeSet>());
+    let mut numa: Vec<(u32, CpuSet, Option<u64>)> = Vec::new();
+    for node in machine.descendants().filter(|n| n.has_tag_name("object")) {
+        let kind = node.attribute("type").unwrap_or("");
+        let cpus = cpuset_attr(node, "cpuset")?.unwrap_or_default();
+        let os_index = node
+            .attribute("os_index")
+            .and_then(|v| v.parse::<u32>().ok());
+        let domain = |cpus: CpuSet| RawDomain {
+            os_id: os_index,
+            cpus,
+            reporter: None,
+        };
+        match kind {
+            "Package" => raw.packages.push(domain(cpus)),
+            "Die" => raw.dies.push(domain(cpus)),
+            "Group" => raw.groups.push(domain(cpus)),
+            "Core" => raw.cores.push(domain(cpus)),
+            "L3Cache" | "L2Cache" => {
+                let cache = RawCache {
+                    size_bytes: node.attribute("cache_size").and_then(|v| v.parse().ok()),
+                    line_bytes: node
+                        .attribute("cache_linesize")
+                        .and_then(|v| v.parse().ok()),
+                    cpus,
+                    reporter: None,
+                };
+                if kind == "L3Cache" {
+                    raw.l3.push(cache)
+                } else {
+                    raw.l2.push(cache)
+                }
+            }
+            "NUMANode" => {
+                let id = os_index.ok_or_else(|| {
+                    format!("line {}: NUMANode without os_index", line_of(&doc, node))
+                })?;
+                let memory = node.attribute("local_memory").and_then(|v| v.parse().ok());
+                numa.push((id, cpus, memory));
+            }
+            _ => {}
+        }
+        if raw.cpu_model.is_none() {
+            raw.cpu_model = info(node, "CPUModel");
+        }
+    }
+    raw.numa = numa_nodes(numa);
+    raw.distances = distances(root)?;
+    raw.kinds = cpu_kinds(root)?;
+    Topology::build(raw).map_err(|e| e.to_string())
+}
+
+fn line_of(doc: &Document, node: Node) -> u32 {
+    doc.text_pos_at(node.range().start).row
+}
+
+fn info(node: Node, name: &str) -> Option<String> {
+    node.children()
+        .filter(|c| c.has_tag_name("info"))
+        .find(|c| c.attribute("name") == Some(name))
+        .and_then(|c| c.attribute("value"))
+        .map(str::to_string)
+}
+
+/// Lowest-numbered node of a locality keeps its CPUs; later ones are memory-only.
+fn numa_nodes(mut numa: Vec<(u32, CpuSet, Option<u64>)>) -> Vec<RawNode> {
+    numa.sort_by_key(|n| n.0);
+    let mut claimed = CpuSet::new();
+    numa.into_iter()
+        .map(|(id, cpus, memory_bytes)| {
+            let own = cpus.difference(&claimed);
+            claimed = claimed.union(&own);
+            RawNode {
+                id,
+                cpus: own,
+                memory_bytes,
+                locality: Some(cpus),
+            }
+        })
+        .collect()
+}
+
+/// The `NUMALatency` matrix (`<distances2>`), indexed by node OS index.
+fn distances(root: Node) -> Result<Option<(Vec<u32>, Vec<Vec<u32>>)>, String> {
+    let Some(d) = root.children().find(|n| {
+        n.has_tag_name("distances2")
+            && n.attribute("type") == Some("NUMANode")
+            && n.attribute("name").is_none_or(|name| name == "NUMALatency")
+    }) else {
+        return Ok(None);
+    };
+    let numbers = |tag: &str| -> Result<Vec<u64>, String> {
+        d.children()
+            .filter(|c| c.has_tag_name(tag))
+            .flat_map(|c| {
+                c.text()
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .map(|t| {
+                t.parse::<u64>()
+                    .map_err(|_| format!("<distances2>: `{t}` is not a number"))
+            })
+            .collect()
+    };
+    let ids: Vec<u32> = numbers("indexes")?.into_iter().map(|v| v as u32).collect();
+    let values = numbers("u64values")?;
+    let n = ids.len();
+    if values.len() != n * n {
+        return Err(format!(
+            "<distances2>: {n} indexes need {} values, found {}",
+            n * n,
+            values.len()
+        ));
+    }
+    let matrix = values
+        .chunks(n)
+        .map(|r| r.iter().map(|&v| v as u32).collect())
+        .collect();
+    Ok(Some((ids, matrix)))
+}
+
+/// `<cpukind>` elements ordered by efficiency (least performant first).
+fn cpu_kinds(root: Node) -> Result<Vec<(String, CpuSet)>, String> {
+    let mut kinds = Vec::new();
+    for k in root.children().filter(|n| n.has_tag_name("cpukind")) {
+        let cpus = CpuSet::parse_hwloc(k.attribute("cpuset").unwrap_or(""))
+            .map_err(|e| format!("<cpukind>: {e}"))?;
+        let efficiency: i64 = k
+            .attribute("forced_efficiency")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(-1);
+        let name = info(k, "LinuxCapacity")
+            .map(|c| format!("capacity-{c}"))
+            .or_else(|| info(k, "CoreType"))
+            .unwrap_or_else(|| format!("efficiency-{efficiency}"));
+        kinds.push((efficiency, name, cpus));
+    }
+    // Kinds without an efficiency rank are only frequency bands, not hybrid cores.
+    if kinds.len() < 2 || kinds.iter().any(|k| k.0 < 0) {
+        return Ok(Vec::new());
+    }
+    kinds.sort_by_key(|k| k.0);
+    // hwloc may split one efficiency class by frequency; the model keeps one kind per rank.
+    let mut merged: Vec<(i64, String, CpuSet)> = Vec::new();
+    for (eff, name, cpus) in kinds {
+        match merged.last_mut() {
+            Some(last) if last.0 == eff => last.2 = last.2.union(&cpus),
+            _ => merged.push((eff, name, cpus)),
+        }
+    }
+    Ok(merged
+        .into_iter()
+        .map(|(_, name, cpus)| (name, cpus))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_xml_names_the_problem() {
+        let err = parse("<topology><object type=\"Machine\"", "t").unwrap_err();
+        assert!(err.contains("not well-formed"), "{err}");
+        let err = parse("<foo/>", "t").unwrap_err();
+        assert!(err.contains("expected <topology>"), "{err}");
+        let err = parse(
+            "<topology><object type=\"Machine\" cpuset=\"zz\"/></topology>",
+            "t",
+        )
+        .unwrap_err();
+        assert!(err.contains("line 1"), "{err}");
+    }
+}

@@ -1,0 +1,53 @@
+//! Shared by the fixture tests: unpacks hwloc's recorded machines once per process.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+pub fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/topology")
+}
+
+/// Names of every recorded machine (`NAME.tar.bz2` with `NAME.expected.json`).
+pub fn fixture_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixture_dir())
+        .unwrap()
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_suffix(".expected.json")
+                .map(String::from)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+pub fn expected(name: &str) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(fixture_dir().join(format!("{name}.expected.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Unpacks every tarball into one temporary directory, once.
+fn unpacked() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for name in fixture_names() {
+            let file = std::fs::File::open(fixture_dir().join(format!("{name}.tar.bz2"))).unwrap();
+            let mut archive = tar::Archive::new(bzip2::read::BzDecoder::new(file));
+            archive
+                .unpack(dir.path())
+                .unwrap_or_else(|e| panic!("unpacking {name}: {e}"));
+        }
+        dir
+    })
+    .path()
+}
+
+/// The root directory of a recorded machine, as if it were `/`.
+pub fn root_of(name: &str) -> PathBuf {
+    let root_dir = expected(name)["root_dir"].as_str().unwrap().to_string();
+    unpacked().join(root_dir)
+}
