@@ -13,7 +13,7 @@ use std::path::Path;
 use roxmltree::{Document, Node};
 
 use crate::cpuset::{CpuSet, NodeSet};
-use crate::model::{RawCache, RawDomain, RawNode, RawTopology, Topology};
+use crate::model::{Distances, RawCache, RawDomain, RawNode, RawTopology, Topology};
 use crate::TopoError;
 
 /// Loads an hwloc XML file.
@@ -152,7 +152,7 @@ fn numa_nodes(mut numa: Vec<(u32, CpuSet, Option<u64>)>) -> Vec<RawNode> {
 }
 
 /// The `NUMALatency` matrix (`<distances2>`), indexed by node OS index.
-fn distances(root: Node) -> Result<Option<(Vec<u32>, Vec<Vec<u32>>)>, String> {
+fn distances(root: Node) -> Result<Option<Distances>, String> {
     let Some(d) = root.children().find(|n| {
         n.has_tag_name("distances2")
             && n.attribute("type") == Some("NUMANode")

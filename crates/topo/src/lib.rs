@@ -22,7 +22,7 @@ pub use numbering::NumberingReport;
 pub enum TopoError {
     #[error("{}: not found (is this a Linux sysfs tree?)", path.display())]
     Missing { path: PathBuf },
-    #[error("reading {}: {source}", path.display())]
+    #[error("reading {}", path.display())]
     Io {
         path: PathBuf,
         #[source]

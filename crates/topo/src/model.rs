@@ -135,11 +135,13 @@ pub(crate) struct RawTopology {
     pub l3: Vec<RawCache>,
     pub l2: Vec<RawCache>,
     pub numa: Vec<RawNode>,
-    /// Node OS ids and the matrix in that order.
-    pub distances: Option<(Vec<u32>, Vec<Vec<u32>>)>,
+    pub distances: Option<Distances>,
     /// Kinds from least to most performant.
     pub kinds: Vec<(String, CpuSet)>,
 }
+
+/// Node OS ids and the SLIT matrix in that order.
+pub(crate) type Distances = (Vec<u32>, Vec<Vec<u32>>);
 
 /// One object as one CPU (the `reporter`, where known) described it.
 #[derive(Debug, Clone, Default)]

@@ -146,7 +146,7 @@ fn smt_pattern(topo: &Topology) -> String {
 fn numa_pattern(topo: &Topology) -> Option<String> {
     let cpu_nodes = topo.cpu_numa_nodes();
     let packages = topo.packages.len();
-    if cpu_nodes > packages && packages > 0 && cpu_nodes % packages == 0 {
+    if cpu_nodes > packages && packages > 0 && cpu_nodes.is_multiple_of(packages) {
         Some(format!(
             "{} NUMA nodes per package (sub-NUMA clustering or similar)",
             cpu_nodes / packages

@@ -3,8 +3,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// `tests/fixtures/topology` of the workspace, from the root package or a member crate.
 pub fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/topology")
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let direct = here.join("tests/fixtures/topology");
+    if direct.is_dir() {
+        direct
+    } else {
+        here.join("../../tests/fixtures/topology")
+    }
 }
 
 /// Names of every recorded machine (`NAME.tar.bz2` with `NAME.expected.json`).

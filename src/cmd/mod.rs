@@ -1,0 +1,44 @@
+//! One module per subcommand; each takes its parsed arguments and returns an exit code.
+
+mod place;
+mod topo;
+mod tour;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use scalescope_topo::{Source, Topology};
+
+use crate::cli::{Cli, Command, SourceArgs};
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        None => tour::run(),
+        Some(Command::Topo(args)) => topo::run(&args),
+        Some(Command::Place(args)) => place::run(&args),
+    }
+}
+
+/// The topology source the flags name.
+pub fn source_of(args: &SourceArgs) -> Source {
+    if let Some(dir) = &args.sysfs_root {
+        Source::SysfsRoot(dir.clone())
+    } else if let Some(file) = &args.hwloc_xml {
+        Source::HwlocXml(file.clone())
+    } else if let Some(spec) = &args.synthetic {
+        Source::Synthetic(spec.clone())
+    } else {
+        Source::Live
+    }
+}
+
+/// Loads the topology, saying which source failed.
+pub fn load_topology(args: &SourceArgs) -> anyhow::Result<Topology> {
+    let source = source_of(args);
+    source.load().with_context(|| match &source {
+        Source::Live => "reading this machine's topology",
+        Source::SysfsRoot(_) => "loading the topology from --sysfs-root",
+        Source::HwlocXml(_) => "loading the topology from --hwloc-xml",
+        Source::Synthetic(_) => "building the topology from --synthetic",
+    })
+}
