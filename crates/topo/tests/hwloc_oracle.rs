@@ -71,6 +71,19 @@ fn expected_numa_partition(exp: &Value) -> Partition {
     groups.into_values().collect()
 }
 
+/// hwloc's hybrid kinds grouped by efficiency rank (it may split one rank by
+/// frequency); `None` when hwloc ranks no kinds (plain frequency bands).
+fn expected_kinds(exp: &Value) -> Option<Partition> {
+    let kinds = exp["cpu_kinds"].as_array()?;
+    let mut by_rank: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    for k in kinds {
+        let rank = k["efficiency"].as_str()?.to_string();
+        by_rank.entry(rank).or_default().extend(ids(&k["cpuset"]));
+    }
+    let allowed = ids(&exp["allowed_pus"]);
+    (by_rank.len() > 1).then(|| by_rank.into_values().map(|s| s.intersection(&allowed).copied().collect()).collect())
+}
+
 /// The allowed NUMA nodes local to a PU (hwloc's `numa` list: memory-only nodes
 /// attached at the PU's locality included; nodes a cgroup forbids left out).
 fn local_nodes(topo: &Topology, pu: &scalescope_topo::Pu) -> Vec<u32> {
@@ -176,6 +189,9 @@ fn compare(name: &str, topo: &Topology, exp: &Value, check_complete: bool) -> Ve
             }
             None => {}
         }
+    }
+    if let Some(kinds) = expected_kinds(exp) {
+        check("kinds", format!("{:?}", our_partition(topo, |p| p.kind)), format!("{kinds:?}"));
     }
     let numa = our_partition(topo, |p| Some(local_nodes(topo, p)));
     check(
