@@ -72,16 +72,21 @@ fn expected_numa_partition(exp: &Value) -> Partition {
 }
 
 /// hwloc's hybrid kinds grouped by efficiency rank (it may split one rank by
-/// frequency); `None` when hwloc ranks no kinds (plain frequency bands).
-fn expected_kinds(exp: &Value) -> Option<Partition> {
+/// frequency), least performant first; `None` when hwloc ranks no kinds.
+fn expected_kinds(exp: &Value) -> Option<Vec<BTreeSet<u32>>> {
     let kinds = exp["cpu_kinds"].as_array()?;
-    let mut by_rank: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    let mut by_rank: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     for k in kinds {
-        let rank = k["efficiency"].as_str()?.to_string();
+        let rank: u32 = k["efficiency"].as_str()?.parse().ok()?;
         by_rank.entry(rank).or_default().extend(ids(&k["cpuset"]));
     }
     let allowed = ids(&exp["allowed_pus"]);
-    (by_rank.len() > 1).then(|| by_rank.into_values().map(|s| s.intersection(&allowed).copied().collect()).collect())
+    (by_rank.len() > 1).then(|| {
+        by_rank
+            .into_values()
+            .map(|s| s.intersection(&allowed).copied().collect())
+            .collect()
+    })
 }
 
 /// The allowed NUMA nodes local to a PU (hwloc's `numa` list: memory-only nodes
@@ -191,7 +196,21 @@ fn compare(name: &str, topo: &Topology, exp: &Value, check_complete: bool) -> Ve
         }
     }
     if let Some(kinds) = expected_kinds(exp) {
-        check("kinds", format!("{:?}", our_partition(topo, |p| p.kind)), format!("{kinds:?}"));
+        let ours: Vec<BTreeSet<u32>> = topo
+            .kinds
+            .iter()
+            .map(|k| {
+                k.cpus
+                    .iter()
+                    .filter(|c| topo.pu(*c).is_some_and(|p| p.allowed))
+                    .collect()
+            })
+            .collect();
+        check(
+            "kinds (least performant first)",
+            format!("{ours:?}"),
+            format!("{kinds:?}"),
+        );
     }
     let numa = our_partition(topo, |p| Some(local_nodes(topo, p)));
     check(
