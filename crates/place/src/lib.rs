@@ -7,6 +7,7 @@
 //! can be planned and tested on a laptop.
 
 pub mod likwid;
+pub mod mempolicy;
 pub mod pin;
 pub mod render;
 mod strategy;
@@ -17,10 +18,11 @@ use std::str::FromStr;
 use scalescope_topo::{CpuSet, Topology};
 use serde::{Deserialize, Serialize};
 
+pub use mempolicy::MemPolicy;
 pub use strategy::place;
 
 /// How threads are assigned to hardware.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub enum Strategy {
     /// Intel KMP_AFFINITY `compact`: fill a core's hardware threads, then the next

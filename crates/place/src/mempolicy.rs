@@ -1,0 +1,256 @@
+//! Memory placement policies (`set_mempolicy(2)`): where the pages a thread touches
+//! first are allocated. Parsed from the sweep's `--mem` values and applied in the
+//! calling thread (or, before `exec`, in a child process, where it is inherited).
+
+use std::fmt;
+use std::io;
+use std::str::FromStr;
+
+use scalescope_topo::{NodeSet, Topology};
+use serde::{Deserialize, Serialize};
+
+use crate::PlaceError;
+
+/// A memory policy, by its sweep name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum MemPolicy {
+    /// The kernel default: a page lands on the node of the CPU that first touches it.
+    FirstTouch,
+    /// Pages round-robin over every allowed node with memory (`numactl --interleave=all`).
+    Interleave,
+    /// Only these nodes (`numactl --membind`).
+    Bind(Vec<u32>),
+    /// This node first, others when it is full (`numactl --preferred`).
+    Preferred(u32),
+    /// The node of the CPU doing the allocation, strictly (`MPOL_LOCAL`).
+    Local,
+}
+
+impl FromStr for MemPolicy {
+    type Err = PlaceError;
+    fn from_str(s: &str) -> Result<Self, PlaceError> {
+        let bad = || PlaceError::BadValue {
+            what: "memory policy",
+            value: s.to_string(),
+            expected: "first-touch, interleave, bind:N[+M..], preferred:N or local",
+        };
+        Ok(match s {
+            "first-touch" => MemPolicy::FirstTouch,
+            "interleave" => MemPolicy::Interleave,
+            "local" => MemPolicy::Local,
+            _ => {
+                if let Some(nodes) = s.strip_prefix("bind:") {
+                    let v: Result<Vec<u32>, _> = nodes.split('+').map(str::parse).collect();
+                    MemPolicy::Bind(v.map_err(|_| bad())?)
+                } else if let Some(node) = s.strip_prefix("preferred:") {
+                    MemPolicy::Preferred(node.parse().map_err(|_| bad())?)
+                } else {
+                    return Err(bad());
+                }
+            }
+        })
+    }
+}
+
+impl fmt::Display for MemPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MemPolicy::FirstTouch => f.write_str("first-touch"),
+            MemPolicy::Interleave => f.write_str("interleave"),
+            MemPolicy::Local => f.write_str("local"),
+            MemPolicy::Preferred(n) => write!(f, "preferred:{n}"),
+            MemPolicy::Bind(v) => {
+                let s: Vec<String> = v.iter().map(u32::to_string).collect();
+                write!(f, "bind:{}", s.join("+"))
+            }
+        }
+    }
+}
+
+impl From<MemPolicy> for String {
+    fn from(p: MemPolicy) -> String {
+        p.to_string()
+    }
+}
+
+impl TryFrom<String> for MemPolicy {
+    type Error = PlaceError;
+    fn try_from(s: String) -> Result<Self, PlaceError> {
+        s.parse()
+    }
+}
+
+/// A policy resolved against a machine: the syscall's mode and node mask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedPolicy {
+    pub mode: i32,
+    pub nodes: NodeSet,
+}
+
+// From <linux/mempolicy.h>.
+const MPOL_DEFAULT: i32 = 0;
+const MPOL_PREFERRED: i32 = 1;
+const MPOL_BIND: i32 = 2;
+const MPOL_INTERLEAVE: i32 = 3;
+const MPOL_LOCAL: i32 = 4;
+
+impl MemPolicy {
+    /// Checks the nodes against the machine and builds the syscall arguments.
+    ///
+    /// # Errors
+    /// [`PlaceError::BadValue`] naming a node that does not exist, is not allowed, or
+    /// has no memory.
+    pub fn resolve(&self, topo: &Topology) -> Result<ResolvedPolicy, PlaceError> {
+        let usable: Vec<u32> = topo
+            .numa_nodes
+            .iter()
+            .filter(|n| n.allowed && n.memory_bytes != Some(0))
+            .map(|n| n.id)
+            .collect();
+        let check = |id: u32| -> Result<u32, PlaceError> {
+            if usable.contains(&id) {
+                Ok(id)
+            } else {
+                Err(PlaceError::BadValue {
+                    what: "memory node",
+                    value: id.to_string(),
+                    expected: "an allowed NUMA node with memory (see `scalescope topo`)",
+                })
+            }
+        };
+        Ok(match self {
+            MemPolicy::FirstTouch => ResolvedPolicy {
+                mode: MPOL_DEFAULT,
+                nodes: NodeSet::new(),
+            },
+            MemPolicy::Local => ResolvedPolicy {
+                mode: MPOL_LOCAL,
+                nodes: NodeSet::new(),
+            },
+            MemPolicy::Interleave => ResolvedPolicy {
+                mode: MPOL_INTERLEAVE,
+                nodes: usable.iter().copied().collect(),
+            },
+            MemPolicy::Preferred(n) => ResolvedPolicy {
+                mode: MPOL_PREFERRED,
+                nodes: [check(*n)?].into_iter().collect(),
+            },
+            MemPolicy::Bind(v) => ResolvedPolicy {
+                mode: MPOL_BIND,
+                nodes: v
+                    .iter()
+                    .map(|n| check(*n))
+                    .collect::<Result<NodeSet, _>>()?,
+            },
+        })
+    }
+}
+
+/// The node mask as the kernel wants it: an array of longs, bit n for node n.
+fn node_mask(nodes: &NodeSet) -> Vec<libc::c_ulong> {
+    let bits = 8 * std::mem::size_of::<libc::c_ulong>();
+    let words = nodes.last().map(|n| n as usize / bits + 1).unwrap_or(1);
+    let mut mask = vec![0 as libc::c_ulong; words];
+    for n in nodes.iter() {
+        mask[n as usize / bits] |= 1 << (n as usize % bits);
+    }
+    mask
+}
+
+/// Applies a resolved policy to the calling thread. Async-signal-safe apart from
+/// the mask allocation, so callers before `exec` build the mask first with
+/// [`PreparedPolicy::new`].
+///
+/// # Errors
+/// The OS error from `set_mempolicy`.
+pub fn apply(policy: &ResolvedPolicy) -> io::Result<()> {
+    PreparedPolicy::new(policy).apply()
+}
+
+/// A policy with its mask allocated, ready to apply between `fork` and `exec`.
+#[derive(Debug, Clone)]
+pub struct PreparedPolicy {
+    mode: i32,
+    mask: Vec<libc::c_ulong>,
+}
+
+impl PreparedPolicy {
+    pub fn new(policy: &ResolvedPolicy) -> Self {
+        PreparedPolicy {
+            mode: policy.mode,
+            mask: node_mask(&policy.nodes),
+        }
+    }
+
+    /// Calls `set_mempolicy`; the default policy is a no-op.
+    ///
+    /// # Errors
+    /// The OS error from the syscall.
+    pub fn apply(&self) -> io::Result<()> {
+        if self.mode == MPOL_DEFAULT {
+            return Ok(());
+        }
+        let (ptr, maxnode) = if self.mode == MPOL_LOCAL {
+            (std::ptr::null(), 0)
+        } else {
+            (
+                self.mask.as_ptr(),
+                self.mask.len() * 8 * std::mem::size_of::<libc::c_ulong>() + 1,
+            )
+        };
+        // SAFETY: set_mempolicy reads `maxnode` bits from `ptr`, which points into
+        // `self.mask` (or is null for MPOL_LOCAL); no memory is written.
+        let rc = unsafe { libc::syscall(libc::SYS_set_mempolicy, self.mode, ptr, maxnode) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for s in [
+            "first-touch",
+            "interleave",
+            "local",
+            "bind:0",
+            "bind:0+2",
+            "preferred:1",
+        ] {
+            assert_eq!(s.parse::<MemPolicy>().unwrap().to_string(), s);
+        }
+        for s in ["bind:", "bind:x", "preferred:", "everywhere"] {
+            assert!(s.parse::<MemPolicy>().is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn resolve_checks_nodes() {
+        let t = scalescope_topo::Source::Synthetic("numa:2 core:2".into())
+            .load()
+            .unwrap();
+        assert_eq!(
+            MemPolicy::Bind(vec![1]).resolve(&t).unwrap().mode,
+            MPOL_BIND
+        );
+        let e = MemPolicy::Bind(vec![5])
+            .resolve(&t)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("memory node `5`"), "{e}");
+        assert_eq!(MemPolicy::Interleave.resolve(&t).unwrap().nodes.len(), 2);
+    }
+
+    #[test]
+    fn masks() {
+        assert_eq!(node_mask(&[0, 2].into_iter().collect()), vec![5]);
+        assert_eq!(node_mask(&NodeSet::new()), vec![0]);
+    }
+}

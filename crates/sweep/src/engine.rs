@@ -1,0 +1,332 @@
+//! The sweep loop: plan every point's placement up front (so a bad point fails
+//! before anything runs), then run each job in order, skipping those a resumed
+//! results file already holds, and append each run as it ends.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use scalescope_place::mempolicy::PreparedPolicy;
+use scalescope_place::{place, render, PlaceRequest, Placement};
+use scalescope_topo::Topology;
+
+use crate::exec::{ExecSpec, Executor, Outcome};
+use crate::metric;
+use crate::plan::{Job, Point};
+use crate::store::{Header, ResultsStore, RunRecord, RunStatus};
+use crate::SweepError;
+
+/// Wall-clock time for records (a seam so tests are deterministic).
+pub trait Clock {
+    fn unix_secs(&self) -> f64;
+}
+
+/// The system clock.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn unix_secs(&self) -> f64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0)
+    }
+}
+
+/// Reports progress to a person (a progress bar in the binary; nothing in tests).
+pub trait Progress {
+    fn begin(&mut self, total_jobs: usize, already_done: usize);
+    fn job_started(&mut self, job: &Job);
+    fn job_finished(&mut self, job: &Job, outcome: &Outcome);
+    fn finish(&mut self);
+}
+
+/// No progress output.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn begin(&mut self, _: usize, _: usize) {}
+    fn job_started(&mut self, _: &Job) {}
+    fn job_finished(&mut self, _: &Job, _: &Outcome) {}
+    fn finish(&mut self) {}
+}
+
+/// A point's placement and memory policy, resolved against the machine.
+#[derive(Debug, Clone)]
+pub struct PreparedPoint {
+    pub point: Point,
+    pub placement: Placement,
+    pub mem: PreparedPolicy,
+}
+
+/// Resolves every point; errors name the point.
+///
+/// # Errors
+/// [`SweepError::Placement`] for a point the machine cannot host (too many threads,
+/// a missing memory node, smt-pairs without SMT).
+pub fn prepare_points(topo: &Topology, points: &[Point]) -> Result<Vec<PreparedPoint>, SweepError> {
+    points
+        .iter()
+        .map(|p| {
+            let err = |e: scalescope_place::PlaceError| SweepError::Placement {
+                point: p.to_string(),
+                detail: e.to_string(),
+            };
+            let placement =
+                place(topo, &PlaceRequest::new(p.placement.clone(), p.threads)).map_err(err)?;
+            let mem = PreparedPolicy::new(&p.mem.resolve(topo).map_err(err)?);
+            Ok(PreparedPoint {
+                point: p.clone(),
+                placement,
+                mem,
+            })
+        })
+        .collect()
+}
+
+/// How each job's command line and environment are made.
+#[derive(Debug, Clone)]
+pub struct JobTemplate {
+    /// Program and arguments with `{threads}`, `{cpus}`, `{places}` placeholders.
+    pub argv: Vec<String>,
+    pub shell: bool,
+    pub env: Vec<(String, String)>,
+    pub timeout: Option<Duration>,
+    pub grace: Duration,
+    /// Built-in workloads run with one main thread besides the workers.
+    pub extra_threads: usize,
+    /// Whether stdout ends with a workload's JSON report.
+    pub workload: bool,
+}
+
+/// The environment every run gets: OpenMP and Intel OpenMP told the placement.
+pub fn placement_env(p: &Placement) -> Vec<(String, String)> {
+    vec![
+        ("OMP_NUM_THREADS".into(), p.threads.len().to_string()),
+        ("OMP_PLACES".into(), render::omp_places(p)),
+        ("OMP_PROC_BIND".into(), "true".into()),
+        ("GOMP_CPU_AFFINITY".into(), render::gomp_cpu_affinity(p)),
+        ("KMP_AFFINITY".into(), render::kmp_affinity(p)),
+    ]
+}
+
+fn substitute(arg: &str, p: &Placement) -> String {
+    arg.replace("{threads}", &p.threads.len().to_string())
+        .replace("{cpus}", &p.all_cpus().to_string())
+        .replace("{places}", &render::omp_places(p))
+}
+
+/// A file-name-safe label for a job's logs.
+fn log_stem(job: &Job) -> String {
+    let clean = |s: String| {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect::<String>()
+    };
+    format!(
+        "t{}-{}-{}-{}{}",
+        job.point.threads,
+        clean(job.point.placement.to_string()),
+        clean(job.point.mem.to_string()),
+        if job.warmup { "warmup" } else { "rep" },
+        job.rep
+    )
+}
+
+impl JobTemplate {
+    /// The full specification of one job.
+    pub fn spec(&self, job: &Job, prepared: &PreparedPoint, logs: &Path) -> ExecSpec {
+        let p = &prepared.placement;
+        let argv = if self.shell {
+            let line: Vec<String> = self.argv.iter().map(|a| substitute(a, p)).collect();
+            vec!["/bin/sh".into(), "-c".into(), line.join(" ")]
+        } else {
+            self.argv.iter().map(|a| substitute(a, p)).collect()
+        };
+        let mut env = placement_env(p);
+        env.extend(self.env.iter().cloned());
+        let stem = log_stem(job);
+        ExecSpec {
+            argv,
+            env,
+            cpus: p.all_cpus(),
+            mem: prepared.mem.clone(),
+            timeout: self.timeout,
+            grace: self.grace,
+            stdout_path: logs.join(format!("{stem}.out")),
+            stderr_path: logs.join(format!("{stem}.err")),
+            planned_threads: job.point.threads + self.extra_threads,
+        }
+    }
+}
+
+/// What the sweep did.
+#[derive(Debug)]
+pub struct SweepOutcome {
+    /// Every run in the results file, earlier ones included.
+    pub records: Vec<RunRecord>,
+    pub interrupted: bool,
+    /// Measured runs (not warm-ups) that did not end `ok`, this session and before.
+    pub failed_runs: usize,
+    pub ran_now: usize,
+}
+
+/// Everything the loop needs besides the store and the executor.
+pub struct SweepSetup<'a> {
+    pub header: &'a Header,
+    pub template: &'a JobTemplate,
+    pub points: &'a [PreparedPoint],
+}
+
+/// Runs every job not already recorded.
+///
+/// # Errors
+/// Only I/O errors of the results store; failing runs are recorded, not errors.
+pub fn run(
+    setup: &SweepSetup,
+    store: &mut ResultsStore,
+    earlier: Vec<RunRecord>,
+    executor: &mut dyn Executor,
+    progress: &mut dyn Progress,
+    interrupt: &AtomicBool,
+    clock: &dyn Clock,
+) -> Result<SweepOutcome, SweepError> {
+    let done: BTreeSet<(Point, usize)> = earlier
+        .iter()
+        .filter(|r| !r.warmup)
+        .map(|r| (r.point.clone(), r.rep))
+        .collect();
+    let by_point: BTreeMap<&Point, &PreparedPoint> =
+        setup.points.iter().map(|p| (&p.point, p)).collect();
+    let todo: Vec<Job> = setup
+        .header
+        .plan
+        .jobs()
+        .into_iter()
+        .filter(|j| !done.contains(&(j.point.clone(), j.rep)) || j.warmup)
+        .collect();
+    // Warm-ups only for points that still have measured runs to do.
+    let pending: BTreeSet<&Point> = todo
+        .iter()
+        .filter(|j| !j.warmup)
+        .map(|j| &j.point)
+        .collect();
+    let todo: Vec<Job> = todo
+        .iter()
+        .filter(|j| pending.contains(&j.point))
+        .cloned()
+        .collect();
+    let total = setup.header.plan.jobs().len();
+    progress.begin(total, total - todo.len());
+    let logs = store.dir().join("logs");
+    let mut records = earlier;
+    let mut interrupted = false;
+    let mut ran_now = 0;
+    for job in &todo {
+        if interrupt.load(Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
+        let prepared = by_point[&job.point];
+        let spec = setup.template.spec(job, prepared, &logs);
+        progress.job_started(job);
+        let started = clock.unix_secs();
+        let outcome = executor.execute(&spec, interrupt);
+        if outcome.interrupted {
+            interrupted = true;
+            break;
+        }
+        let record = record_of(
+            job,
+            prepared,
+            &spec,
+            outcome.clone(),
+            started,
+            setup,
+            store.dir(),
+        );
+        store.append(&record)?;
+        records.push(record);
+        ran_now += 1;
+        progress.job_finished(job, &outcome);
+    }
+    progress.finish();
+    let failed_runs = records
+        .iter()
+        .filter(|r| !r.warmup && r.status != RunStatus::Ok)
+        .count();
+    Ok(SweepOutcome {
+        records,
+        interrupted,
+        failed_runs,
+        ran_now,
+    })
+}
+
+/// Turns an outcome into the stored record: metrics from the log, a workload's
+/// verification verdict, log paths relative to the results directory.
+fn record_of(
+    job: &Job,
+    prepared: &PreparedPoint,
+    spec: &ExecSpec,
+    outcome: Outcome,
+    started: f64,
+    setup: &SweepSetup,
+    dir: &Path,
+) -> RunRecord {
+    let stdout = std::fs::read_to_string(&spec.stdout_path).unwrap_or_default();
+    let mut status = outcome.status;
+    let mut error = outcome.error;
+    let (mut metrics, missing) = metric::extract(&setup.header.command.metrics, &stdout);
+    if setup.template.workload && status == RunStatus::Ok {
+        match metric::workload_report(&stdout) {
+            Some(report) => {
+                metrics.extend(report.figures);
+                if !report.verified {
+                    status = RunStatus::Failed;
+                    error = Some(format!(
+                        "verification failed: {}",
+                        report.verification.unwrap_or_default()
+                    ));
+                }
+            }
+            None => {
+                status = RunStatus::Failed;
+                error = Some("the workload printed no report".into());
+            }
+        }
+    }
+    if status == RunStatus::Ok && !missing.is_empty() {
+        error = Some(format!(
+            "metric not found in the output: {}",
+            missing.join(", ")
+        ));
+    }
+    let rel = |p: &Path| p.strip_prefix(dir).unwrap_or(p).display().to_string();
+    RunRecord {
+        point: job.point.clone(),
+        rep: job.rep,
+        warmup: job.warmup,
+        thread_cpus: prepared.placement.threads.clone(),
+        started_unix_secs: started,
+        wall_secs: outcome.wall_secs,
+        user_secs: outcome.user_secs,
+        sys_secs: outcome.sys_secs,
+        max_rss_bytes: outcome.max_rss_bytes,
+        status,
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        error,
+        metrics,
+        placement_check: outcome.check,
+        stdout_log: Some(rel(&spec.stdout_path)),
+        stderr_log: Some(rel(&spec.stderr_path)),
+    }
+}

@@ -1,0 +1,275 @@
+//! Executing one run: the [`Executor`] seam, the real process executor and a fake
+//! one for deterministic tests.
+//!
+//! The real executor starts the program directly (no shell unless asked), in a new
+//! process group, with its CPU affinity and memory policy set in the child before
+//! `exec`; stdout and stderr go to log files. A thread blocked in `wait4` notes the
+//! exit time and the child's resource usage (its own and its waited-for children's),
+//! so the wall time does not depend on a polling interval; meanwhile the calling
+//! thread samples placement and watches the timeout and the interrupt flag. Any
+//! ending kills the whole process group, so no orphan survives a run.
+
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use scalescope_place::mempolicy::PreparedPolicy;
+use scalescope_place::pin::to_cpu_set;
+use scalescope_topo::CpuSet;
+
+use crate::monitor::{Monitor, PlacementCheck};
+use crate::store::RunStatus;
+
+/// Everything needed to start one run.
+#[derive(Debug, Clone)]
+pub struct ExecSpec {
+    /// Program and arguments, already substituted (or `/bin/sh -c CMD` with `--shell`).
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// The process's CPU affinity: the union of the threads' sets.
+    pub cpus: CpuSet,
+    pub mem: PreparedPolicy,
+    pub timeout: Option<Duration>,
+    /// How long a process group gets between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    pub stdout_path: PathBuf,
+    pub stderr_path: PathBuf,
+    /// Threads the plan expects alive at once (for the placement check).
+    pub planned_threads: usize,
+}
+
+/// How a run ended and what it used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub wall_secs: f64,
+    pub user_secs: Option<f64>,
+    pub sys_secs: Option<f64>,
+    pub max_rss_bytes: Option<u64>,
+    pub status: RunStatus,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub check: Option<PlacementCheck>,
+    /// The run was stopped because the user interrupted the sweep; it is not a result.
+    pub interrupted: bool,
+}
+
+impl Outcome {
+    fn error(message: String) -> Outcome {
+        Outcome {
+            wall_secs: 0.0,
+            user_secs: None,
+            sys_secs: None,
+            max_rss_bytes: None,
+            status: RunStatus::Error,
+            exit_code: None,
+            signal: None,
+            error: Some(message),
+            check: None,
+            interrupted: false,
+        }
+    }
+}
+
+/// Runs one job. The real one starts processes; tests use [`FakeExecutor`].
+pub trait Executor {
+    fn execute(&mut self, spec: &ExecSpec, interrupt: &AtomicBool) -> Outcome;
+}
+
+/// Starts real processes.
+#[derive(Debug, Default)]
+pub struct ProcessExecutor;
+
+struct Reaped {
+    at: Instant,
+    status: i32,
+    usage: libc::rusage,
+}
+
+fn tv_secs(tv: libc::timeval) -> f64 {
+    tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6
+}
+
+/// Sends `signal` to the process group led by `pgid`; a group already gone is fine.
+fn kill_group(pgid: i32, signal: i32) {
+    // SAFETY: kill has no memory-safety preconditions; a negative pid names a group.
+    unsafe {
+        libc::kill(-pgid, signal);
+    }
+}
+
+impl Executor for ProcessExecutor {
+    fn execute(&mut self, spec: &ExecSpec, interrupt: &AtomicBool) -> Outcome {
+        let (mut child, start) = match spawn(spec) {
+            Ok(c) => c,
+            Err(e) => return Outcome::error(e),
+        };
+        let pid = child.id() as i32;
+        let (tx, rx) = mpsc::channel::<Reaped>();
+        std::thread::spawn(move || {
+            let mut status = 0;
+            // SAFETY: rusage is plain data; zeroed is a valid value.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            loop {
+                // SAFETY: pid is our child; status and usage are valid for writes.
+                let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+                if r == pid || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    break;
+                }
+            }
+            let _ = tx.send(Reaped {
+                at: Instant::now(),
+                status,
+                usage,
+            });
+        });
+        let mut monitor = Monitor::new(spec.cpus.clone(), spec.planned_threads);
+        let mut interval = Duration::from_millis(2);
+        let mut killed_for: Option<RunStatus> = None;
+        let mut interrupted = false;
+        let mut term_sent_at: Option<Instant> = None;
+        let reaped = loop {
+            match rx.recv_timeout(interval) {
+                Ok(r) => break r,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Outcome::error("lost track of the child process".into());
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if term_sent_at.is_none() {
+                monitor.sample(std::path::Path::new("/proc"), pid as u32);
+            }
+            // Sample often at first (short runs), then every 50 ms.
+            interval = (interval * 2).min(Duration::from_millis(50));
+            let timed_out = spec.timeout.is_some_and(|t| start.elapsed() >= t);
+            if term_sent_at.is_none() && (timed_out || interrupt.load(Ordering::SeqCst)) {
+                interrupted = !timed_out;
+                if timed_out {
+                    killed_for = Some(RunStatus::Timeout);
+                }
+                kill_group(pid, libc::SIGTERM);
+                term_sent_at = Some(Instant::now());
+            }
+            if term_sent_at.is_some_and(|t| t.elapsed() >= spec.grace) {
+                kill_group(pid, libc::SIGKILL);
+            }
+        };
+        // Whatever the program left behind in its group goes with it.
+        kill_group(pid, libc::SIGKILL);
+        let _ = child.try_wait();
+        outcome_of(&reaped, start, killed_for, interrupted, monitor.finish())
+    }
+}
+
+/// Starts the child: its own process group, affinity and memory policy set between
+/// fork and exec, stdio to the log files.
+fn spawn(spec: &ExecSpec) -> Result<(std::process::Child, Instant), String> {
+    let program = spec.argv.first().ok_or("empty command line")?;
+    let open =
+        |p: &PathBuf| File::create(p).map_err(|e| format!("creating log {}: {e}", p.display()));
+    let (out, err) = (open(&spec.stdout_path)?, open(&spec.stderr_path)?);
+    let mut cmd = Command::new(program);
+    cmd.args(&spec.argv[1..])
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0);
+    let set = to_cpu_set(&spec.cpus).map_err(|e| e.to_string())?;
+    let mem = spec.mem.clone();
+    // SAFETY: the closure runs in the forked child before exec and only makes two
+    // system calls on data prepared before the fork (no allocation, no locks).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            mem.apply()
+        });
+    }
+    let start = Instant::now();
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    Ok((child, start))
+}
+
+fn outcome_of(
+    r: &Reaped,
+    start: Instant,
+    killed_for: Option<RunStatus>,
+    interrupted: bool,
+    check: Option<PlacementCheck>,
+) -> Outcome {
+    let (exited, signaled) = (libc::WIFEXITED(r.status), libc::WIFSIGNALED(r.status));
+    let exit_code = exited.then(|| libc::WEXITSTATUS(r.status));
+    let signal = signaled.then(|| libc::WTERMSIG(r.status));
+    let status = match (killed_for, exit_code, signal) {
+        (Some(s), _, _) => s,
+        (None, Some(0), _) => RunStatus::Ok,
+        (None, Some(_), _) => RunStatus::Failed,
+        (None, None, _) => RunStatus::Signaled,
+    };
+    let error = match (status, exit_code, signal) {
+        (RunStatus::Timeout, ..) => Some("timed out; process group killed".to_string()),
+        (RunStatus::Failed, Some(c), _) => Some(format!("exited with status {c}")),
+        (RunStatus::Signaled, _, Some(s)) => Some(format!("killed by signal {s}")),
+        _ => None,
+    };
+    Outcome {
+        wall_secs: r.at.duration_since(start).as_secs_f64(),
+        user_secs: Some(tv_secs(r.usage.ru_utime)),
+        sys_secs: Some(tv_secs(r.usage.ru_stime)),
+        // Linux reports ru_maxrss in KiB.
+        max_rss_bytes: u64::try_from(r.usage.ru_maxrss).ok().map(|k| k * 1024),
+        status,
+        exit_code,
+        signal,
+        error,
+        check,
+        interrupted,
+    }
+}
+
+/// Returns scripted outcomes: `wall(threads, rep)` gives each run's time, and the
+/// stdout log gets `stdout(threads)`; for testing the engine without processes.
+pub struct FakeExecutor<F: FnMut(&ExecSpec) -> Outcome> {
+    pub script: F,
+    pub calls: Vec<ExecSpec>,
+}
+
+impl<F: FnMut(&ExecSpec) -> Outcome> FakeExecutor<F> {
+    pub fn new(script: F) -> Self {
+        FakeExecutor {
+            script,
+            calls: Vec::new(),
+        }
+    }
+}
+
+impl<F: FnMut(&ExecSpec) -> Outcome> Executor for FakeExecutor<F> {
+    fn execute(&mut self, spec: &ExecSpec, _interrupt: &AtomicBool) -> Outcome {
+        self.calls.push(spec.clone());
+        (self.script)(spec)
+    }
+}
+
+/// A successful outcome taking `wall_secs`, for fakes.
+pub fn ok_outcome(wall_secs: f64) -> Outcome {
+    Outcome {
+        wall_secs,
+        user_secs: Some(wall_secs),
+        sys_secs: Some(0.0),
+        max_rss_bytes: Some(1 << 20),
+        status: RunStatus::Ok,
+        exit_code: Some(0),
+        signal: None,
+        error: None,
+        check: None,
+        interrupted: false,
+    }
+}

@@ -1,0 +1,49 @@
+//! Sweeps: a program or built-in workload run across thread counts x placements x
+//! memory policies with repetitions; each run started pinned, watched for where its
+//! threads really run, and appended to a results file the moment it ends; then
+//! statistics per point.
+//!
+//! The engine is independent of how a run is executed ([`exec::Executor`]) and of
+//! the clock, so its bookkeeping (order, resume, failures, statistics) is tested
+//! with a fake executor; the process executor is tested with real programs.
+
+pub mod engine;
+pub mod exec;
+pub mod fingerprint;
+pub mod metric;
+pub mod monitor;
+pub mod plan;
+pub mod stats;
+pub mod store;
+pub mod summary;
+
+use std::path::PathBuf;
+
+/// Why a sweep could not be set up or continued.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error("{option} `{value}`: {detail}")]
+    BadOption {
+        option: &'static str,
+        value: String,
+        detail: String,
+    },
+    #[error("{}: already holds results; pass --resume to finish that sweep, or choose another --out", path.display())]
+    ResultsExist { path: PathBuf },
+    #[error("{}:{line}: {detail}", path.display())]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        detail: String,
+    },
+    #[error("--resume: {detail}")]
+    ResumeMismatch { detail: String },
+    #[error("{}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("point {point}: {detail}")]
+    Placement { point: String, detail: String },
+}

@@ -1,0 +1,117 @@
+//! Figures of merit: parsed from a program's output with `--metric NAME=REGEX`, or
+//! reported by a built-in workload as a JSON line.
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use crate::store::MetricSpec;
+use crate::SweepError;
+
+/// Parses `NAME=REGEX[:higher|lower]` (default: higher is better). The regex's first
+/// capture group (or the whole match) must be a number.
+///
+/// # Errors
+/// [`SweepError::BadOption`] for a missing name, a bad regex or a bad direction.
+pub fn parse_spec(text: &str) -> Result<MetricSpec, SweepError> {
+    let bad = |detail: String| SweepError::BadOption {
+        option: "--metric",
+        value: text.to_string(),
+        detail,
+    };
+    let (name, rest) = text
+        .split_once('=')
+        .ok_or_else(|| bad("expected NAME=REGEX[:higher|lower]".into()))?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(bad(format!(
+            "metric name `{name}` must be letters, digits and _"
+        )));
+    }
+    let (regex, higher) = match rest.rsplit_once(':') {
+        Some((r, "higher")) => (r, true),
+        Some((r, "lower")) => (r, false),
+        _ => (rest, true),
+    };
+    Regex::new(regex).map_err(|e| bad(format!("bad regex: {e}")))?;
+    Ok(MetricSpec {
+        name: name.to_string(),
+        regex: Some(regex.to_string()),
+        higher_is_better: higher,
+    })
+}
+
+/// The last match of each metric in `output`; names that never matched are returned
+/// separately.
+pub fn extract(specs: &[MetricSpec], output: &str) -> (BTreeMap<String, f64>, Vec<String>) {
+    let mut found = BTreeMap::new();
+    let mut missing = Vec::new();
+    for spec in specs {
+        let Some(Ok(re)) = spec.regex.as_deref().map(Regex::new) else {
+            continue;
+        };
+        let value = re.captures_iter(output).filter_map(|c| {
+            let m = c.get(1).or_else(|| c.get(0))?;
+            m.as_str().trim().parse::<f64>().ok()
+        });
+        match value.last() {
+            Some(v) => {
+                found.insert(spec.name.clone(), v);
+            }
+            None => missing.push(spec.name.clone()),
+        }
+    }
+    (found, missing)
+}
+
+/// What a built-in workload prints as its last stdout line.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WorkloadReport {
+    pub verified: bool,
+    #[serde(default)]
+    pub verification: Option<String>,
+    pub figures: BTreeMap<String, f64>,
+}
+
+/// The workload's report from its stdout, if the last non-empty line is one.
+pub fn workload_report(output: &str) -> Option<WorkloadReport> {
+    let line = output.lines().rev().find(|l| !l.trim().is_empty())?;
+    serde_json::from_str(line).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs() {
+        let m = parse_spec(r"mops=Mop/s total\s*=\s*([0-9.]+)").unwrap();
+        assert!(m.higher_is_better);
+        let m = parse_spec(r"lat=latency ([0-9.]+) ns:lower").unwrap();
+        assert!(!m.higher_is_better);
+        for bad in ["noequals", "=x", "bad name=x", "x=(unclosed"] {
+            assert!(parse_spec(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn last_match_wins() {
+        let specs = [
+            parse_spec(r"rate=rate: ([0-9.e+]+)").unwrap(),
+            parse_spec("teps=TEPS ([0-9]+)").unwrap(),
+        ];
+        let (found, missing) = extract(&specs, "rate: 1.5\nrate: 2.5e3\n");
+        assert_eq!(found["rate"], 2500.0);
+        assert_eq!(missing, vec!["teps"]);
+    }
+
+    #[test]
+    fn workload_lines() {
+        let r =
+            workload_report("noise\n{\"verified\":true,\"figures\":{\"triad_gb_per_s\":12.5}}\n")
+                .unwrap();
+        assert!(r.verified);
+        assert_eq!(r.figures["triad_gb_per_s"], 12.5);
+        assert!(workload_report("plain text").is_none());
+    }
+}

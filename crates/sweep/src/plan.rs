@@ -1,0 +1,197 @@
+//! What a sweep will run: thread counts x placements x memory policies, each point
+//! repeated, with warm-ups; parsed from the command line's lists.
+
+use serde::{Deserialize, Serialize};
+
+use scalescope_place::{MemPolicy, Strategy};
+
+use crate::SweepError;
+
+/// One point of the sweep.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Point {
+    pub threads: usize,
+    pub placement: Strategy,
+    pub mem: MemPolicy,
+}
+
+impl std::fmt::Display for Point {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} threads, {}, {}",
+            self.threads, self.placement, self.mem
+        )
+    }
+}
+
+/// One execution: a point's repetition (or warm-up).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    pub point: Point,
+    pub rep: usize,
+    pub warmup: bool,
+}
+
+/// The whole sweep.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    pub threads: Vec<usize>,
+    pub placements: Vec<Strategy>,
+    pub mems: Vec<MemPolicy>,
+    pub reps: usize,
+    pub warmup: usize,
+}
+
+impl Plan {
+    /// Points in execution order: placement, then memory policy, then threads
+    /// ascending, so each curve completes before the next starts.
+    pub fn points(&self) -> Vec<Point> {
+        let mut v = Vec::new();
+        for placement in &self.placements {
+            for mem in &self.mems {
+                for &threads in &self.threads {
+                    v.push(Point {
+                        threads,
+                        placement: placement.clone(),
+                        mem: mem.clone(),
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    /// Every execution in order: each point's warm-ups, then its repetitions.
+    pub fn jobs(&self) -> Vec<Job> {
+        self.points()
+            .into_iter()
+            .flat_map(|p| {
+                let warm = (0..self.warmup).map({
+                    let p = p.clone();
+                    move |rep| Job {
+                        point: p.clone(),
+                        rep,
+                        warmup: true,
+                    }
+                });
+                let reps = (0..self.reps).map(move |rep| Job {
+                    point: p.clone(),
+                    rep,
+                    warmup: false,
+                });
+                warm.chain(reps)
+            })
+            .collect()
+    }
+}
+
+/// Parses `--threads`: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all`, or a mix
+/// (`1,2..8:2`). `max` is the number of usable PUs (for `pow2` and `all`).
+///
+/// # Errors
+/// [`SweepError::BadOption`] naming the bad item.
+pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, SweepError> {
+    let bad = |detail: String| SweepError::BadOption {
+        option: "--threads",
+        value: text.to_string(),
+        detail,
+    };
+    let mut out: Vec<usize> = Vec::new();
+    for item in text.split(',').map(str::trim) {
+        let num = |s: &str| -> Result<usize, SweepError> {
+            s.parse::<usize>()
+                .ok()
+                .filter(|v| (1..=100_000).contains(v))
+                .ok_or_else(|| bad(format!("`{s}` is not a thread count between 1 and 100000")))
+        };
+        match item {
+            "all" => out.extend(1..=max),
+            "pow2" => {
+                let mut t = 1;
+                while t <= max {
+                    out.push(t);
+                    t *= 2;
+                }
+                if out.last() != Some(&max) {
+                    out.push(max);
+                }
+            }
+            _ => match item.split_once("..") {
+                Some((a, rest)) => {
+                    let (b, step) = match rest.split_once(':') {
+                        Some((b, s)) => (b, num(s)?),
+                        None => (rest, 1),
+                    };
+                    let (a, b) = (num(a)?, num(b)?);
+                    if b < a {
+                        return Err(bad(format!("range `{item}` runs backwards")));
+                    }
+                    out.extend((a..=b).step_by(step));
+                }
+                None => out.push(num(item)?),
+            },
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        return Err(bad("no thread count".into()));
+    }
+    Ok(out)
+}
+
+/// Parses a comma-separated list with `parse`, naming the option on error.
+///
+/// # Errors
+/// [`SweepError::BadOption`] with the item's own error.
+pub fn parse_list<T>(
+    option: &'static str,
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, scalescope_place::PlaceError>,
+) -> Result<Vec<T>, SweepError> {
+    text.split(',')
+        .map(|item| {
+            parse(item.trim()).map_err(|e| SweepError::BadOption {
+                option,
+                value: text.to_string(),
+                detail: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_lists() {
+        assert_eq!(parse_threads("1,2,4", 2).unwrap(), vec![1, 2, 4]);
+        assert_eq!(parse_threads("1..4", 2).unwrap(), vec![1, 2, 3, 4]);
+        assert_eq!(parse_threads("1..16:4", 2).unwrap(), vec![1, 5, 9, 13]);
+        assert_eq!(parse_threads("pow2", 12).unwrap(), vec![1, 2, 4, 8, 12]);
+        assert_eq!(parse_threads("pow2", 16).unwrap(), vec![1, 2, 4, 8, 16]);
+        assert_eq!(parse_threads("all", 3).unwrap(), vec![1, 2, 3]);
+        assert_eq!(parse_threads("4,1..2", 3).unwrap(), vec![1, 2, 4]);
+        for bad in ["0", "x", "4..2", "1..", "1..4:0", ""] {
+            let e = parse_threads(bad, 4).unwrap_err().to_string();
+            assert!(e.starts_with("--threads"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn jobs_warm_up_each_point_first() {
+        let plan = Plan {
+            threads: vec![1, 2],
+            placements: vec![Strategy::Compact],
+            mems: vec![MemPolicy::FirstTouch],
+            reps: 2,
+            warmup: 1,
+        };
+        let jobs = plan.jobs();
+        assert_eq!(jobs.len(), 6);
+        assert!(jobs[0].warmup && !jobs[1].warmup && jobs[3].warmup);
+        assert_eq!(jobs[3].point.threads, 2);
+    }
+}

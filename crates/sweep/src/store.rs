@@ -1,0 +1,260 @@
+//! The results directory: `results.jsonl` (a header record, then one record per run,
+//! each appended, flushed and synced as the run ends) and the logs. Results survive a
+//! crash of the program under test, of scalescope, or of the machine: at most the
+//! line being written is lost, and a torn last line is dropped on resume.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use scalescope_topo::CpuSet;
+
+use crate::monitor::PlacementCheck;
+use crate::plan::{Plan, Point};
+use crate::SweepError;
+
+/// Version of the results format (docs/json.md). Bump on incompatible changes.
+pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+pub const RESULTS_FILE: &str = "results.jsonl";
+
+/// What is being swept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandSpec {
+    /// `external` or `workload`.
+    pub kind: String,
+    /// Program and arguments as given (before `{threads}`/`{cpus}`/`{places}` substitution).
+    pub argv: Vec<String>,
+    pub shell: bool,
+    pub workload: Option<String>,
+    pub params: BTreeMap<String, String>,
+    pub env: Vec<(String, String)>,
+    pub metrics: Vec<MetricSpec>,
+}
+
+/// A figure of merit: `NAME=REGEX[:higher|lower]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetricSpec {
+    pub name: String,
+    /// `None` for metrics a built-in workload reports itself.
+    pub regex: Option<String>,
+    pub higher_is_better: bool,
+}
+
+/// The first record: everything needed to analyse the runs on another machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub schema: String,
+    pub schema_version: u32,
+    pub scalescope_version: String,
+    pub started_unix_secs: f64,
+    pub command: CommandSpec,
+    pub plan: Plan,
+    pub timeout_secs: Option<f64>,
+    pub machine: crate::fingerprint::Fingerprint,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Exit status 0 (and, for workloads, verified).
+    Ok,
+    /// Non-zero exit status, or a workload whose verification failed.
+    Failed,
+    /// Killed by a signal it did not get from scalescope.
+    Signaled,
+    /// Killed by scalescope after `--timeout`.
+    Timeout,
+    /// Could not be started.
+    Error,
+}
+
+/// One run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    #[serde(flatten)]
+    pub point: Point,
+    pub rep: usize,
+    pub warmup: bool,
+    /// CPU set of each planned thread.
+    pub thread_cpus: Vec<CpuSet>,
+    pub started_unix_secs: f64,
+    pub wall_secs: f64,
+    pub user_secs: Option<f64>,
+    pub sys_secs: Option<f64>,
+    pub max_rss_bytes: Option<u64>,
+    pub status: RunStatus,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub metrics: BTreeMap<String, f64>,
+    pub placement_check: Option<PlacementCheck>,
+    pub stdout_log: Option<String>,
+    pub stderr_log: Option<String>,
+}
+
+/// One line of `results.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "lowercase")]
+pub enum Record {
+    Header(Box<Header>),
+    Run(Box<RunRecord>),
+}
+
+/// An open results directory, ready to append.
+pub struct ResultsStore {
+    dir: PathBuf,
+    file: File,
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> SweepError {
+    SweepError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    }
+}
+
+impl ResultsStore {
+    /// Starts a new results directory with `header`.
+    ///
+    /// # Errors
+    /// [`SweepError::ResultsExist`] if the directory already holds results (use
+    /// resume), or an I/O error naming the path.
+    pub fn create(dir: &Path, header: &Header) -> Result<Self, SweepError> {
+        std::fs::create_dir_all(dir.join("logs")).map_err(|e| io_err(dir, e))?;
+        let path = dir.join(RESULTS_FILE);
+        if path.exists() {
+            return Err(SweepError::ResultsExist { path });
+        }
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| io_err(&path, e))?;
+        let mut store = ResultsStore {
+            dir: dir.to_path_buf(),
+            file,
+        };
+        store.write(&Record::Header(Box::new(header.clone())))?;
+        Ok(store)
+    }
+
+    /// Reopens a results directory to finish it: returns the store, the header and
+    /// the runs already recorded. A torn last line (no newline) is cut off.
+    ///
+    /// # Errors
+    /// [`SweepError::Malformed`] naming the line that cannot be read, or I/O errors.
+    pub fn resume(dir: &Path) -> Result<(Self, Header, Vec<RunRecord>), SweepError> {
+        let path = dir.join(RESULTS_FILE);
+        let (header, runs, good_len) = read_results(&path)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| io_err(&path, e))?;
+        file.set_len(good_len).map_err(|e| io_err(&path, e))?;
+        std::fs::create_dir_all(dir.join("logs")).map_err(|e| io_err(dir, e))?;
+        Ok((
+            ResultsStore {
+                dir: dir.to_path_buf(),
+                file,
+            },
+            header,
+            runs,
+        ))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Appends one run and makes it durable before returning.
+    ///
+    /// # Errors
+    /// I/O errors naming the results file.
+    pub fn append(&mut self, run: &RunRecord) -> Result<(), SweepError> {
+        self.write(&Record::Run(Box::new(run.clone())))
+    }
+
+    fn write(&mut self, record: &Record) -> Result<(), SweepError> {
+        let path = self.dir.join(RESULTS_FILE);
+        let mut line = serde_json::to_string(record).map_err(|e| SweepError::Malformed {
+            path: path.clone(),
+            line: 0,
+            detail: e.to_string(),
+        })?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|e| io_err(&path, e))?;
+        self.file.flush().map_err(|e| io_err(&path, e))?;
+        self.file.sync_data().map_err(|e| io_err(&path, e))
+    }
+}
+
+/// Reads a results file: header, runs, and the byte length of the well-formed part.
+///
+/// # Errors
+/// [`SweepError::Malformed`] with the line number, or I/O errors.
+pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), SweepError> {
+    let file = File::open(path).map_err(|e| io_err(path, e))?;
+    let mut reader = BufReader::new(file);
+    let mut header = None;
+    let mut runs = Vec::new();
+    let mut good_len = 0u64;
+    let mut line = String::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line).map_err(|e| io_err(path, e))?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        let complete = line.ends_with('\n');
+        let parsed: Result<Record, _> = serde_json::from_str(line.trim_end());
+        match parsed {
+            Ok(Record::Header(h)) if number == 1 => header = Some(*h),
+            Ok(Record::Header(_)) => {
+                return Err(SweepError::Malformed {
+                    path: path.into(),
+                    line: number,
+                    detail: "a second header record".into(),
+                })
+            }
+            Ok(Record::Run(r)) if header.is_some() => runs.push(*r),
+            Ok(Record::Run(_)) => {
+                return Err(SweepError::Malformed {
+                    path: path.into(),
+                    line: number,
+                    detail: "a run record before the header".into(),
+                })
+            }
+            // A line cut short by a crash: everything before it is good.
+            Err(_) if !complete => break,
+            Err(e) => {
+                return Err(SweepError::Malformed {
+                    path: path.into(),
+                    line: number,
+                    detail: e.to_string(),
+                })
+            }
+        }
+        good_len += n as u64;
+    }
+    let header = header.ok_or_else(|| SweepError::Malformed {
+        path: path.into(),
+        line: 1,
+        detail: "no header record".into(),
+    })?;
+    if header.schema_version > RESULTS_SCHEMA_VERSION {
+        return Err(SweepError::Malformed {
+            path: path.into(),
+            line: 1,
+            detail: format!("results schema version {} is newer than this scalescope understands ({RESULTS_SCHEMA_VERSION})", header.schema_version),
+        });
+    }
+    Ok((header, runs, good_len))
+}

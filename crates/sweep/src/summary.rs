@@ -1,0 +1,322 @@
+//! One summary per point: statistics of the wall time and of every figure of merit,
+//! speedup and parallel efficiency against a baseline point, and what the
+//! placement check saw. Rendered as a table for people and as tidy CSV.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use scalescope_place::{MemPolicy, Strategy};
+
+use crate::plan::{Plan, Point};
+use crate::stats::{summarize, Summary};
+use crate::store::{MetricSpec, RunRecord, RunStatus};
+
+/// Which point speedups are measured against. Unset fields mean "the same as the
+/// point's own"; unset `threads` means 1, or the smallest count swept if 1 was not.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub threads: Option<usize>,
+    pub placement: Option<Strategy>,
+    pub mem: Option<MemPolicy>,
+}
+
+impl std::str::FromStr for Baseline {
+    type Err = String;
+    /// `threads=1,placement=compact,mem=first-touch` (any subset).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut b = Baseline::default();
+        for item in s.split(',').filter(|i| !i.is_empty()) {
+            let (k, v) = item
+                .split_once('=')
+                .ok_or_else(|| format!("`{item}` is not KEY=VALUE"))?;
+            match k {
+                "threads" => {
+                    b.threads = Some(
+                        v.parse()
+                            .map_err(|_| format!("`{v}` is not a thread count"))?,
+                    )
+                }
+                "placement" => {
+                    b.placement = Some(
+                        v.parse()
+                            .map_err(|e: scalescope_place::PlaceError| e.to_string())?,
+                    )
+                }
+                "mem" => {
+                    b.mem = Some(
+                        v.parse()
+                            .map_err(|e: scalescope_place::PlaceError| e.to_string())?,
+                    )
+                }
+                other => {
+                    return Err(format!(
+                        "unknown baseline key `{other}` (threads, placement, mem)"
+                    ))
+                }
+            }
+        }
+        Ok(b)
+    }
+}
+
+/// Everything known about one point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointSummary {
+    #[serde(flatten)]
+    pub point: Point,
+    /// Measured runs that ended `ok`.
+    pub runs: usize,
+    pub failed: usize,
+    pub wall_secs: Option<Summary>,
+    pub metrics: BTreeMap<String, Summary>,
+    /// The point speedups compare against.
+    pub baseline: Option<Point>,
+    /// Baseline median time over this point's median time.
+    pub speedup: Option<f64>,
+    /// Speedup per thread, relative to the baseline's thread count.
+    pub efficiency: Option<f64>,
+    /// Each metric's improvement over the baseline (its direction respected).
+    pub metric_speedups: BTreeMap<String, f64>,
+    /// All sampled runs stayed inside the plan (`None`: never sampled).
+    pub placement_ok: Option<bool>,
+    pub more_threads_than_planned: bool,
+}
+
+fn baseline_for(point: &Point, plan: &Plan, b: &Baseline) -> Point {
+    let threads = b.threads.unwrap_or_else(|| {
+        if plan.threads.contains(&1) {
+            1
+        } else {
+            plan.threads[0]
+        }
+    });
+    Point {
+        threads,
+        placement: b
+            .placement
+            .clone()
+            .unwrap_or_else(|| point.placement.clone()),
+        mem: b.mem.clone().unwrap_or_else(|| point.mem.clone()),
+    }
+}
+
+/// Summarises every point of the plan from the measured, successful runs.
+pub fn summarize_points(
+    plan: &Plan,
+    records: &[RunRecord],
+    metrics: &[MetricSpec],
+    baseline: &Baseline,
+) -> Vec<PointSummary> {
+    let higher = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m.name == name)
+            .is_none_or(|m| m.higher_is_better)
+    };
+    let raw: Vec<PointSummary> = plan
+        .points()
+        .into_iter()
+        .map(|point| {
+            let mine: Vec<&RunRecord> = records
+                .iter()
+                .filter(|r| !r.warmup && r.point == point)
+                .collect();
+            let ok: Vec<&&RunRecord> = mine.iter().filter(|r| r.status == RunStatus::Ok).collect();
+            let wall: Vec<f64> = ok.iter().map(|r| r.wall_secs).collect();
+            let mut by_metric: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            for r in &ok {
+                for (k, v) in &r.metrics {
+                    by_metric.entry(k.clone()).or_default().push(*v);
+                }
+            }
+            let checks: Vec<_> = mine
+                .iter()
+                .filter_map(|r| r.placement_check.as_ref())
+                .collect();
+            PointSummary {
+                runs: ok.len(),
+                failed: mine.len() - ok.len(),
+                wall_secs: summarize(&wall),
+                metrics: by_metric
+                    .into_iter()
+                    .filter_map(|(k, v)| summarize(&v).map(|s| (k, s)))
+                    .collect(),
+                baseline: None,
+                speedup: None,
+                efficiency: None,
+                metric_speedups: BTreeMap::new(),
+                placement_ok: (!checks.is_empty()).then(|| checks.iter().all(|c| c.inside_plan)),
+                more_threads_than_planned: checks.iter().any(|c| c.more_threads_than_planned),
+                point,
+            }
+        })
+        .collect();
+    raw.iter()
+        .map(|s| {
+            let base_point = baseline_for(&s.point, plan, baseline);
+            let base = raw.iter().find(|b| b.point == base_point);
+            let mut out = s.clone();
+            out.baseline = Some(base_point.clone());
+            if let (Some(b), Some(w)) = (
+                base.and_then(|b| b.wall_secs.as_ref()),
+                s.wall_secs.as_ref(),
+            ) {
+                if w.median > 0.0 {
+                    let speedup = b.median / w.median;
+                    out.speedup = Some(speedup);
+                    out.efficiency =
+                        Some(speedup * base_point.threads as f64 / s.point.threads as f64);
+                }
+            }
+            if let Some(b) = base {
+                for (name, m) in &s.metrics {
+                    if let Some(bm) = b.metrics.get(name) {
+                        let ratio = if higher(name) {
+                            m.median / bm.median
+                        } else {
+                            bm.median / m.median
+                        };
+                        if ratio.is_finite() {
+                            out.metric_speedups.insert(name.clone(), ratio);
+                        }
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.6}")).unwrap_or_default()
+}
+
+/// Tidy CSV: one row per point, one column per quantity.
+pub fn to_csv(points: &[PointSummary]) -> String {
+    let names: Vec<String> = {
+        let mut v: Vec<String> = points
+            .iter()
+            .flat_map(|p| p.metrics.keys().cloned())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut out = String::from(
+        "threads,placement,mem,runs,failed,wall_median_secs,wall_mean_secs,wall_min_secs,wall_max_secs,wall_stddev_secs,wall_ci95_lo_secs,wall_ci95_hi_secs,outliers,speedup,efficiency,placement_ok,more_threads_than_planned",
+    );
+    for n in &names {
+        let _ = write!(out, ",{n}_median,{n}_speedup");
+    }
+    out.push('\n');
+    for p in points {
+        let w = p.wall_secs.as_ref();
+        let _ = write!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            p.point.threads,
+            csv_field(&p.point.placement.to_string()),
+            csv_field(&p.point.mem.to_string()),
+            p.runs,
+            p.failed,
+            opt(w.map(|s| s.median)),
+            opt(w.map(|s| s.mean)),
+            opt(w.map(|s| s.min)),
+            opt(w.map(|s| s.max)),
+            opt(w.map(|s| s.stddev)),
+            opt(w.map(|s| s.ci95.0)),
+            opt(w.map(|s| s.ci95.1)),
+            w.map(|s| s.outliers.to_string()).unwrap_or_default(),
+            opt(p.speedup),
+            opt(p.efficiency),
+            p.placement_ok.map(|b| b.to_string()).unwrap_or_default(),
+            p.more_threads_than_planned,
+        );
+        for n in &names {
+            let _ = write!(
+                out,
+                ",{},{}",
+                opt(p.metrics.get(n).map(|s| s.median)),
+                opt(p.metric_speedups.get(n).copied())
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The table printed at the end of a sweep.
+pub fn table(points: &[PointSummary]) -> String {
+    let names: Vec<String> = {
+        let mut v: Vec<String> = points
+            .iter()
+            .flat_map(|p| p.metrics.keys().cloned())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut out = format!(
+        "{:<14} {:<12} {:>7} {:>5} {:>11} {:>9} {:>8} {:>6} {:>9}",
+        "placement", "mem", "threads", "runs", "median s", "±95% s", "speedup", "eff", "placement"
+    );
+    for n in &names {
+        let _ = write!(out, " {n:>16}");
+    }
+    out.push('\n');
+    for p in points {
+        let w = p.wall_secs.as_ref();
+        let check = match (p.placement_ok, p.more_threads_than_planned) {
+            (Some(false), _) => "OUTSIDE",
+            (_, true) => "extra-thr",
+            (Some(true), false) => "ok",
+            (None, false) => "-",
+        };
+        let failed = if p.failed > 0 {
+            format!("+{}F", p.failed)
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            out,
+            "{:<14} {:<12} {:>7} {:>5} {:>11} {:>9} {:>8} {:>6} {:>9}",
+            p.point.placement.to_string(),
+            p.point.mem.to_string(),
+            p.point.threads,
+            format!("{}{failed}", p.runs),
+            w.map(|s| format!("{:.4}", s.median))
+                .unwrap_or_else(|| "-".into()),
+            w.map(|s| format!("{:.4}", (s.ci95.1 - s.ci95.0) / 2.0))
+                .unwrap_or_else(|| "-".into()),
+            p.speedup
+                .map(|s| format!("{s:.2}x"))
+                .unwrap_or_else(|| "-".into()),
+            p.efficiency
+                .map(|s| format!("{:.0}%", s * 100.0))
+                .unwrap_or_else(|| "-".into()),
+            check,
+        );
+        for n in &names {
+            let _ = write!(
+                out,
+                " {:>16}",
+                p.metrics
+                    .get(n)
+                    .map(|s| format!("{:.4}", s.median))
+                    .unwrap_or_else(|| "-".into())
+            );
+        }
+        out.push('\n');
+    }
+    out
+}

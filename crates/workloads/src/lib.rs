@@ -1,0 +1,113 @@
+//! Built-in workloads behind one [`Workload`] trait, each with a verifier against an
+//! independent result, and the one trial loop ([`execute`]) that prepares, times,
+//! verifies and reports all of them. Threads come from a [`pool::Pool`] whose workers
+//! are pinned to a placement before any data is touched, so first-touch puts every
+//! thread's pages where it runs.
+
+pub mod pool;
+pub mod size;
+pub mod stream;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub use pool::Pool;
+
+/// Why a workload could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("unknown workload `{0}` (available: {AVAILABLE})")]
+    Unknown(String),
+    #[error("workload parameter `{key}`: {detail}")]
+    BadParam { key: String, detail: String },
+    #[error("pinning worker threads: {0}")]
+    Pinning(String),
+    #[error("allocating {bytes} bytes: out of memory")]
+    Allocation { bytes: u64 },
+}
+
+/// Names accepted by [`build`].
+pub const AVAILABLE: &str = "stream";
+
+/// The result of checking a run against an independent reference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verification {
+    pub passed: bool,
+    pub detail: String,
+}
+
+/// One figure of merit (all built-in figures are rates: higher is better).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    pub name: String,
+    pub value: f64,
+    pub unit: &'static str,
+}
+
+/// A workload: allocate and first-touch in `prepare`, do the timed work in `run`,
+/// check it in `verify`.
+pub trait Workload {
+    fn name(&self) -> &'static str;
+    /// Allocates and initialises data from the pool's pinned threads.
+    ///
+    /// # Errors
+    /// Allocation failures.
+    fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError>;
+    /// Does the measured work; returns the seconds the workload counts and its figures.
+    fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>);
+    /// Checks the work against an independent reference.
+    fn verify(&self, pool: &Pool) -> Verification;
+    /// Workload-specific detail for the JSON report.
+    fn detail(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+/// What every workload run reports; its JSON form is the last line a sweep child prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub workload: String,
+    pub threads: usize,
+    pub verified: bool,
+    pub verification: String,
+    pub seconds: f64,
+    pub figures: BTreeMap<String, f64>,
+    pub units: BTreeMap<String, &'static str>,
+    pub detail: serde_json::Value,
+}
+
+/// The shared trial loop: prepare, run, verify, report.
+///
+/// # Errors
+/// Whatever `prepare` reports.
+pub fn execute(workload: &mut dyn Workload, pool: &Pool) -> Result<Report, WorkloadError> {
+    workload.prepare(pool)?;
+    let (seconds, figures) = workload.run(pool);
+    let v = workload.verify(pool);
+    Ok(Report {
+        workload: workload.name().to_string(),
+        threads: pool.threads(),
+        verified: v.passed,
+        verification: v.detail,
+        seconds,
+        units: figures.iter().map(|f| (f.name.clone(), f.unit)).collect(),
+        figures: figures.into_iter().map(|f| (f.name, f.value)).collect(),
+        detail: workload.detail(),
+    })
+}
+
+/// Builds a workload by name from `key=value` parameters.
+///
+/// # Errors
+/// [`WorkloadError::Unknown`] or [`WorkloadError::BadParam`].
+pub fn build(
+    name: &str,
+    params: &BTreeMap<String, String>,
+    topo: &scalescope_topo::Topology,
+) -> Result<Box<dyn Workload>, WorkloadError> {
+    match name {
+        "stream" => Ok(Box::new(stream::Stream::from_params(params, topo)?)),
+        other => Err(WorkloadError::Unknown(other.to_string())),
+    }
+}

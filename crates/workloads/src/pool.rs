@@ -1,0 +1,123 @@
+//! A pool of worker threads, worker i pinned to the placement's set i (and under the
+//! memory policy) before it runs anything. Pinning is read back from every worker;
+//! a pool that is not where it was asked to be is an error, never a silent number.
+
+use std::sync::Mutex;
+
+use scalescope_place::mempolicy::{PreparedPolicy, ResolvedPolicy};
+use scalescope_place::pin::{current_affinity, pin_current_thread};
+use scalescope_topo::CpuSet;
+
+use crate::WorkloadError;
+
+/// Pinned workers.
+pub struct Pool {
+    inner: rayon::ThreadPool,
+    cpus: Vec<CpuSet>,
+}
+
+impl Pool {
+    /// Starts one worker per CPU set.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Pinning`] when a worker could not be pinned or its affinity
+    /// does not read back as planned.
+    pub fn new(
+        thread_cpus: &[CpuSet],
+        mem: Option<&ResolvedPolicy>,
+    ) -> Result<Pool, WorkloadError> {
+        if thread_cpus.is_empty() {
+            return Err(WorkloadError::Pinning("no threads".into()));
+        }
+        let sets = thread_cpus.to_vec();
+        let policy = mem.map(PreparedPolicy::new);
+        let errors: std::sync::Arc<Mutex<Vec<String>>> = Default::default();
+        let errs = errors.clone();
+        let inner = rayon::ThreadPoolBuilder::new()
+            .num_threads(sets.len())
+            .thread_name(|i| format!("scalescope-worker-{i}"))
+            .start_handler(move |i| {
+                if let Err(e) = pin_current_thread(&sets[i]) {
+                    errs.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(format!("worker {i} to CPUs {}: {e}", sets[i]));
+                }
+                if let Some(p) = &policy {
+                    if let Err(e) = p.apply() {
+                        errs.lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(format!("worker {i} memory policy: {e}"));
+                    }
+                }
+            })
+            .build()
+            .map_err(|e| WorkloadError::Pinning(e.to_string()))?;
+        let pool = Pool {
+            inner,
+            cpus: thread_cpus.to_vec(),
+        };
+        let seen = pool.broadcast(|_| current_affinity());
+        let errors = errors.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(e) = errors.first() {
+            return Err(WorkloadError::Pinning(e.clone()));
+        }
+        for (i, s) in seen.iter().enumerate() {
+            if s.as_ref() != Some(&pool.cpus[i]) {
+                return Err(WorkloadError::Pinning(format!(
+                    "worker {i} runs on {s:?}, planned {}",
+                    pool.cpus[i]
+                )));
+            }
+        }
+        Ok(pool)
+    }
+
+    pub fn threads(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// Runs `f(worker index)` once on every worker and returns the results in order.
+    pub fn broadcast<R: Send>(&self, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+        self.inner.broadcast(|ctx| f(ctx.index()))
+    }
+}
+
+/// The contiguous slice of `n` items worker `i` of `t` owns, with boundaries on
+/// multiples of `align` items (so two workers never share a cache line).
+pub fn chunk(n: usize, t: usize, i: usize, align: usize) -> std::ops::Range<usize> {
+    let blocks = n.div_ceil(align);
+    let lo = (blocks * i / t * align).min(n);
+    let hi = (blocks * (i + 1) / t * align).min(n);
+    lo..hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_exactly_once() {
+        for (n, t) in [(100, 3), (7, 4), (0, 2), (1_000_003, 7)] {
+            let mut next = 0;
+            for i in 0..t {
+                let r = chunk(n, t, i, 8);
+                assert_eq!(r.start, next);
+                assert!(r.start.is_multiple_of(8) || r.start == n);
+                next = r.end;
+            }
+            assert_eq!(next, n);
+        }
+    }
+
+    #[test]
+    fn workers_are_pinned() {
+        let cpus = scalescope_topo::affinity::process_affinity().unwrap();
+        let first: CpuSet = [cpus.first().unwrap()].into_iter().collect();
+        let pool = Pool::new(&[first.clone(), first.clone()], None).unwrap();
+        assert_eq!(
+            pool.broadcast(|_| current_affinity().unwrap()),
+            vec![first.clone(), first]
+        );
+        assert!(Pool::new(&[[9999].into_iter().collect()], None).is_err());
+    }
+}

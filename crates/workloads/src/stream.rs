@@ -1,0 +1,510 @@
+//! STREAM (John D. McCalpin, "Memory Bandwidth and Machine Balance in Current High
+//! Performance Computers", IEEE TCCA Newsletter, 1995; stream.c v5.10): copy, scale,
+//! add and triad, plus a read-only sum, over three arrays each at least four times
+//! the total last-level cache. Each worker first-touches and then works on its own
+//! contiguous slice, so pages live where their thread runs. Bytes are counted as
+//! STREAM counts them (copy and scale move 2 arrays, add and triad 3, sum reads 1);
+//! the best of `ntimes` iterations, the first excluded, gives the rate. Validation
+//! replays the iterations on scalars, as stream.c's checkSTREAMresults does.
+
+use std::alloc::{alloc, dealloc, Layout};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::ptr::NonNull;
+use std::time::Instant;
+
+use scalescope_topo::Topology;
+use serde_json::json;
+
+use crate::pool::{chunk, Pool};
+use crate::size::parse_bytes;
+use crate::{Figure, Verification, Workload, WorkloadError};
+
+/// STREAM's scalar.
+const SCALAR: f64 = 3.0;
+/// stream.c's tolerance for double precision.
+const EPSILON: f64 = 1e-13;
+/// Chunk boundaries on whole cache lines (8 doubles).
+const ALIGN: usize = 8;
+
+pub const KERNELS: [&str; 5] = ["copy", "scale", "add", "triad", "sum"];
+/// Arrays each kernel moves, as STREAM counts them.
+const ARRAYS_MOVED: [u64; 5] = [2, 2, 3, 3, 1];
+
+/// An uninitialised, page-aligned array of doubles: its pages are first touched by
+/// the worker that owns them.
+struct Array {
+    ptr: NonNull<f64>,
+    len: usize,
+    layout: Layout,
+}
+
+// SAFETY: an Array is only accessed through `slice`/`slice_mut` on disjoint ranges,
+// one range per worker, and never resized while shared.
+unsafe impl Send for Array {}
+// SAFETY: as above; concurrent access is to disjoint ranges only.
+unsafe impl Sync for Array {}
+
+impl Array {
+    fn new(len: usize) -> Result<Array, WorkloadError> {
+        let bytes = len.max(1) * 8;
+        let layout =
+            Layout::from_size_align(bytes, 4096).map_err(|_| WorkloadError::Allocation {
+                bytes: bytes as u64,
+            })?;
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { alloc(layout) } as *mut f64;
+        let ptr = NonNull::new(raw).ok_or(WorkloadError::Allocation {
+            bytes: bytes as u64,
+        })?;
+        Ok(Array { ptr, len, layout })
+    }
+
+    /// # Safety
+    /// No other thread may write `r` while the slice lives, and `r` must have been
+    /// initialised.
+    unsafe fn slice(&self, r: Range<usize>) -> &[f64] {
+        debug_assert!(r.end <= self.len);
+        // SAFETY: in bounds (checked by the caller's ranges), initialised per contract.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(r.start), r.len()) }
+    }
+
+    /// # Safety
+    /// No other thread may touch `r` while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice_mut(&self, r: Range<usize>) -> &mut [f64] {
+        debug_assert!(r.end <= self.len);
+        // SAFETY: in bounds; exclusive per the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(r.start), r.len()) }
+    }
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { dealloc(self.ptr.as_ptr() as *mut u8, self.layout) }
+    }
+}
+
+/// Timings of one kernel over all iterations.
+#[derive(Debug, Clone, Default)]
+struct KernelTimes {
+    secs: Vec<f64>,
+}
+
+/// The STREAM workload.
+pub struct Stream {
+    n: usize,
+    ntimes: usize,
+    nt: bool,
+    arrays: Option<[Array; 3]>,
+    times: Vec<KernelTimes>,
+    last_sum: f64,
+}
+
+impl Stream {
+    /// `n` elements per array, `ntimes` iterations (at least 2), optional
+    /// non-temporal stores.
+    pub fn new(n: usize, ntimes: usize, nt: bool) -> Stream {
+        Stream {
+            n,
+            ntimes: ntimes.max(2),
+            nt,
+            arrays: None,
+            times: vec![KernelTimes::default(); 5],
+            last_sum: 0.0,
+        }
+    }
+
+    /// Per-array bytes from `size`, or four times the total last-level cache.
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] for a bad size, or when no cache size is known and
+    /// no size was given.
+    pub fn array_bytes(size: Option<&str>, topo: &Topology) -> Result<u64, WorkloadError> {
+        if let Some(s) = size {
+            return parse_bytes(s).map_err(|detail| WorkloadError::BadParam {
+                key: "size".into(),
+                detail,
+            });
+        }
+        let llc = if topo.l3.is_empty() {
+            &topo.l2
+        } else {
+            &topo.l3
+        };
+        let total: u64 = llc.iter().filter_map(|c| c.size_bytes).sum();
+        if total == 0 {
+            return Err(WorkloadError::BadParam {
+                key: "size".into(),
+                detail: "the last-level cache size is unknown here; give the array size (e.g. size=1GiB)".into(),
+            });
+        }
+        Ok(4 * total)
+    }
+
+    /// From sweep parameters: `size` (per array), `ntimes`, `nt`.
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] naming the parameter.
+    pub fn from_params(
+        params: &BTreeMap<String, String>,
+        topo: &Topology,
+    ) -> Result<Stream, WorkloadError> {
+        for key in params.keys() {
+            if !["size", "ntimes", "nt"].contains(&key.as_str()) {
+                return Err(WorkloadError::BadParam {
+                    key: key.clone(),
+                    detail: "unknown (stream takes size, ntimes, nt)".into(),
+                });
+            }
+        }
+        let bytes = Stream::array_bytes(params.get("size").map(String::as_str), topo)?;
+        let ntimes = match params.get("ntimes") {
+            Some(v) => v.parse::<usize>().ok().filter(|n| *n >= 2).ok_or_else(|| {
+                WorkloadError::BadParam {
+                    key: "ntimes".into(),
+                    detail: format!("`{v}` is not an integer of at least 2"),
+                }
+            })?,
+            None => 10,
+        };
+        let nt = match params.get("nt").map(String::as_str) {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(v) => {
+                return Err(WorkloadError::BadParam {
+                    key: "nt".into(),
+                    detail: format!("`{v}` is not true or false"),
+                })
+            }
+        };
+        Ok(Stream::new((bytes / 8) as usize, ntimes, nt))
+    }
+
+    pub fn array_bytes_each(&self) -> u64 {
+        self.n as u64 * 8
+    }
+
+    /// Best rate of each kernel in GB/s (1e9 bytes), STREAM's first iteration excluded.
+    pub fn rates(&self) -> Vec<(&'static str, f64, f64)> {
+        KERNELS
+            .iter()
+            .zip(ARRAYS_MOVED)
+            .zip(&self.times)
+            .map(|((name, arrays), t)| {
+                let best = t.secs.iter().skip(1).copied().fold(f64::INFINITY, f64::min);
+                let bytes = (arrays * self.array_bytes_each()) as f64;
+                (*name, bytes / best / 1e9, best)
+            })
+            .collect()
+    }
+}
+
+fn timed(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+fn sum8(a: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let chunks = a.chunks_exact(8);
+    let rest: f64 = chunks.remainder().iter().sum();
+    for c in chunks {
+        for k in 0..8 {
+            acc[k] += c[k];
+        }
+    }
+    acc.iter().sum::<f64>() + rest
+}
+
+/// Non-temporal variants: results go straight to memory, bypassing the caches.
+#[cfg(target_arch = "x86_64")]
+mod nt {
+    use std::arch::x86_64::{
+        _mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_sfence, _mm_stream_pd,
+    };
+
+    /// dst[j] = x[j] * p + y[j] * q (with `y` optional), streaming stores.
+    pub fn combine(dst: &mut [f64], x: &[f64], p: f64, y: Option<&[f64]>, q: f64) {
+        let n = dst.len();
+        let mut j = 0;
+        // SAFETY: SSE2 is part of x86_64; `dst` starts on a 64-byte boundary (chunks are
+        // cache-line aligned in a page-aligned array), so every pair is 16-byte
+        // aligned as _mm_stream_pd requires; indexes stay below n.
+        unsafe {
+            let (pv, qv) = (_mm_set1_pd(p), _mm_set1_pd(q));
+            while j + 2 <= n {
+                let mut v = _mm_mul_pd(pv, _mm_loadu_pd(x.as_ptr().add(j)));
+                if let Some(y) = y {
+                    v = _mm_add_pd(v, _mm_mul_pd(qv, _mm_loadu_pd(y.as_ptr().add(j))));
+                }
+                _mm_stream_pd(dst.as_mut_ptr().add(j), v);
+                j += 2;
+            }
+            _mm_sfence();
+        }
+        for k in j..n {
+            dst[k] = x[k] * p + y.map_or(0.0, |y| y[k] * q);
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+mod nt {
+    pub fn combine(dst: &mut [f64], x: &[f64], p: f64, y: Option<&[f64]>, q: f64) {
+        for k in 0..dst.len() {
+            dst[k] = x[k] * p + y.map_or(0.0, |y| y[k] * q);
+        }
+    }
+}
+
+impl Stream {
+    /// One iteration of the four STREAM kernels and the sum.
+    fn iteration(&mut self, pool: &Pool, [a, b, c]: &[Array; 3]) {
+        let (n, t, nt) = (self.n, pool.threads(), self.nt);
+        let r = |i: usize| chunk(n, t, i, ALIGN);
+        // SAFETY (all kernels): worker i only touches range r(i) of each array, the
+        // ranges are disjoint, and the broadcast returns before the next kernel.
+        let copy = timed(|| {
+            pool.broadcast(|i| unsafe {
+                let (dst, src) = (c.slice_mut(r(i)), a.slice(r(i)));
+                if nt {
+                    nt::combine(dst, src, 1.0, None, 0.0)
+                } else {
+                    dst.copy_from_slice(src)
+                }
+            });
+        });
+        let scale = timed(|| {
+            pool.broadcast(|i| unsafe {
+                let (dst, src) = (b.slice_mut(r(i)), c.slice(r(i)));
+                if nt {
+                    nt::combine(dst, src, SCALAR, None, 0.0)
+                } else {
+                    dst.iter_mut().zip(src).for_each(|(d, s)| *d = SCALAR * s)
+                }
+            });
+        });
+        let add = timed(|| {
+            pool.broadcast(|i| unsafe {
+                let (dst, x, y) = (c.slice_mut(r(i)), a.slice(r(i)), b.slice(r(i)));
+                if nt {
+                    nt::combine(dst, x, 1.0, Some(y), 1.0)
+                } else {
+                    dst.iter_mut()
+                        .zip(x.iter().zip(y))
+                        .for_each(|(d, (x, y))| *d = x + y)
+                }
+            });
+        });
+        let triad = timed(|| {
+            pool.broadcast(|i| unsafe {
+                let (dst, x, y) = (a.slice_mut(r(i)), b.slice(r(i)), c.slice(r(i)));
+                if nt {
+                    nt::combine(dst, x, 1.0, Some(y), SCALAR)
+                } else {
+                    dst.iter_mut()
+                        .zip(x.iter().zip(y))
+                        .for_each(|(d, (x, y))| *d = x + SCALAR * y)
+                }
+            });
+        });
+        let mut total = 0.0;
+        let sum = timed(|| {
+            total = pool
+                .broadcast(|i| unsafe { sum8(a.slice(r(i))) })
+                .iter()
+                .sum();
+        });
+        self.last_sum = total;
+        for (k, secs) in [copy, scale, add, triad, sum].into_iter().enumerate() {
+            self.times[k].secs.push(secs);
+        }
+    }
+
+    /// The values every element should hold after `ntimes` iterations.
+    fn expected(&self) -> (f64, f64, f64) {
+        let (mut aj, mut bj, mut cj) = (1.0f64, 2.0f64, 0.0f64);
+        for _ in 0..self.ntimes {
+            cj = aj;
+            bj = SCALAR * cj;
+            cj = aj + bj;
+            aj = bj + SCALAR * cj;
+        }
+        (aj, bj, cj)
+    }
+}
+
+impl Workload for Stream {
+    fn name(&self) -> &'static str {
+        "stream"
+    }
+
+    fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
+        let arrays = [
+            Array::new(self.n)?,
+            Array::new(self.n)?,
+            Array::new(self.n)?,
+        ];
+        let (n, t) = (self.n, pool.threads());
+        pool.broadcast(|i| {
+            let r = chunk(n, t, i, ALIGN);
+            // SAFETY: worker i initialises (first-touches) only its own range.
+            unsafe {
+                arrays[0].slice_mut(r.clone()).fill(1.0);
+                arrays[1].slice_mut(r.clone()).fill(2.0);
+                arrays[2].slice_mut(r).fill(0.0);
+            }
+        });
+        self.arrays = Some(arrays);
+        Ok(())
+    }
+
+    fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
+        let arrays = self.arrays.take().expect("prepare runs before run");
+        let t0 = Instant::now();
+        for _ in 0..self.ntimes {
+            self.iteration(pool, &arrays);
+        }
+        let seconds = t0.elapsed().as_secs_f64();
+        self.arrays = Some(arrays);
+        let figures = self
+            .rates()
+            .into_iter()
+            .map(|(name, gbs, _)| Figure {
+                name: format!("{name}_gb_per_s"),
+                value: gbs,
+                unit: "GB/s",
+            })
+            .collect();
+        (seconds, figures)
+    }
+
+    fn verify(&self, pool: &Pool) -> Verification {
+        let Some([a, b, c]) = &self.arrays else {
+            return Verification {
+                passed: false,
+                detail: "nothing ran".into(),
+            };
+        };
+        let (aj, bj, cj) = self.expected();
+        let (n, t) = (self.n, pool.threads());
+        let errs = pool.broadcast(|i| {
+            let r = chunk(n, t, i, ALIGN);
+            // SAFETY: read-only access after all kernels finished.
+            let err = |x: &Array, v: f64| unsafe {
+                x.slice(r.clone())
+                    .iter()
+                    .map(|e| (e - v).abs())
+                    .sum::<f64>()
+            };
+            (err(a, aj), err(b, bj), err(c, cj))
+        });
+        let avg = |k: usize| errs.iter().map(|e| [e.0, e.1, e.2][k]).sum::<f64>() / n as f64;
+        let rel = [avg(0) / aj.abs(), avg(1) / bj.abs(), avg(2) / cj.abs()];
+        let sum_rel = (self.last_sum - aj * n as f64).abs() / (aj * n as f64).abs();
+        let passed = rel.iter().all(|e| *e <= EPSILON) && sum_rel <= 1e-8;
+        let detail = format!(
+            "average relative errors a {:.2e}, b {:.2e}, c {:.2e} (limit {EPSILON:e}); sum relative error {sum_rel:.2e} (limit 1e-8)",
+            rel[0], rel[1], rel[2]
+        );
+        Verification { passed, detail }
+    }
+
+    fn detail(&self) -> serde_json::Value {
+        let kernels: serde_json::Map<String, serde_json::Value> = self
+            .rates()
+            .into_iter()
+            .zip(&self.times)
+            .zip(ARRAYS_MOVED)
+            .map(|(((name, gbs, best), t), arrays)| {
+                let rest = &t.secs[1.min(t.secs.len())..];
+                let avg = rest.iter().sum::<f64>() / rest.len().max(1) as f64;
+                let max = rest.iter().copied().fold(0.0, f64::max);
+                (
+                    name.to_string(),
+                    json!({"gb_per_s": gbs, "best_secs": best, "avg_secs": avg, "max_secs": max, "bytes": arrays * self.array_bytes_each()}),
+                )
+            })
+            .collect();
+        json!({
+            "array_elements": self.n,
+            "array_bytes": self.array_bytes_each(),
+            "total_bytes": 3 * self.array_bytes_each(),
+            "ntimes": self.ntimes,
+            "non_temporal_stores": self.nt,
+            "kernels": kernels,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute;
+
+    fn pool(threads: usize) -> Pool {
+        let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
+            .unwrap()
+            .iter()
+            .collect();
+        let sets: Vec<scalescope_topo::CpuSet> = (0..threads)
+            .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
+            .collect();
+        Pool::new(&sets, None).unwrap()
+    }
+
+    #[test]
+    fn validates_at_one_and_two_threads_with_and_without_nt() {
+        for (threads, nt) in [(1, false), (2, false), (2, true)] {
+            let mut s = Stream::new(1_000_003, 3, nt);
+            let r = execute(&mut s, &pool(threads)).unwrap();
+            assert!(r.verified, "{threads} threads nt={nt}: {}", r.verification);
+            for k in KERNELS {
+                assert!(r.figures[&format!("{k}_gb_per_s")] > 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn corruption_is_caught() {
+        let p = pool(1);
+        let mut s = Stream::new(10_000, 2, false);
+        s.prepare(&p).unwrap();
+        s.run(&p);
+        // SAFETY: single-threaded test access after the run.
+        unsafe { s.arrays.as_ref().unwrap()[0].slice_mut(5..6)[0] += 1.0 };
+        let v = s.verify(&p);
+        assert!(!v.passed, "{}", v.detail);
+    }
+
+    #[test]
+    fn expected_values_follow_stream_c() {
+        // After one iteration: c=a=1, b=3, c=4, a=3+12=15.
+        let s = Stream::new(8, 2, false);
+        let (a, b, c) = Stream { ntimes: 1, ..s }.expected();
+        assert_eq!((a, b, c), (15.0, 3.0, 4.0));
+    }
+
+    #[test]
+    fn size_rules() {
+        let t = scalescope_topo::Source::Synthetic("core:2".into())
+            .load()
+            .unwrap();
+        assert!(Stream::array_bytes(None, &t)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown here"));
+        assert_eq!(Stream::array_bytes(Some("1GiB"), &t).unwrap(), 1 << 30);
+        let live = scalescope_topo::Source::Live.load().unwrap();
+        let llc: u64 = live.l3.iter().filter_map(|c| c.size_bytes).sum();
+        if llc > 0 {
+            assert_eq!(Stream::array_bytes(None, &live).unwrap(), 4 * llc);
+        }
+        let mut p = BTreeMap::new();
+        p.insert("bogus".to_string(), "1".to_string());
+        assert!(Stream::from_params(&p, &t).is_err());
+    }
+}
