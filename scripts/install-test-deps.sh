@@ -4,6 +4,10 @@
 set -euo pipefail
 need=()
 command -v lstopo-no-graphics >/dev/null || need+=(hwloc)
+# The sweep tests build a small OpenMP program and use taskset and pgrep.
+command -v gcc >/dev/null || need+=(gcc libgomp1)
+command -v taskset >/dev/null || need+=(util-linux)
+command -v pgrep >/dev/null || need+=(procps)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

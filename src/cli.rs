@@ -46,6 +46,134 @@ Examples:
   scalescope place --cpus 'E:S0:4:1:2' --json
   scalescope place --strategy cores-first --threads 8 --numa-nodes 1")]
     Place(PlaceArgs),
+    /// Run a program or a built-in workload across thread counts x placements x memory
+    /// policies, with repetitions, verified pinning and results that survive.
+    #[command(after_help = "\
+Examples:
+  scalescope sweep --threads 1,2 --reps 5 -- ./my_omp_program --size 1000
+  scalescope sweep --threads pow2 --placement compact,scatter -- ./bench {threads}
+  scalescope sweep --workload stream --param size=256MiB --threads 1..2
+  scalescope sweep --metric 'mops=Mop/s\\s*=\\s*([0-9.]+)' --out runs/ep -- ./ep.A.x
+  scalescope sweep --resume --out runs/ep
+  scalescope sweep --dry-run --synthetic 'package:2 core:24 pu:2' --threads 24,48 -- ./app
+
+In arguments, {threads}, {cpus}, {places} and {thread_cpus} are replaced per run.
+Exit status: 0 all runs ok, 3 some runs failed, 130 interrupted (results kept).")]
+    Sweep(SweepArgs),
+    /// Memory-subsystem workloads.
+    #[command(subcommand)]
+    Mem(MemCommand),
+    /// Runs one built-in workload pinned as given (what sweeps start for --workload).
+    #[command(name = "__workload", hide = true)]
+    WorkloadChild(WorkloadChildArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemCommand {
+    /// STREAM copy, scale, add, triad and a read-only sum; validated; best-of-N GB/s.
+    #[command(after_help = "\
+Examples:
+  scalescope mem stream
+  scalescope mem stream --threads 2 --placement scatter --size 1GiB --json
+  scalescope mem stream --threads 1 --mem bind:0 --nt")]
+    Stream(StreamArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Thread counts: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all` [default: pow2].
+    #[arg(long, short = 't')]
+    pub threads: Option<String>,
+    /// Placement strategies, comma-separated (see `scalescope place`) [default: cores-first].
+    #[arg(long, short = 'p')]
+    pub placement: Option<String>,
+    /// Memory policies: first-touch, interleave, bind:N, preferred:N, local [default: first-touch].
+    #[arg(long)]
+    pub mem: Option<String>,
+    /// Measured repetitions per point [default: 5].
+    #[arg(long)]
+    pub reps: Option<usize>,
+    /// Unmeasured warm-up runs before each point [default: 1].
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// Kill a run (its whole process group) after this many seconds and record `timeout`.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seconds between SIGTERM and SIGKILL when a run is stopped.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    pub kill_grace: f64,
+    /// Extra environment for every run (repeatable).
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// A figure of merit parsed from the program's output: NAME=REGEX[:higher|lower]
+    /// (the first capture group, last match). Repeatable.
+    #[arg(long = "metric", value_name = "NAME=REGEX")]
+    pub metrics: Vec<String>,
+    /// Results directory [default: scalescope-results/sweep-<unix time>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Finish the interrupted sweep in --out without repeating completed runs.
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+    /// Run the command through /bin/sh -c (off by default: no shell).
+    #[arg(long)]
+    pub shell: bool,
+    /// Print every point's CPUs, memory policy, environment and command line; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Speedup baseline: `threads=1`, `placement=compact`, `mem=first-touch` (any subset).
+    #[arg(long, value_name = "SPEC")]
+    pub baseline: Option<String>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the per-point summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Sweep a built-in workload instead of a program (`stream`).
+    #[arg(long, conflicts_with = "shell")]
+    pub workload: Option<String>,
+    /// A workload parameter (repeatable), e.g. `size=256MiB`.
+    #[arg(long = "param", value_name = "K=V", requires = "workload")]
+    pub params: Vec<String>,
+    /// Topology source for --dry-run only (real runs use this machine).
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The program and its arguments, after `--`.
+    #[arg(last = true, value_name = "PROGRAM")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[arg(long, short = 'p', default_value = "cores-first")]
+    pub placement: String,
+    #[arg(long, default_value = "first-touch")]
+    pub mem: String,
+    /// Bytes per array (`200MB`, `1GiB`) [default: 4 x the total last-level cache].
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Non-temporal (streaming) stores.
+    #[arg(long)]
+    pub nt: bool,
+    /// Iterations; the best after the first counts.
+    #[arg(long, default_value_t = 10)]
+    pub ntimes: usize,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkloadChildArgs {
+    pub name: String,
+    /// Each worker's CPUs, `;`-separated cpulists.
+    #[arg(long)]
+    pub thread_cpus: String,
+    #[arg(long = "param", value_name = "K=V")]
+    pub params: Vec<String>,
 }
 
 /// Where the topology comes from (default: this machine).

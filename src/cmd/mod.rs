@@ -1,8 +1,11 @@
 //! One module per subcommand; each takes its parsed arguments and returns an exit code.
 
+mod mem;
 mod place;
+mod sweep;
 mod topo;
 mod tour;
+mod workload_child;
 
 use std::process::ExitCode;
 
@@ -16,6 +19,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None => tour::run(),
         Some(Command::Topo(args)) => topo::run(&args),
         Some(Command::Place(args)) => place::run(&args),
+        Some(Command::Sweep(args)) => sweep::run(&args),
+        Some(Command::Mem(cmd)) => mem::run(&cmd),
+        Some(Command::WorkloadChild(args)) => workload_child::run(&args),
     }
 }
 

@@ -111,10 +111,14 @@ pub fn placement_env(p: &Placement) -> Vec<(String, String)> {
     ]
 }
 
-fn substitute(arg: &str, p: &Placement) -> String {
+/// Replaces `{threads}`, `{cpus}` (all CPUs, a cpulist), `{places}` (OMP_PLACES
+/// form) and `{thread_cpus}` (each thread's set, `;`-separated) in an argument.
+pub fn substitute(arg: &str, p: &Placement) -> String {
+    let thread_cpus: Vec<String> = p.threads.iter().map(|s| s.to_string()).collect();
     arg.replace("{threads}", &p.threads.len().to_string())
         .replace("{cpus}", &p.all_cpus().to_string())
         .replace("{places}", &render::omp_places(p))
+        .replace("{thread_cpus}", &thread_cpus.join(";"))
 }
 
 /// A file-name-safe label for a job's logs.

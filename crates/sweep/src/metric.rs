@@ -33,7 +33,17 @@ pub fn parse_spec(text: &str) -> Result<MetricSpec, SweepError> {
         Some((r, "lower")) => (r, false),
         _ => (rest, true),
     };
-    Regex::new(regex).map_err(|e| bad(format!("bad regex: {e}")))?;
+    // regex's own message draws a caret diagram over several lines; keep its verdict.
+    Regex::new(regex).map_err(|e| {
+        let text = e.to_string();
+        let verdict = text
+            .lines()
+            .last()
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string();
+        bad(format!("bad regex: {verdict}"))
+    })?;
     Ok(MetricSpec {
         name: name.to_string(),
         regex: Some(regex.to_string()),

@@ -1,0 +1,62 @@
+//! `scalescope __workload NAME --thread-cpus 0;1`: what a sweep starts for a built-in
+//! workload. The sweep has already set the process affinity and memory policy; this
+//! pins each worker to its own set, runs the workload through the shared trial loop,
+//! and prints a human line and then the JSON report as the last line.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use scalescope_topo::{CpuSet, Source};
+use scalescope_workloads::{build, execute, Pool};
+
+use crate::cli::WorkloadChildArgs;
+
+/// Exit status of a workload whose verification failed.
+pub const EXIT_UNVERIFIED: u8 = 4;
+
+pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
+    let sets: Vec<CpuSet> = args
+        .thread_cpus
+        .split(';')
+        .map(|s| {
+            CpuSet::parse_list(s).with_context(|| format!("--thread-cpus `{}`", args.thread_cpus))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let params: BTreeMap<String, String> = args
+        .params
+        .iter()
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .with_context(|| format!("--param `{p}`: expected K=V"))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let topo = Source::Live.load()?;
+    let mut workload = build(&args.name, &params, &topo)?;
+    let pool = Pool::new(&sets, None)?;
+    let report = execute(workload.as_mut(), &pool)?;
+    let figures: Vec<String> = report
+        .figures
+        .iter()
+        .map(|(k, v)| format!("{k}={v:.4}"))
+        .collect();
+    println!(
+        "{} on {} threads: {:.4} s, {} ({})",
+        report.workload,
+        report.threads,
+        report.seconds,
+        figures.join(" "),
+        if report.verified {
+            "verified"
+        } else {
+            "NOT VERIFIED"
+        }
+    );
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(if report.verified {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_UNVERIFIED)
+    })
+}
