@@ -63,6 +63,9 @@ Exit status: 0 all runs ok, 3 some runs failed, 130 interrupted (results kept)."
     /// Memory-subsystem workloads.
     #[command(subcommand)]
     Mem(MemCommand),
+    /// NAS Parallel Benchmarks kernels, verified against the official values.
+    #[command(subcommand)]
+    Npb(NpbCommand),
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
@@ -77,6 +80,31 @@ Examples:
   scalescope mem stream --threads 2 --placement scatter --size 1GiB --json
   scalescope mem stream --threads 1 --mem bind:0 --nt")]
     Stream(StreamArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NpbCommand {
+    /// EP: Gaussian pairs from NPB's generator; Mop/s by the official formula.
+    #[command(after_help = "\
+Examples:
+  scalescope npb ep --class S
+  scalescope npb ep --class A --threads 2 --placement scatter --json
+  scalescope sweep --workload ep --param class=W --threads 1,2")]
+    Ep(NpbArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NpbArgs {
+    /// Problem class: S, W, A or B.
+    #[arg(long, default_value = "S")]
+    pub class: String,
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[arg(long, short = 'p', default_value = "cores-first")]
+    pub placement: String,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

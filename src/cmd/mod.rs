@@ -1,6 +1,7 @@
 //! One module per subcommand; each takes its parsed arguments and returns an exit code.
 
 mod mem;
+mod npb;
 mod place;
 mod sweep;
 mod topo;
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Place(args)) => place::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Mem(cmd)) => mem::run(&cmd),
+        Some(Command::Npb(cmd)) => npb::run(&cmd),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
     }
 }

@@ -1,9 +1,10 @@
-//! Built-in workloads behind one [`Workload`] trait, each with a verifier against an
+//! Built-in workloads (STREAM, NAS EP) behind one [`Workload`] trait, each with a verifier against an
 //! independent result, and the one trial loop ([`execute`]) that prepares, times,
 //! verifies and reports all of them. Threads come from a [`pool::Pool`] whose workers
 //! are pinned to a placement before any data is touched, so first-touch puts every
 //! thread's pages where it runs.
 
+pub mod npb_ep;
 pub mod pool;
 pub mod size;
 pub mod stream;
@@ -28,7 +29,7 @@ pub enum WorkloadError {
 }
 
 /// Names accepted by [`build`].
-pub const AVAILABLE: &str = "stream";
+pub const AVAILABLE: &str = "stream, ep";
 
 /// The result of checking a run against an independent reference.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -108,6 +109,7 @@ pub fn build(
 ) -> Result<Box<dyn Workload>, WorkloadError> {
     match name {
         "stream" => Ok(Box::new(stream::Stream::from_params(params, topo)?)),
+        "ep" => Ok(Box::new(npb_ep::Ep::from_params(params)?)),
         other => Err(WorkloadError::Unknown(other.to_string())),
     }
 }

@@ -1,0 +1,305 @@
+//! NAS Parallel Benchmarks EP, "embarrassingly parallel" (Bailey et al., "The NAS
+//! Parallel Benchmarks", RNR-94-007, 1994; NPB 3.4.1 ep.c): 2^(M+1) uniform
+//! deviates from NPB's linear congruential generator (x <- 5^13 x mod 2^46) become
+//! Gaussian pairs by the Marsaglia polar method; the sums of the pairs and the counts
+//! per square annulus are verified against the official values for the class.
+//!
+//! The generator is computed in 64-bit integers: `a*x mod 2^46` is the low 46 bits of
+//! the wrapping product, exactly the value NPB's split double-precision `randlc`
+//! computes, so the stream of deviates is bit-identical.
+//!
+//! Work is split like the reference OpenMP code: the 2^(M-16) batches of 2^16 pairs
+//! are divided statically among the workers, each batch's seed found by jumping
+//! ahead in the generator.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::pool::{chunk, Pool};
+use crate::{Figure, Verification, Workload, WorkloadError};
+
+const MK: u32 = 16;
+const NK: usize = 1 << MK;
+const NQ: usize = 10;
+const A: u64 = 1_220_703_125; // 5^13
+const SEED: u64 = 271_828_183;
+const MASK46: u64 = (1 << 46) - 1;
+const R46: f64 = 1.0 / (1u64 << 46) as f64;
+
+/// The official values, from NPB 3.4.1 as recorded in tests/fixtures/npb.json.
+static NPB_JSON: &str = include_str!("../../../tests/fixtures/npb.json");
+
+#[derive(Deserialize)]
+struct EpReference {
+    params: BTreeMap<String, EpParams>,
+    epsilon_rel: f64,
+    sx_sy: BTreeMap<String, (f64, f64)>,
+    gaussian_pairs_observed: BTreeMap<String, u64>,
+}
+
+#[derive(Deserialize)]
+struct EpParams {
+    #[serde(rename = "M")]
+    m: u32,
+}
+
+fn reference() -> EpReference {
+    let v: serde_json::Value =
+        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
+    serde_json::from_value(v["EP"].clone()).expect("the embedded npb.json has the EP section")
+}
+
+/// x <- a*x mod 2^46, returning the new x.
+#[inline]
+fn next(x: u64, a: u64) -> u64 {
+    a.wrapping_mul(x) & MASK46
+}
+
+/// a^(2^k) mod 2^46 by squaring.
+fn pow2k(a: u64, k: u32) -> u64 {
+    (0..k).fold(a, |t, _| next(t, t))
+}
+
+/// The generator state after `n` steps from `x`, by binary jumping (ep.c's seed search).
+fn jump(mut x: u64, mut n: u64, mut a: u64) -> u64 {
+    while n > 0 {
+        if n & 1 == 1 {
+            x = next(x, a);
+        }
+        a = next(a, a);
+        n >>= 1;
+    }
+    x
+}
+
+/// Sums and annulus counts of one range of batches.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Partial {
+    sx: f64,
+    sy: f64,
+    q: [u64; NQ],
+}
+
+/// Batches `ks` (0-based), each 2^16 pairs from its own jumped-to seed.
+fn batches(ks: std::ops::Range<u64>) -> Partial {
+    let mut p = Partial::default();
+    let mut x = vec![0f64; 2 * NK];
+    // 2*NK deviates per batch: batch k starts 2*NK*k steps into the stream.
+    let stride = pow2k(A, MK + 1);
+    for k in ks {
+        let mut s = jump(SEED, k, stride);
+        for v in x.iter_mut() {
+            s = next(s, A);
+            *v = s as f64 * R46;
+        }
+        for pair in x.chunks_exact(2) {
+            let (x1, x2) = (2.0 * pair[0] - 1.0, 2.0 * pair[1] - 1.0);
+            let t1 = x1 * x1 + x2 * x2;
+            if t1 <= 1.0 {
+                let t2 = (-2.0 * t1.ln() / t1).sqrt();
+                let (t3, t4) = (x1 * t2, x2 * t2);
+                let l = t3.abs().max(t4.abs()) as usize;
+                p.q[l.min(NQ - 1)] += 1;
+                p.sx += t3;
+                p.sy += t4;
+            }
+        }
+    }
+    p
+}
+
+/// The EP workload at one class.
+pub struct Ep {
+    class: String,
+    m: u32,
+    result: Option<Partial>,
+    seconds: f64,
+}
+
+impl Ep {
+    /// # Errors
+    /// [`WorkloadError::BadParam`] for a class without official values.
+    pub fn new(class: &str) -> Result<Ep, WorkloadError> {
+        let r = reference();
+        let m = r
+            .params
+            .get(class)
+            .map(|p| p.m)
+            .ok_or_else(|| WorkloadError::BadParam {
+                key: "class".into(),
+                detail: format!(
+                    "`{class}` is not one of {}",
+                    r.params.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            })?;
+        Ok(Ep {
+            class: class.to_string(),
+            m,
+            result: None,
+            seconds: 0.0,
+        })
+    }
+
+    /// From sweep parameters: `class` (default S).
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] naming the parameter.
+    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Ep, WorkloadError> {
+        if let Some(k) = params.keys().find(|k| k.as_str() != "class") {
+            return Err(WorkloadError::BadParam {
+                key: k.clone(),
+                detail: "unknown (ep takes class)".into(),
+            });
+        }
+        Ep::new(params.get("class").map(String::as_str).unwrap_or("S"))
+    }
+
+    /// Official Mop/s formula: 2^(M+1) / t / 1e6.
+    pub fn mops(&self) -> f64 {
+        (1u64 << (self.m + 1)) as f64 / self.seconds / 1e6
+    }
+}
+
+impl Workload for Ep {
+    fn name(&self) -> &'static str {
+        "ep"
+    }
+
+    fn prepare(&mut self, _pool: &Pool) -> Result<(), WorkloadError> {
+        Ok(())
+    }
+
+    fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
+        let nn = 1usize << (self.m - MK);
+        let t0 = Instant::now();
+        let parts = pool.broadcast(|i| {
+            let r = chunk(nn, pool.threads(), i, 1);
+            batches(r.start as u64..r.end as u64)
+        });
+        self.seconds = t0.elapsed().as_secs_f64();
+        let mut total = Partial::default();
+        for p in parts {
+            total.sx += p.sx;
+            total.sy += p.sy;
+            for (a, b) in total.q.iter_mut().zip(p.q) {
+                *a += b;
+            }
+        }
+        self.result = Some(total);
+        (
+            self.seconds,
+            vec![Figure {
+                name: "mops".into(),
+                value: self.mops(),
+                unit: "Mop/s",
+            }],
+        )
+    }
+
+    fn verify(&self, _pool: &Pool) -> Verification {
+        let Some(p) = &self.result else {
+            return Verification {
+                passed: false,
+                detail: "nothing ran".into(),
+            };
+        };
+        let r = reference();
+        let (sx_ref, sy_ref) = r.sx_sy[&self.class];
+        let (ex, ey) = (
+            ((p.sx - sx_ref) / sx_ref).abs(),
+            ((p.sy - sy_ref) / sy_ref).abs(),
+        );
+        let pairs: u64 = p.q.iter().sum();
+        let pairs_ref = r.gaussian_pairs_observed[&self.class];
+        let passed = ex <= r.epsilon_rel && ey <= r.epsilon_rel && pairs == pairs_ref;
+        Verification {
+            passed,
+            detail: format!(
+                "class {}: sx {:.15e} (reference {sx_ref:.15e}, rel. error {ex:.1e}), sy {:.15e} (reference {sy_ref:.15e}, rel. error {ey:.1e}), limit {:e}; Gaussian pairs {pairs} (reference {pairs_ref})",
+                self.class, p.sx, p.sy, r.epsilon_rel
+            ),
+        }
+    }
+
+    fn detail(&self) -> serde_json::Value {
+        let p = self.result.clone().unwrap_or_default();
+        json!({"class": self.class, "m": self.m, "sx": p.sx, "sy": p.sy, "annulus_counts": p.q, "seconds": self.seconds, "mops": self.mops()})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NPB's randlc in double precision, transcribed, to check the integer form.
+    fn randlc(x: &mut f64, a: f64) -> f64 {
+        let r23 = 0.5f64.powi(23);
+        let (r46, t23) = (r23 * r23, 2f64.powi(23));
+        let t46 = t23 * t23;
+        let a1 = (r23 * a).trunc();
+        let a2 = a - t23 * a1;
+        let x1 = (r23 * *x).trunc();
+        let x2 = *x - t23 * x1;
+        let t1 = a1 * x2 + a2 * x1;
+        let t2 = (r23 * t1).trunc();
+        let z = t1 - t23 * t2;
+        let t3 = t23 * z + a2 * x2;
+        let t4 = (r46 * t3).trunc();
+        *x = t3 - t46 * t4;
+        r46 * *x
+    }
+
+    #[test]
+    fn integer_generator_matches_randlc() {
+        let (mut xd, mut xi) = (SEED as f64, SEED);
+        for _ in 0..10_000 {
+            let d = randlc(&mut xd, A as f64);
+            xi = next(xi, A);
+            assert_eq!(d, xi as f64 * R46);
+        }
+    }
+
+    #[test]
+    fn jumping_equals_stepping() {
+        let mut x = SEED;
+        for _ in 0..1000 {
+            x = next(x, A);
+        }
+        assert_eq!(jump(SEED, 1000, A), x);
+        assert_eq!(jump(SEED, 3, pow2k(A, 2)), jump(SEED, 12, A));
+    }
+
+    #[test]
+    fn class_s_verifies_on_one_and_two_workers() {
+        let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
+            .unwrap()
+            .iter()
+            .collect();
+        for threads in [1, 2] {
+            let sets: Vec<scalescope_topo::CpuSet> = (0..threads)
+                .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
+                .collect();
+            let pool = Pool::new(&sets, None).unwrap();
+            let mut ep = Ep::new("S").unwrap();
+            let report = crate::execute(&mut ep, &pool).unwrap();
+            assert!(report.verified, "{}", report.verification);
+        }
+    }
+
+    #[test]
+    fn a_wrong_answer_fails() {
+        let pool = Pool::new(
+            &[scalescope_topo::affinity::process_affinity().unwrap()],
+            None,
+        )
+        .unwrap();
+        let mut ep = Ep::new("S").unwrap();
+        ep.run(&pool);
+        ep.result.as_mut().unwrap().sx += 1e-3;
+        assert!(!ep.verify(&pool).passed);
+        assert!(Ep::new("Z").is_err());
+    }
+}

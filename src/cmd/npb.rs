@@ -1,0 +1,60 @@
+//! `scalescope npb ...`: NAS Parallel Benchmarks kernels run in this process. A failed
+//! verification is an error exit, never a quiet number.
+
+use std::process::ExitCode;
+
+use scalescope_place::{place, PlaceRequest, Strategy};
+use scalescope_topo::Source;
+use scalescope_workloads::npb_ep::Ep;
+use scalescope_workloads::{execute, Pool};
+
+use crate::cli::{NpbArgs, NpbCommand};
+
+pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        NpbCommand::Ep(args) => ep(args),
+    }
+}
+
+fn ep(args: &NpbArgs) -> anyhow::Result<ExitCode> {
+    let strategy: Strategy = args.placement.parse()?;
+    let mut ep = Ep::new(&args.class)?;
+    let topo = Source::Live.load()?;
+    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
+    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
+    let pool = Pool::new(&placement.threads, None)?;
+    let report = execute(&mut ep, &pool)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "verified": report.verified,
+                "mops": report.figures["mops"],
+                "seconds": report.seconds,
+                "report": report,
+            }))?
+        );
+    } else {
+        println!(
+            "NPB EP class {}: {} threads ({}), {:.4} s, {:.2} Mop/s",
+            args.class, threads, placement.strategy, report.seconds, report.figures["mops"]
+        );
+        println!(
+            "verification: {} ({})",
+            if report.verified {
+                "SUCCESSFUL"
+            } else {
+                "FAILED"
+            },
+            report.verification
+        );
+    }
+    if !report.verified {
+        anyhow::bail!(
+            "NPB EP class {} failed verification: {}",
+            args.class,
+            report.verification
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
