@@ -1,0 +1,175 @@
+//! Topology events along a placement: the thread counts at which a strategy first
+//! uses a second package, another NUMA node or L3 domain, puts two threads on one
+//! physical core, keeps every core busy, or runs out of PUs. A knee in a speedup
+//! curve is explained by the event it coincides with.
+
+use serde::{Deserialize, Serialize};
+
+use scalescope_place::{place, PlaceRequest, Strategy};
+use scalescope_topo::Topology;
+
+/// What happens when the thread count reaches `threads`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    /// One more package (socket) comes into use.
+    NewPackage,
+    /// One more NUMA node's CPUs come into use (remote memory for shared data).
+    NewNumaNode,
+    /// One more L3 domain comes into use (inside a package).
+    NewL3,
+    /// Every physical core has a thread.
+    AllCoresBusy,
+    /// Two threads share a physical core for the first time (SMT siblings).
+    SmtSharing,
+    /// More threads than usable PUs.
+    Oversubscribed,
+}
+
+/// An event and the first thread count at which it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyEvent {
+    pub kind: EventKind,
+    pub threads: usize,
+    pub description: String,
+}
+
+/// What a placement of n threads uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub packages: usize,
+    pub numa_nodes: usize,
+    pub l3_domains: usize,
+    pub cores: usize,
+    /// Some core runs two or more of the threads.
+    pub smt_shared: bool,
+}
+
+fn distinct(v: impl Iterator<Item = Option<usize>>) -> usize {
+    let mut v: Vec<usize> = v.flatten().collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+/// What `threads` threads use under `strategy` (None if the machine cannot host them).
+pub fn usage(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<Usage> {
+    let mut req = PlaceRequest::new(strategy.clone(), threads);
+    req.oversubscribe = true;
+    let p = place(topo, &req).ok()?;
+    let pus: Vec<_> = p
+        .first_cpus()
+        .into_iter()
+        .filter_map(|c| topo.pu(c))
+        .collect();
+    let cores = distinct(pus.iter().map(|p| p.core));
+    Some(Usage {
+        packages: distinct(pus.iter().map(|p| p.package)),
+        numa_nodes: distinct(pus.iter().map(|p| p.numa_node.map(|n| n as usize))),
+        l3_domains: distinct(pus.iter().map(|p| p.l3)),
+        cores,
+        smt_shared: cores < pus.len(),
+    })
+}
+
+/// Every event along `strategy` from 1 to `max_threads` threads.
+pub fn events(topo: &Topology, strategy: &Strategy, max_threads: usize) -> Vec<TopologyEvent> {
+    let total_cores = topo
+        .cores
+        .iter()
+        .filter(|c| c.cpus.intersects(&topo.usable_cpus()))
+        .count();
+    let usable = topo.usable_cpus().len();
+    let mut out = Vec::new();
+    let mut prev: Option<Usage> = None;
+    for n in 1..=max_threads {
+        let Some(u) = usage(topo, strategy, n) else {
+            break;
+        };
+        if let Some(p) = prev {
+            let mut push = |kind: EventKind, description: String| {
+                out.push(TopologyEvent {
+                    kind,
+                    threads: n,
+                    description,
+                })
+            };
+            if u.packages > p.packages {
+                push(
+                    EventKind::NewPackage,
+                    format!("from {n} threads, package #{} is in use", u.packages),
+                );
+            }
+            if u.numa_nodes > p.numa_nodes {
+                push(
+                    EventKind::NewNumaNode,
+                    format!(
+                        "from {n} threads, NUMA node #{} is in use (remote memory)",
+                        u.numa_nodes
+                    ),
+                );
+            }
+            if u.l3_domains > p.l3_domains && u.packages == p.packages {
+                push(
+                    EventKind::NewL3,
+                    format!("from {n} threads, L3 domain #{} is in use", u.l3_domains),
+                );
+            }
+            if u.smt_shared && !p.smt_shared {
+                push(
+                    EventKind::SmtSharing,
+                    format!("from {n} threads, two threads share a physical core (SMT siblings)"),
+                );
+            }
+        }
+        if u.cores == total_cores && prev.is_none_or(|p| p.cores < total_cores) && total_cores > 1 {
+            out.push(TopologyEvent {
+                kind: EventKind::AllCoresBusy,
+                threads: n,
+                description: format!("at {n} threads every physical core ({total_cores}) is busy"),
+            });
+        }
+        if n == usable + 1 {
+            out.push(TopologyEvent {
+                kind: EventKind::Oversubscribed,
+                threads: n,
+                description: format!("from {n} threads, threads outnumber the {usable} usable PUs"),
+            });
+        }
+        prev = Some(u);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scalescope_topo::Source;
+
+    #[test]
+    fn two_by_24_by_2_cores_first() {
+        let t = Source::Synthetic("package:2 numa:1 core:24 pu:2 numbering=smt-last".into())
+            .load()
+            .unwrap();
+        let ev = events(&t, &Strategy::CoresFirst, 96);
+        let at = |k: EventKind| ev.iter().find(|e| e.kind == k).map(|e| e.threads);
+        assert_eq!(at(EventKind::NewPackage), Some(25));
+        assert_eq!(at(EventKind::NewNumaNode), Some(25));
+        assert_eq!(at(EventKind::AllCoresBusy), Some(48));
+        assert_eq!(at(EventKind::SmtSharing), Some(49));
+        let ev = events(&t, &Strategy::Compact, 4);
+        assert_eq!(
+            ev.iter()
+                .find(|e| e.kind == EventKind::SmtSharing)
+                .map(|e| e.threads),
+            Some(2)
+        );
+        let ev = events(&t, &Strategy::Scatter, 4);
+        assert_eq!(
+            ev.iter()
+                .find(|e| e.kind == EventKind::NewPackage)
+                .map(|e| e.threads),
+            Some(2)
+        );
+    }
+}

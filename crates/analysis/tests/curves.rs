@@ -1,0 +1,244 @@
+//! The analysis on synthetic speedup curves with known causes, on the reference
+//! study's 2 x 24 x 2 machine and on a recorded single-package machine: each knee
+//! must be found where it is and attributed to the right topology boundary.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use scalescope_analysis::events::EventKind;
+use scalescope_analysis::{analyze, Analysis, Basis};
+use scalescope_place::{MemPolicy, Strategy};
+use scalescope_sweep::fingerprint::Fingerprint;
+use scalescope_sweep::plan::{Plan, Point};
+use scalescope_sweep::store::{CommandSpec, Header, RunRecord, RunStatus};
+use scalescope_topo::{Source, Topology};
+
+fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> Header {
+    Header {
+        schema: "scalescope.results".into(),
+        schema_version: 1,
+        scalescope_version: "test".into(),
+        started_unix_secs: 0.0,
+        command: CommandSpec {
+            kind: "external".into(),
+            argv: vec!["./graph-mining".into()],
+            shell: false,
+            workload: None,
+            params: BTreeMap::new(),
+            env: vec![],
+            metrics: vec![],
+        },
+        plan: Plan {
+            threads,
+            placements,
+            mems: vec![MemPolicy::FirstTouch],
+            reps: 5,
+            warmup: 0,
+        },
+        timeout_secs: None,
+        machine: Fingerprint::read(Path::new("/nonexistent"), topo),
+    }
+}
+
+/// Five runs per point with times 100/S(p), spread by ±0.5%.
+fn runs(h: &Header, speedup: impl Fn(&Strategy, f64) -> f64) -> Vec<RunRecord> {
+    let mut out = Vec::new();
+    for point in h.plan.points() {
+        let s = speedup(&point.placement, point.threads as f64);
+        for rep in 0..5 {
+            let jitter = 1.0 + 0.005 * (rep as f64 - 2.0) / 2.0;
+            out.push(run(point.clone(), rep, 100.0 / s * jitter));
+        }
+    }
+    out
+}
+
+fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
+    RunRecord {
+        point,
+        rep,
+        warmup: false,
+        thread_cpus: vec![],
+        started_unix_secs: 0.0,
+        wall_secs,
+        user_secs: None,
+        sys_secs: None,
+        max_rss_bytes: None,
+        status: RunStatus::Ok,
+        exit_code: Some(0),
+        signal: None,
+        error: None,
+        metrics: BTreeMap::new(),
+        placement_check: None,
+        stdout_log: None,
+        stderr_log: None,
+    }
+}
+
+/// The reference study's shape: linear on one package, 0.7 per thread on the second
+/// (remote memory), nearly flat once threads share cores (41x at 48 threads); forced
+/// hyper-threading reaches 30x at 48 threads (24 cores of package 0) and, with every
+/// PU busy at 96, the same 43.2x as cores-first.
+fn study(strategy: &Strategy, p: f64) -> f64 {
+    match strategy {
+        Strategy::SmtPairs if p == 1.0 => 1.0,
+        Strategy::SmtPairs if p <= 48.0 => 0.625 * p,
+        Strategy::SmtPairs => 30.0 + (43.2 - 30.0) * (p - 48.0) / 48.0,
+        _ if p <= 24.0 => p,
+        _ if p <= 48.0 => 24.0 + 0.7 * (p - 24.0),
+        _ => 40.8 + 0.05 * (p - 48.0),
+    }
+}
+
+fn two_by_24_by_2() -> (Header, Analysis) {
+    let topo = Source::Synthetic("package:2 numa:1 core:24 pu:2 numbering=smt-last".into())
+        .load()
+        .unwrap();
+    let threads = vec![
+        1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 72, 80, 88, 96,
+    ];
+    let h = header(
+        &topo,
+        threads,
+        vec![Strategy::CoresFirst, Strategy::SmtPairs],
+    );
+    let r = runs(&h, study);
+    let a = analyze(&h, &r, &Basis::Time);
+    (h, a)
+}
+
+#[test]
+fn knee_at_24_is_the_second_package_and_flat_after_48_is_smt() {
+    let (_, a) = two_by_24_by_2();
+    let c = &a.curves[0];
+    assert_eq!(c.placement, Strategy::CoresFirst);
+    let knees: Vec<(usize, Option<EventKind>)> = c
+        .knees
+        .iter()
+        .map(|k| (k.knee.threads, k.cause.as_ref().map(|e| e.kind.clone())))
+        .collect();
+    assert_eq!(
+        knees,
+        vec![
+            (24, Some(EventKind::NewPackage)),
+            (48, Some(EventKind::SmtSharing))
+        ]
+    );
+    assert!(c
+        .knees
+        .iter()
+        .all(|k| k.knee.confidence == "high" && k.knee.bend == "flattens"));
+    let at48 = c.points.iter().find(|p| p.threads == 48).unwrap();
+    assert!((at48.speedup - 40.8).abs() < 0.1, "{}", at48.speedup);
+    // The findings say it in words.
+    let titles: Vec<&str> = a.findings.iter().map(|f| f.title.as_str()).collect();
+    assert!(titles.iter().any(|t| t.contains("cores-first / first-touch: scaling slows after 24 threads: from 25 threads, package #2 is in use")), "{titles:#?}");
+    assert!(
+        titles.iter().any(|t| t.contains(
+            "scaling slows after 48 threads: from 49 threads, two threads share a physical core"
+        )),
+        "{titles:#?}"
+    );
+}
+
+#[test]
+fn forced_hyper_threading_and_the_smt_yield() {
+    let (_, a) = two_by_24_by_2();
+    // smt-pairs shares a core from 2 threads on: every one of its points uses SMT.
+    let pairs = a
+        .curves
+        .iter()
+        .find(|c| c.placement == Strategy::SmtPairs)
+        .unwrap();
+    assert!(pairs
+        .points
+        .iter()
+        .filter(|p| p.threads >= 2)
+        .all(|p| p.usage.unwrap().smt_shared));
+    let at48 = pairs.points.iter().find(|p| p.threads == 48).unwrap();
+    assert!((at48.speedup - 30.0).abs() < 0.1, "{}", at48.speedup);
+    // Best with SMT (cores-first at 96: 43.2x) over best without (cores-first at 48: 40.8x).
+    let r = a.smt_yield.ratio.unwrap();
+    assert!((r - 43.2 / 40.8).abs() < 0.01, "{r}");
+    // Placement comparison at equal thread counts: cores-first beats smt-pairs at 48.
+    let c48 = a
+        .placement_comparisons
+        .iter()
+        .find(|c| c.threads == 48)
+        .unwrap();
+    assert_eq!(
+        (c48.best.as_str(), c48.worst.as_str()),
+        ("cores-first", "smt-pairs")
+    );
+    assert!(c48.significant);
+}
+
+#[test]
+fn fits_describe_the_curve() {
+    let (_, a) = two_by_24_by_2();
+    let c = &a.curves[0];
+    let usl = c.usl.as_ref().unwrap();
+    let amdahl = c.amdahl.as_ref().unwrap();
+    assert!(
+        usl.sigma >= 0.0 && usl.kappa >= 0.0 && usl.r_squared > 0.9,
+        "{usl:?}"
+    );
+    assert!(
+        amdahl.serial_fraction > 0.0 && amdahl.serial_fraction < 0.02,
+        "{amdahl:?}"
+    );
+    let kf = c
+        .points
+        .iter()
+        .find(|p| p.threads == 96)
+        .unwrap()
+        .karp_flatt
+        .unwrap();
+    assert!(kf > 0.01, "{kf}");
+}
+
+#[test]
+fn single_package_machine_has_no_numa_knee() {
+    // A recorded one-package, one-NUMA-node machine (hwloc's nvidia-dgx-gb10: 20 cores).
+    let xml = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/topology/nvidia-dgx-gb10.hwloc.xml");
+    let topo = Source::HwlocXml(xml).load().unwrap();
+    let h = header(
+        &topo,
+        vec![1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20],
+        vec![Strategy::CoresFirst],
+    );
+    // Bandwidth saturates after 6 threads.
+    let r = runs(&h, |_, p| if p <= 6.0 { p } else { 6.0 + 0.1 * (p - 6.0) });
+    let a = analyze(&h, &r, &Basis::Time);
+    let k = &a.curves[0].knees;
+    assert_eq!(k.len(), 1, "{k:?}");
+    assert_eq!(k[0].knee.threads, 6);
+    assert!(k[0].cause.is_none(), "{:?}", k[0].cause);
+    assert!(a.curves[0]
+        .events
+        .iter()
+        .all(|e| !matches!(e.kind, EventKind::NewPackage | EventKind::NewNumaNode)));
+    assert!(a
+        .findings
+        .iter()
+        .any(|f| f.title.contains("no topology boundary there")));
+    assert!(a
+        .findings
+        .iter()
+        .any(|f| f.title.starts_with("One package and one NUMA node")));
+    assert_eq!(a.smt_yield.ratio, None);
+}
+
+#[test]
+fn results_from_another_machine_are_analysed_with_its_topology() {
+    let (h, a) = two_by_24_by_2();
+    // Round-trip the header through JSON as it travels in results.jsonl.
+    let back: Header = serde_json::from_str(&serde_json::to_string(&h).unwrap()).unwrap();
+    assert_eq!(
+        back.machine.topology.summary(),
+        "2 packages x 24 cores x 2 threads = 96 PUs, 2 NUMA nodes"
+    );
+    let r = runs(&back, study);
+    assert_eq!(analyze(&back, &r, &Basis::Time), a);
+}
