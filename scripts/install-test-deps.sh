@@ -8,6 +8,8 @@ command -v lstopo-no-graphics >/dev/null || need+=(hwloc)
 command -v gcc >/dev/null || need+=(gcc libgomp1)
 command -v taskset >/dev/null || need+=(util-linux)
 command -v pgrep >/dev/null || need+=(procps)
+# The report test looks at the HTML report in headless Chromium, as a person would.
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

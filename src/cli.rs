@@ -60,6 +60,27 @@ Examples:
 In arguments, {threads}, {cpus}, {places} and {thread_cpus} are replaced per run.
 Exit status: 0 all runs ok, 3 some runs failed, 130 interrupted (results kept).")]
     Sweep(SweepArgs),
+    /// Explain a sweep: speedup, efficiency, serial fraction, Amdahl and USL fits,
+    /// knees attributed to the topology, hyper-threading yield, findings.
+    #[command(after_help = "\
+Examples:
+  scalescope analyze runs/ep/results.jsonl
+  scalescope analyze runs/ep/results.jsonl --json
+  scalescope analyze results.jsonl --basis time")]
+    Analyze(AnalyzeArgs),
+    /// Write a self-contained HTML report (and each chart as SVG, and the tidy CSV).
+    #[command(after_help = "\
+Examples:
+  scalescope report runs/ep/results.jsonl --out report
+  scalescope report laptop.jsonl server.jsonl --out both")]
+    Report(ReportArgs),
+    /// The same sweep on two machines or two versions, point by point, with ratios
+    /// and whether each difference is significant (Welch's t-test, p < 0.05).
+    #[command(after_help = "\
+Examples:
+  scalescope compare before/results.jsonl after/results.jsonl
+  scalescope compare a.jsonl b.jsonl --json")]
+    Compare(CompareArgs),
     /// Memory-subsystem workloads.
     #[command(subcommand)]
     Mem(MemCommand),
@@ -80,6 +101,41 @@ Examples:
   scalescope mem stream --threads 2 --placement scatter --size 1GiB --json
   scalescope mem stream --threads 1 --mem bind:0 --nt")]
     Stream(StreamArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// A sweep's results.jsonl.
+    pub results: PathBuf,
+    /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
+    #[arg(long)]
+    pub basis: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// One or more results.jsonl files.
+    #[arg(required = true)]
+    pub results: Vec<PathBuf>,
+    /// Directory for index.html, the charts and curves.csv.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long)]
+    pub basis: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The reference results.
+    pub a: PathBuf,
+    /// The results compared against it.
+    pub b: PathBuf,
+    #[arg(long)]
+    pub basis: Option<String>,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]

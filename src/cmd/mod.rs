@@ -1,5 +1,6 @@
 //! One module per subcommand; each takes its parsed arguments and returns an exit code.
 
+pub mod analyze;
 mod mem;
 mod npb;
 mod place;
@@ -22,6 +23,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Place(args)) => place::run(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Mem(cmd)) => mem::run(&cmd),
+        Some(Command::Analyze(args)) => analyze::run_analyze(&args),
+        Some(Command::Report(args)) => analyze::run_report(&args),
+        Some(Command::Compare(args)) => analyze::run_compare(&args),
         Some(Command::Npb(cmd)) => npb::run(&cmd),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
     }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use scalescope_place::{MemPolicy, Strategy};
+use scalescope_report::Exporter;
 use scalescope_sweep::engine::{
     self, Clock, JobTemplate, PreparedPoint, Progress, SweepSetup, SystemClock,
 };
@@ -21,7 +22,7 @@ use scalescope_sweep::fingerprint::Fingerprint;
 use scalescope_sweep::metric;
 use scalescope_sweep::plan::{parse_list, parse_threads, Job, Plan};
 use scalescope_sweep::store::{
-    CommandSpec, Header, ResultsStore, RunRecord, RunStatus, RESULTS_SCHEMA_VERSION,
+    CommandSpec, Header, MetricSpec, ResultsStore, RunRecord, RunStatus, RESULTS_SCHEMA_VERSION,
 };
 use scalescope_sweep::summary::{self, Baseline};
 use scalescope_topo::Topology;
@@ -179,7 +180,20 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         return resume(args, &topo);
     }
     let plan = plan_of(args, &topo)?;
-    let command = command_of(args)?;
+    let mut command = command_of(args)?;
+    if let Some(name) = &command.workload {
+        // Checked now (bad parameters fail before anything runs), and its primary
+        // figure becomes the sweep's figure of merit.
+        let w = scalescope_workloads::build(name, &command.params, &topo)?;
+        command.metrics.insert(
+            0,
+            MetricSpec {
+                name: w.primary_figure().into(),
+                regex: None,
+                higher_is_better: true,
+            },
+        );
+    }
     let template = template_of(&command, args.timeout, args.kill_grace)?;
     let points = engine::prepare_points(&topo, &plan.points())?;
     if dry {
@@ -187,9 +201,6 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     check_program(&command)?;
-    if let Some(name) = &command.workload {
-        scalescope_workloads::build(name, &command.params, &topo)?;
-    }
     let header = Header {
         schema: "scalescope.results".into(),
         schema_version: RESULTS_SCHEMA_VERSION,
@@ -304,10 +315,29 @@ fn execute(
         print!("{}", summary::table(&summaries));
     }
     report_problems(&outcome.records);
+    // The analysis runs at the end of every sweep; the report goes beside the results.
+    let report_dir = store.dir().join("report");
+    let results_path = store.dir().join("results.jsonl");
+    let set = super::analyze::analysed(
+        results_path.display().to_string(),
+        header.clone(),
+        outcome.records.clone(),
+        None,
+    )?;
+    if !args.json {
+        print!(
+            "\n{}",
+            String::from_utf8_lossy(
+                &scalescope_report::TextExporter.export(std::slice::from_ref(&set))
+            )
+        );
+    }
+    super::analyze::write_report(&[set], &report_dir)?;
     eprintln!(
-        "results: {}  summary: {}",
-        store.dir().join("results.jsonl").display(),
-        csv.display()
+        "results: {}  summary: {}  report: {}",
+        results_path.display(),
+        csv.display(),
+        report_dir.join("index.html").display()
     );
     if outcome.interrupted {
         eprintln!(

@@ -481,23 +481,27 @@ fn findings(
         });
     }
     for c in cmp.iter().filter(|c| c.significant && c.ratio > 1.05) {
+        let p = c.p_value.unwrap_or(f64::NAN);
         let evidence = vec![format!(
-            "{} threads, {}: {} {:.4} vs {} {:.4} (p = {:.3})",
+            "{} threads, {}: {} {:.4} vs {} {:.4} ({})",
             c.threads,
             c.mem,
             c.best,
             c.perf[&c.best],
             c.worst,
             c.perf[&c.worst],
-            c.p_value.unwrap_or(f64::NAN)
+            if p < 0.001 {
+                "p < 0.001".to_string()
+            } else {
+                format!("p = {p:.3}")
+            }
         )];
-        let spread = |s: &str| matches!(s, "scatter" | "spread");
-        let advice = if spread(&c.best) && !spread(&c.worst) {
-            "spreading threads wins: the program is sensitive to memory bandwidth or cache capacity per thread, so give each thread its own cache and memory controller"
-        } else if !spread(&c.best) && spread(&c.worst) {
-            "packing threads wins: the threads share data, so keep them close (shared L3, one package)"
-        } else {
-            "the placement matters here; prefer the best one for production runs"
+        let usage_of = |name: &str| {
+            curves
+                .iter()
+                .find(|k| k.placement.to_string() == name && k.mem == c.mem)
+                .and_then(|k| k.points.iter().find(|pt| pt.threads == c.threads))
+                .and_then(|pt| pt.usage)
         };
         out.push(Finding {
             severity: "notice".into(),
@@ -506,7 +510,7 @@ fn findings(
                 c.best, c.ratio, c.worst, c.threads
             ),
             evidence,
-            advice: Some(advice.into()),
+            advice: Some(placement_advice(usage_of(&c.best), usage_of(&c.worst))),
         });
     }
     if topo.cpu_numa_nodes() < 2 && topo.packages.len() < 2 {
@@ -520,6 +524,25 @@ fn findings(
         });
     }
     out
+}
+
+/// What the winning placement does differently, in words.
+fn placement_advice(best: Option<Usage>, worst: Option<Usage>) -> String {
+    match (best, worst) {
+        (Some(b), Some(w)) if !b.smt_shared && w.smt_shared => {
+            "the slower placement puts threads on SMT siblings of one core: give each thread its own physical core".into()
+        }
+        (Some(b), Some(w)) if b.smt_shared && !w.smt_shared => {
+            "sharing cores wins here: the threads share data that SMT siblings find in the same L1/L2".into()
+        }
+        (Some(b), Some(w)) if b.packages > w.packages || b.numa_nodes > w.numa_nodes => {
+            "spreading over more packages or NUMA nodes wins: the program is bound by memory bandwidth or cache capacity per thread, so use every memory controller".into()
+        }
+        (Some(b), Some(w)) if b.packages < w.packages || b.l3_domains < w.l3_domains => {
+            "packing threads wins: they share data, so keep them in one L3 and one package".into()
+        }
+        _ => "the placement matters here; prefer the faster one for production runs".into(),
+    }
 }
 
 fn curve_findings(c: &Curve, basis: &Basis) -> Vec<Finding> {

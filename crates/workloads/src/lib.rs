@@ -50,6 +50,8 @@ pub struct Figure {
 /// check it in `verify`.
 pub trait Workload {
     fn name(&self) -> &'static str;
+    /// The figure a sweep analyses by default (its name among the run's figures).
+    fn primary_figure(&self) -> &'static str;
     /// Allocates and initialises data from the pool's pinned threads.
     ///
     /// # Errors

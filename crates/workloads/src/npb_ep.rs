@@ -168,6 +168,10 @@ impl Workload for Ep {
         "ep"
     }
 
+    fn primary_figure(&self) -> &'static str {
+        "mops"
+    }
+
     fn prepare(&mut self, _pool: &Pool) -> Result<(), WorkloadError> {
         Ok(())
     }

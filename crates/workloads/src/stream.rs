@@ -342,6 +342,10 @@ impl Workload for Stream {
         "stream"
     }
 
+    fn primary_figure(&self) -> &'static str {
+        "triad_gb_per_s"
+    }
+
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
         let arrays = [
             Array::new(self.n)?,
