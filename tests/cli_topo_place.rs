@@ -325,11 +325,24 @@ fn live_topology_agrees_with_lstopo() {
     assert_eq!(mem(&live), mem(&from_lstopo));
 }
 
+/// The tour sweeps the built-in workloads, writes a report and says where it is.
 #[test]
 fn the_tour_runs_with_no_arguments() {
-    scalescope()
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("Machine: "))
-        .stdout(predicate::str::contains("Placements for"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = scalescope().current_dir(dir.path()).assert().success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        stdout.contains("Machine: ") && stdout.contains("over the placements that differ here"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[ep] ") && stdout.contains("[stream] "),
+        "{stdout}"
+    );
+    let report = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Report: "))
+        .expect("the tour names its report");
+    let html = std::fs::read_to_string(dir.path().join(report)).unwrap();
+    assert!(html.contains("built-in workload ep") && html.contains("built-in workload stream"));
 }

@@ -103,7 +103,7 @@ fn command_of(args: &SweepArgs) -> anyhow::Result<CommandSpec> {
 }
 
 /// The per-run command line: the program as given, or this binary's workload child.
-fn template_of(
+pub(crate) fn template_of(
     command: &CommandSpec,
     timeout: Option<f64>,
     grace: f64,
@@ -201,16 +201,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     check_program(&command)?;
-    let header = Header {
-        schema: "scalescope.results".into(),
-        schema_version: RESULTS_SCHEMA_VERSION,
-        scalescope_version: env!("CARGO_PKG_VERSION").into(),
-        started_unix_secs: SystemClock.unix_secs(),
-        command,
-        plan,
-        timeout_secs: args.timeout,
-        machine: Fingerprint::read(Path::new("/"), &topo),
-    };
+    let header = new_header(command, plan, args.timeout, &topo);
     let out = args.out.clone().unwrap_or_else(|| {
         PathBuf::from(format!(
             "scalescope-results/sweep-{}",
@@ -219,6 +210,25 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     });
     let mut store = ResultsStore::create(&out, &header)?;
     execute(args, &header, &template, &points, &mut store, Vec::new())
+}
+
+/// The header of a new sweep on this machine.
+pub(crate) fn new_header(
+    command: CommandSpec,
+    plan: Plan,
+    timeout: Option<f64>,
+    topo: &Topology,
+) -> Header {
+    Header {
+        schema: "scalescope.results".into(),
+        schema_version: RESULTS_SCHEMA_VERSION,
+        scalescope_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix_secs: SystemClock.unix_secs(),
+        command,
+        plan,
+        timeout_secs: timeout,
+        machine: Fingerprint::read(Path::new("/"), topo),
+    }
 }
 
 /// Finishes a sweep from its header; flags that would change it are refused.
@@ -465,12 +475,12 @@ fn shell_quote(a: &str) -> String {
 }
 
 /// A progress bar with ETA on stderr; hidden when stderr is not a terminal or --quiet.
-struct Bar {
+pub(crate) struct Bar {
     bar: Option<ProgressBar>,
 }
 
 impl Bar {
-    fn new(hidden: bool) -> Bar {
+    pub(crate) fn new(hidden: bool) -> Bar {
         Bar {
             bar: (!hidden).then(ProgressBar::hidden),
         }

@@ -1,0 +1,119 @@
+//! `analyze`, `compare` and `report` on results written by real sweeps.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn scalescope() -> Command {
+    Command::cargo_bin("scalescope").unwrap()
+}
+
+fn sweep_sleep(out: &Path, secs: &str) {
+    scalescope()
+        .args([
+            "sweep",
+            "--quiet",
+            "--threads",
+            "1,2",
+            "--reps",
+            "4",
+            "--warmup",
+            "0",
+            "--out",
+        ])
+        .arg(out)
+        .args(["--", "sleep", secs])
+        .assert()
+        .success();
+}
+
+#[test]
+fn compare_finds_the_significant_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    sweep_sleep(&a, "0.05");
+    sweep_sleep(&b, "0.1");
+    let out = scalescope()
+        .arg("compare")
+        .arg(a.join("results.jsonl"))
+        .arg(b.join("results.jsonl"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        let ratio = r["ratio"].as_f64().unwrap();
+        assert!(
+            (0.4..0.6).contains(&ratio),
+            "B takes twice as long: {ratio}"
+        );
+        assert_eq!(r["significant"], true);
+    }
+    scalescope()
+        .arg("compare")
+        .arg(a.join("results.jsonl"))
+        .arg(a.join("results.jsonl"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("B/A"))
+        .stdout(predicate::str::is_match(r"(?m)  no$").unwrap().count(2));
+}
+
+#[test]
+fn analyze_prints_and_exports_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    sweep_sleep(&a, "0.02");
+    assert!(
+        a.join("report/index.html").is_file(),
+        "every sweep writes its report"
+    );
+    let out = scalescope()
+        .arg("analyze")
+        .arg(a.join("results.jsonl"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    let curve = &v["results"][0]["analysis"]["curves"][0];
+    assert_eq!(curve["placement"], "cores-first");
+    assert_eq!(curve["points"].as_array().unwrap().len(), 2);
+    // sleep does not get faster with threads: efficiency about 50% at 2.
+    let eff = curve["points"][1]["efficiency"].as_f64().unwrap();
+    assert!((0.4..0.6).contains(&eff), "{eff}");
+    scalescope()
+        .arg("analyze")
+        .arg(a.join("results.jsonl"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Findings:"));
+}
+
+#[test]
+fn bad_results_files_name_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.jsonl");
+    std::fs::write(&f, "{\"record\":\"header\"}\n").unwrap();
+    scalescope()
+        .arg("analyze")
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("bad.jsonl:1:"));
+    scalescope()
+        .args(["analyze", "/no/such/results.jsonl"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("/no/such/results.jsonl"));
+    scalescope()
+        .args(["report", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+}
