@@ -101,6 +101,74 @@ Examples:
   scalescope mem stream --threads 2 --placement scatter --size 1GiB --json
   scalescope mem stream --threads 1 --mem bind:0 --nt")]
     Stream(StreamArgs),
+    /// Bandwidth and latency from every CPU node to every memory node, clustered into
+    /// distance levels and compared with the firmware's SLIT table.
+    #[command(after_help = "\
+Examples:
+  scalescope mem matrix
+  scalescope mem matrix --size 512MiB --json > matrix.json
+  scalescope report matrix.json --out report")]
+    Matrix(MatrixArgs),
+    /// Load latency against working-set size, from 4 KiB to past 4x the last-level cache.
+    #[command(after_help = "\
+Examples:
+  scalescope mem latency
+  scalescope mem latency --cpu 3 --max-size 1GiB --json")]
+    Latency(LatencyArgs),
+    /// Core-to-core latency: CAS ping-pong on one cache line between every pair of CPUs.
+    #[command(after_help = "\
+Examples:
+  scalescope mem c2c
+  scalescope mem c2c --cpus 0,1,24,48 --node 1 --json")]
+    C2c(C2cArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Bytes read per bandwidth cell [default: 4 x the total last-level cache].
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Bytes chased per latency cell [default: 4 x the total last-level cache].
+    #[arg(long)]
+    pub latency_size: Option<String>,
+    /// Reading passes per bandwidth cell; the best counts.
+    #[arg(long, default_value_t = 3)]
+    pub passes: usize,
+    /// Threads per CPU node for bandwidth [default: every usable PU of the node].
+    #[arg(long)]
+    pub threads_per_node: Option<usize>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    /// CPU to measure from [default: the first usable].
+    #[arg(long)]
+    pub cpu: Option<u32>,
+    /// Largest working set [default: 8 x the total last-level cache].
+    #[arg(long)]
+    pub max_size: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct C2cArgs {
+    /// CPUs to pair up (cpulist) [default: every usable CPU].
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// NUMA node holding the shared cache line [default: where first touched].
+    #[arg(long)]
+    pub node: Option<u32>,
+    /// Round trips per sample.
+    #[arg(long, default_value_t = 1000)]
+    pub round_trips: usize,
+    /// Samples per pair (the first is a discarded warm-up).
+    #[arg(long, default_value_t = 100)]
+    pub samples: usize,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

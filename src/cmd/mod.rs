@@ -1,7 +1,7 @@
 //! One module per subcommand; each takes its parsed arguments and returns an exit code.
 
 pub mod analyze;
-mod mem;
+pub mod mem;
 mod npb;
 mod place;
 mod sweep;

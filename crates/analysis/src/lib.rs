@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod events;
 pub mod fit;
+pub mod hops;
 pub mod knee;
 pub mod welch;
 

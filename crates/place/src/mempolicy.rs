@@ -210,6 +210,34 @@ impl PreparedPolicy {
     }
 }
 
+/// Applies a policy to the pages of `[addr, addr + len)` (`mbind(2)`); call it before
+/// the pages are first touched so they are allocated where the policy says.
+///
+/// # Errors
+/// The OS error from `mbind` (EINVAL for an unaligned range or a bad node).
+///
+/// # Safety
+/// `[addr, addr + len)` must be a mapping owned by the caller.
+pub unsafe fn bind_range(addr: *mut u8, len: usize, policy: &ResolvedPolicy) -> io::Result<()> {
+    let p = PreparedPolicy::new(policy);
+    let (ptr, maxnode) = if p.mode == MPOL_DEFAULT || p.mode == MPOL_LOCAL {
+        (std::ptr::null(), 0)
+    } else {
+        (
+            p.mask.as_ptr(),
+            p.mask.len() * 8 * std::mem::size_of::<libc::c_ulong>() + 1,
+        )
+    };
+    // SAFETY: the caller owns the mapping; mbind only changes its policy and reads
+    // `maxnode` bits of the mask, which `p` keeps alive for the call.
+    let rc = unsafe { libc::syscall(libc::SYS_mbind, addr, len, p.mode, ptr, maxnode, 0u32) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! are pinned to a placement before any data is touched, so first-touch puts every
 //! thread's pages where it runs.
 
+pub mod mem;
 pub mod npb_ep;
 pub mod pool;
 pub mod size;

@@ -1,0 +1,234 @@
+//! The NUMA matrices and the latency ladder.
+//!
+//! Bandwidth: for every (CPU node i, memory node j), one pinned thread per usable PU
+//! of node i reads (sums) a buffer bound to node j and first-touched by those same
+//! threads; the best of several passes gives GB/s. The pages' node is read back
+//! from `numa_maps`, so a cell whose memory did not land where asked says so.
+//! Latency: one thread on node i's first PU chases pointers through a buffer bound
+//! to node j, larger than the last-level cache.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use scalescope_place::MemPolicy;
+use scalescope_topo::{CpuSet, Topology};
+
+use super::buffer::{pages_by_node, MmapBuffer};
+use super::chase::{build_cycle, chase, LINE_WORDS};
+use crate::pool::{chunk, Pool};
+use crate::WorkloadError;
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct MatrixConfig {
+    /// Bytes read per bandwidth cell.
+    pub bandwidth_bytes: usize,
+    /// Passes per bandwidth cell (the best counts).
+    pub passes: usize,
+    /// Bytes chased per latency cell.
+    pub latency_bytes: usize,
+    /// Loads timed per latency cell.
+    pub latency_steps: usize,
+    /// Threads per CPU node for bandwidth (default: every usable PU of the node).
+    pub threads_per_node: Option<usize>,
+}
+
+/// The measured matrices: rows are CPU nodes, columns memory nodes.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemMatrix {
+    pub cpu_nodes: Vec<u32>,
+    pub memory_nodes: Vec<u32>,
+    pub bandwidth_gb_per_s: Vec<Vec<f64>>,
+    pub latency_ns: Vec<Vec<f64>>,
+    /// Fraction of each bandwidth buffer's pages found on the asked node (None:
+    /// numa_maps unavailable).
+    pub placement_verified: Vec<Vec<Option<f64>>>,
+    /// The firmware's SLIT distances between the same nodes (empty if none).
+    pub slit: Vec<Vec<u32>>,
+    pub threads_per_node: Vec<usize>,
+}
+
+fn io_err(what: &str, e: std::io::Error) -> WorkloadError {
+    WorkloadError::BadParam {
+        key: what.into(),
+        detail: e.to_string(),
+    }
+}
+
+/// Reads a buffer bound to `node` with the pool's threads; returns (best GB/s,
+/// fraction of pages on `node`).
+fn bandwidth_cell(
+    topo: &Topology,
+    pool: &Pool,
+    node: u32,
+    cfg: &MatrixConfig,
+) -> Result<(f64, Option<f64>), WorkloadError> {
+    let buf = MmapBuffer::new(cfg.bandwidth_bytes).map_err(|e| io_err("bandwidth buffer", e))?;
+    let policy =
+        MemPolicy::Bind(vec![node])
+            .resolve(topo)
+            .map_err(|e| WorkloadError::BadParam {
+                key: "node".into(),
+                detail: e.to_string(),
+            })?;
+    buf.bind(&policy).map_err(|e| io_err("mbind", e))?;
+    let n = buf.len() / 8;
+    let t = pool.threads();
+    pool.broadcast(|i| {
+        // SAFETY: worker i first-touches only its own chunk.
+        let w = unsafe { buf.as_mut_slice::<f64>() };
+        w[chunk(n, t, i, 8)].fill(1.0);
+    });
+    let verified = pages_by_node(buf.addr()).map(|m| {
+        let total: u64 = m.values().sum();
+        m.get(&node).copied().unwrap_or(0) as f64 / total.max(1) as f64
+    });
+    let mut best = f64::INFINITY;
+    for _ in 0..cfg.passes.max(1) {
+        let t0 = Instant::now();
+        let sums = pool.broadcast(|i| {
+            // SAFETY: read-only access; no worker writes during the pass.
+            let w = unsafe { buf.as_mut_slice::<f64>() };
+            crate::stream::sum8(&w[chunk(n, t, i, 8)])
+        });
+        best = best.min(t0.elapsed().as_secs_f64());
+        std::hint::black_box(sums);
+    }
+    Ok((buf.len() as f64 / best / 1e9, verified))
+}
+
+/// Latency of dependent loads from `cpu` into a buffer bound to `node`.
+fn latency_cell(
+    topo: &Topology,
+    cpu: u32,
+    node: u32,
+    cfg: &MatrixConfig,
+) -> Result<f64, WorkloadError> {
+    let pool = Pool::new(&[[cpu].into_iter().collect()], None)?;
+    let policy =
+        MemPolicy::Bind(vec![node])
+            .resolve(topo)
+            .map_err(|e| WorkloadError::BadParam {
+                key: "node".into(),
+                detail: e.to_string(),
+            })?;
+    let buf = MmapBuffer::new(cfg.latency_bytes).map_err(|e| io_err("latency buffer", e))?;
+    buf.bind(&policy).map_err(|e| io_err("mbind", e))?;
+    let lines = buf.len() / 64;
+    Ok(pool.broadcast(|_| {
+        // SAFETY: the only thread touching the buffer.
+        let words = unsafe { buf.as_mut_slice::<u64>() };
+        build_cycle(words, lines, 0x5ca1_e5c0 + u64::from(node));
+        chase(words, cfg.latency_steps)
+    })[0])
+}
+
+/// Measures both matrices over the allowed nodes.
+///
+/// # Errors
+/// Pinning, mapping or binding failures.
+pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, WorkloadError> {
+    let cpu_nodes: Vec<&scalescope_topo::NumaNode> = topo
+        .numa_nodes
+        .iter()
+        .filter(|n| n.allowed && n.cpus.intersects(&topo.usable_cpus()))
+        .collect();
+    let mem_nodes: Vec<u32> = topo
+        .numa_nodes
+        .iter()
+        .filter(|n| n.allowed && n.memory_bytes != Some(0))
+        .map(|n| n.id)
+        .collect();
+    let mut bw = Vec::new();
+    let mut lat = Vec::new();
+    let mut verified = Vec::new();
+    let mut threads = Vec::new();
+    for src in &cpu_nodes {
+        let cpus: Vec<u32> = src.cpus.intersection(&topo.usable_cpus()).iter().collect();
+        let take = cfg
+            .threads_per_node
+            .unwrap_or(cpus.len())
+            .clamp(1, cpus.len());
+        let sets: Vec<CpuSet> = cpus[..take]
+            .iter()
+            .map(|c| [*c].into_iter().collect())
+            .collect();
+        let pool = Pool::new(&sets, None)?;
+        threads.push(take);
+        let (mut brow, mut lrow, mut vrow) = (Vec::new(), Vec::new(), Vec::new());
+        for &dst in &mem_nodes {
+            let (gbs, v) = bandwidth_cell(topo, &pool, dst, cfg)?;
+            brow.push(gbs);
+            vrow.push(v);
+            lrow.push(latency_cell(topo, cpus[0], dst, cfg)?);
+        }
+        bw.push(brow);
+        lat.push(lrow);
+        verified.push(vrow);
+    }
+    let slit: Vec<Vec<u32>> = cpu_nodes
+        .iter()
+        .map(|src| {
+            mem_nodes
+                .iter()
+                .filter_map(|d| {
+                    topo.numa_nodes
+                        .iter()
+                        .position(|n| n.id == *d)
+                        .and_then(|j| src.distances.get(j).copied())
+                })
+                .collect()
+        })
+        .filter(|row: &Vec<u32>| row.len() == mem_nodes.len())
+        .collect();
+    Ok(MemMatrix {
+        cpu_nodes: cpu_nodes.iter().map(|n| n.id).collect(),
+        memory_nodes: mem_nodes,
+        bandwidth_gb_per_s: bw,
+        latency_ns: lat,
+        placement_verified: verified,
+        slit: if slit.len() == cpu_nodes.len() {
+            slit
+        } else {
+            Vec::new()
+        },
+        threads_per_node: threads,
+    })
+}
+
+/// One rung of the latency ladder.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rung {
+    pub bytes: usize,
+    pub ns: f64,
+}
+
+/// Working-set sizes from 4 KiB doubling to at least `max_bytes`.
+pub fn ladder_sizes(max_bytes: usize) -> Vec<usize> {
+    std::iter::successors(Some(4096usize), |s| (*s < max_bytes).then(|| s * 2)).collect()
+}
+
+/// Latency against working-set size, from one thread pinned to `cpu`.
+///
+/// # Errors
+/// Pinning or mapping failures.
+pub fn ladder(cpu: u32, sizes: &[usize], max_steps: usize) -> Result<Vec<Rung>, WorkloadError> {
+    let pool = Pool::new(&[[cpu].into_iter().collect()], None)?;
+    sizes
+        .iter()
+        .map(|&bytes| {
+            let buf = MmapBuffer::new(bytes).map_err(|e| io_err("ladder buffer", e))?;
+            let lines = bytes / (LINE_WORDS * 8);
+            // Enough loads to pass over the set several times, bounded for big sets.
+            let steps = (lines * 16).clamp(200_000, max_steps.max(200_000));
+            let ns = pool.broadcast(|_| {
+                // SAFETY: the only thread touching the buffer.
+                let words = unsafe { buf.as_mut_slice::<u64>() };
+                build_cycle(words, lines, 0xc0ffee);
+                chase(words, steps)
+            })[0];
+            Ok(Rung { bytes, ns })
+        })
+        .collect()
+}

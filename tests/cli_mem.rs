@@ -1,0 +1,171 @@
+//! The memory commands on this machine at 1-2 threads: STREAM validates, the
+//! latency ladder rises from cache to memory, the matrix is 1x1 on a one-node
+//! machine and says so, core-to-core latency pairs every CPU; bad sizes and node
+//! numbers get clear errors.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn scalescope() -> Command {
+    Command::cargo_bin("scalescope").unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = scalescope().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn stream_json_has_every_kernel_and_validates() {
+    for threads in ["1", "2"] {
+        let v = json(&[
+            "mem",
+            "stream",
+            "--threads",
+            threads,
+            "--size",
+            "16MiB",
+            "--ntimes",
+            "3",
+            "--json",
+        ]);
+        assert_eq!(v["verified"], true, "{}", v["verification"]);
+        for k in ["copy", "scale", "add", "triad", "sum"] {
+            assert!(v["kernels"][k]["gb_per_s"].as_f64().unwrap() > 0.1, "{k}");
+        }
+        assert_eq!(v["array_bytes"], 16 << 20);
+    }
+    let v = json(&[
+        "mem",
+        "stream",
+        "--threads",
+        "1",
+        "--size",
+        "4MiB",
+        "--ntimes",
+        "2",
+        "--nt",
+        "--json",
+    ]);
+    assert_eq!(v["verified"], true);
+}
+
+#[test]
+fn latency_ladder_rises_from_cache_to_memory() {
+    let v = json(&["mem", "latency", "--max-size", "256MiB", "--json"]);
+    let rungs = v["rungs"].as_array().unwrap();
+    assert_eq!(rungs[0]["bytes"], 4096);
+    assert!(rungs.last().unwrap()["bytes"].as_u64().unwrap() >= 256 << 20);
+    let ns = |i: usize| rungs[i]["ns"].as_f64().unwrap();
+    let (small, large) = (ns(0), ns(rungs.len() - 1));
+    assert!(small > 0.1 && small < 10.0, "L1 hit {small} ns");
+    assert!(
+        large > 4.0 * small,
+        "memory {large} ns should be far slower than L1 {small} ns"
+    );
+}
+
+#[test]
+fn matrix_on_one_node_is_1x1_and_says_so() {
+    let topo = scalescope_topo::Source::Live.load().unwrap();
+    let v = json(&[
+        "mem",
+        "matrix",
+        "--size",
+        "32MiB",
+        "--latency-size",
+        "32MiB",
+        "--passes",
+        "2",
+        "--json",
+    ]);
+    let m = &v["matrix"];
+    let nodes = topo.numa_nodes.iter().filter(|n| n.allowed).count();
+    assert_eq!(
+        m["bandwidth_gb_per_s"].as_array().unwrap().len(),
+        topo.cpu_numa_nodes().min(nodes)
+    );
+    assert!(m["bandwidth_gb_per_s"][0][0].as_f64().unwrap() > 0.1);
+    assert!(m["latency_ns"][0][0].as_f64().unwrap() > 1.0);
+    // The pages of the cell really were on the node asked for.
+    assert_eq!(m["placement_verified"][0][0].as_f64(), Some(1.0));
+    if nodes == 1 {
+        assert!(v["note"].as_str().unwrap().starts_with("1x1"));
+        scalescope()
+            .args([
+                "mem",
+                "matrix",
+                "--size",
+                "16MiB",
+                "--latency-size",
+                "16MiB",
+                "--passes",
+                "1",
+            ])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(
+                "1x1 matrix: this machine has one NUMA node",
+            ));
+    }
+}
+
+#[test]
+fn c2c_pairs_every_cpu() {
+    let v = json(&[
+        "mem",
+        "c2c",
+        "--round-trips",
+        "300",
+        "--samples",
+        "5",
+        "--node",
+        "0",
+        "--json",
+    ]);
+    let c = &v["c2c"];
+    let n = c["cpus"].as_array().unwrap().len();
+    assert_eq!(c["pairs"].as_array().unwrap().len(), n * (n - 1) / 2);
+    assert!(c["pairs"][0]["mean_ns"].as_f64().unwrap() > 1.0);
+    assert_eq!(c["line_node"], 0);
+}
+
+#[test]
+fn bad_sizes_and_nodes_get_clear_errors() {
+    for (args, needle) in [
+        (
+            vec!["mem", "stream", "--size", "lots"],
+            "`lots` is not a size",
+        ),
+        (vec!["mem", "stream", "--mem", "bind:7"], "memory node `7`"),
+        (vec!["mem", "stream", "--ntimes", "1"], "--ntimes 1"),
+        (
+            vec!["mem", "matrix", "--size", "0"],
+            "--size: `0` is out of range",
+        ),
+        (vec!["mem", "matrix", "--passes", "0"], "--passes 0"),
+        (
+            vec!["mem", "latency", "--cpu", "999"],
+            "--cpu 999: not a usable CPU",
+        ),
+        (vec!["mem", "latency", "--max-size", "12XB"], "unknown unit"),
+        (vec!["mem", "c2c", "--node", "9"], "memory node `9`"),
+        (
+            vec!["mem", "c2c", "--cpus", "0,999"],
+            "CPU 999 is not usable",
+        ),
+        (vec!["mem", "c2c", "--cpus", "0"], "needs two CPUs"),
+    ] {
+        let out = scalescope().args(&args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
