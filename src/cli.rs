@@ -184,7 +184,7 @@ pub struct AnalyzeArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// One or more results.jsonl files.
+    /// Sweeps' results.jsonl files and `mem matrix|latency|c2c --json` documents.
     #[arg(required = true)]
     pub results: Vec<PathBuf>,
     /// Directory for index.html, the charts and curves.csv.

@@ -169,3 +169,77 @@ fn bad_sizes_and_nodes_get_clear_errors() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn report_draws_memory_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, args: &[&str]| {
+        let out = scalescope().args(args).output().unwrap();
+        assert!(out.status.success());
+        let p = dir.path().join(name);
+        std::fs::write(&p, out.stdout).unwrap();
+        p
+    };
+    let c2c = write(
+        "c2c.json",
+        &[
+            "mem",
+            "c2c",
+            "--round-trips",
+            "200",
+            "--samples",
+            "4",
+            "--json",
+        ],
+    );
+    let lat = write(
+        "lat.json",
+        &["mem", "latency", "--max-size", "1MiB", "--json"],
+    );
+    let mx = write(
+        "mx.json",
+        &[
+            "mem",
+            "matrix",
+            "--size",
+            "8MiB",
+            "--latency-size",
+            "8MiB",
+            "--passes",
+            "1",
+            "--json",
+        ],
+    );
+    let out = dir.path().join("report");
+    scalescope()
+        .arg("report")
+        .args([&c2c, &lat, &mx])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    for f in [
+        "m1-c2c.svg",
+        "m2-latency-ladder.svg",
+        "m3-matrix-bandwidth.svg",
+        "m3-matrix-latency.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("Core-to-core latency")
+            && html.contains("Latency ladder")
+            && html.contains("NUMA matrices")
+    );
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"kind\":\"nope\"}").unwrap();
+    scalescope()
+        .arg("report")
+        .arg(&bad)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unknown document kind `nope`"));
+}

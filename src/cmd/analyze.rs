@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use scalescope_analysis::{analyze, compare::compare, Basis};
 use scalescope_report::html::HtmlExporter;
+use scalescope_report::mem::Section;
 use scalescope_report::{charts, CsvExporter, Exporter, JsonExporter, ResultSet, TextExporter};
 use scalescope_sweep::store::{read_results, Header, RunRecord};
 
@@ -58,12 +59,24 @@ pub fn analysed(
 
 /// Writes index.html, every chart as SVG, curves.csv and analysis.json into `dir`.
 pub fn write_report(sets: &[ResultSet], dir: &Path) -> anyhow::Result<()> {
+    write_report_with(sets, &[], dir)
+}
+
+/// The same, with memory sections (heatmaps, the latency ladder) after the sweeps.
+pub fn write_report_with(
+    sets: &[ResultSet],
+    sections: &[Section],
+    dir: &Path,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let write = |name: &str, bytes: &[u8]| -> anyhow::Result<()> {
         let p = dir.join(name);
         std::fs::write(&p, bytes).with_context(|| format!("writing {}", p.display()))
     };
-    write("index.html", &HtmlExporter.export(sets))?;
+    write(
+        "index.html",
+        HtmlExporter.page_with(sets, sections).as_bytes(),
+    )?;
     write("curves.csv", &CsvExporter.export(sets))?;
     write("analysis.json", &JsonExporter.export(sets))?;
     for (i, set) in sets.iter().enumerate() {
@@ -75,6 +88,9 @@ pub fn write_report(sets: &[ResultSet], dir: &Path) -> anyhow::Result<()> {
         for c in charts(set, &prefix) {
             write(&c.file, c.svg.as_bytes())?;
         }
+    }
+    for c in sections.iter().flat_map(|s| &s.charts) {
+        write(&c.file, c.svg.as_bytes())?;
     }
     Ok(())
 }
@@ -98,15 +114,33 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn run_report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let sets = args
-        .results
-        .iter()
-        .map(|p| {
+    let mut sets = Vec::new();
+    let mut sections = Vec::new();
+    for (i, p) in args.results.iter().enumerate() {
+        // A sweep's results.jsonl, or a `mem ... --json` document.
+        if p.extension().is_some_and(|e| e == "jsonl") {
             let (h, r) = load(p)?;
-            analysed(p.display().to_string(), h, r, args.basis.as_deref())
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    write_report(&sets, &args.out)?;
+            sets.push(analysed(
+                p.display().to_string(),
+                h,
+                r,
+                args.basis.as_deref(),
+            )?);
+        } else {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let doc: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not JSON", p.display()))?;
+            let sec = scalescope_report::mem::section(
+                &p.display().to_string(),
+                &doc,
+                &format!("m{}-", i + 1),
+            )
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            sections.push(sec);
+        }
+    }
+    write_report_with(&sets, &sections, &args.out)?;
     println!("{}", args.out.join("index.html").display());
     Ok(ExitCode::SUCCESS)
 }

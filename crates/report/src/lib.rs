@@ -4,6 +4,7 @@
 //! Everything is a pure function of the results, so every format is snapshot-tested.
 
 pub mod html;
+pub mod mem;
 pub mod svg;
 
 use std::fmt::Write as _;
