@@ -215,11 +215,18 @@ Examples:
   scalescope npb ep --class A --threads 2 --placement scatter --json
   scalescope sweep --workload ep --param class=W --threads 1,2")]
     Ep(NpbArgs),
+    /// IS: integer sort by ranking; partial and full verification; Mop/s.
+    #[command(after_help = "\
+Examples:
+  scalescope npb is --class S
+  scalescope npb is --class A --threads 2 --json
+  scalescope sweep --workload is --param class=W --threads 1,2")]
+    Is(NpbArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct NpbArgs {
-    /// Problem class: S, W, A or B.
+    /// Problem class: S, W, A or B (official verification values for each).
     #[arg(long, default_value = "S")]
     pub class: String,
     /// Threads [default: every usable PU].

@@ -6,24 +6,25 @@ use std::process::ExitCode;
 use scalescope_place::{place, PlaceRequest, Strategy};
 use scalescope_topo::Source;
 use scalescope_workloads::npb_ep::Ep;
-use scalescope_workloads::{execute, Pool};
+use scalescope_workloads::npb_is::Is;
+use scalescope_workloads::{execute, Pool, Workload};
 
 use crate::cli::{NpbArgs, NpbCommand};
 
 pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        NpbCommand::Ep(args) => ep(args),
+        NpbCommand::Ep(args) => kernel("EP", Box::new(Ep::new(&args.class)?), args),
+        NpbCommand::Is(args) => kernel("IS", Box::new(Is::new(&args.class)?), args),
     }
 }
 
-fn ep(args: &NpbArgs) -> anyhow::Result<ExitCode> {
+fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.placement.parse()?;
-    let mut ep = Ep::new(&args.class)?;
     let topo = Source::Live.load()?;
     let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
     let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
     let pool = Pool::new(&placement.threads, None)?;
-    let report = execute(&mut ep, &pool)?;
+    let report = execute(workload.as_mut(), &pool)?;
     if args.json {
         println!(
             "{}",
@@ -36,7 +37,7 @@ fn ep(args: &NpbArgs) -> anyhow::Result<ExitCode> {
         );
     } else {
         println!(
-            "NPB EP class {}: {} threads ({}), {:.4} s, {:.2} Mop/s",
+            "NPB {name} class {}: {} threads ({}), {:.4} s, {:.2} Mop/s",
             args.class, threads, placement.strategy, report.seconds, report.figures["mops"]
         );
         println!(
@@ -51,7 +52,7 @@ fn ep(args: &NpbArgs) -> anyhow::Result<ExitCode> {
     }
     if !report.verified {
         anyhow::bail!(
-            "NPB EP class {} failed verification: {}",
+            "NPB {name} class {} failed verification: {}",
             args.class,
             report.verification
         );

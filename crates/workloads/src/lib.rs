@@ -6,6 +6,8 @@
 
 pub mod mem;
 pub mod npb_ep;
+pub mod npb_is;
+pub mod npb_rand;
 pub mod pool;
 pub mod size;
 pub mod stream;
@@ -30,7 +32,7 @@ pub enum WorkloadError {
 }
 
 /// Names accepted by [`build`].
-pub const AVAILABLE: &str = "stream, ep";
+pub const AVAILABLE: &str = "stream, ep, is";
 
 /// The result of checking a run against an independent reference.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -113,6 +115,7 @@ pub fn build(
     match name {
         "stream" => Ok(Box::new(stream::Stream::from_params(params, topo)?)),
         "ep" => Ok(Box::new(npb_ep::Ep::from_params(params)?)),
+        "is" => Ok(Box::new(npb_is::Is::from_params(params)?)),
         other => Err(WorkloadError::Unknown(other.to_string())),
     }
 }

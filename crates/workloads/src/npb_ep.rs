@@ -4,9 +4,7 @@
 //! Gaussian pairs by the Marsaglia polar method; the sums of the pairs and the counts
 //! per square annulus are verified against the official values for the class.
 //!
-//! The generator is computed in 64-bit integers: `a*x mod 2^46` is the low 46 bits of
-//! the wrapping product, exactly the value NPB's split double-precision `randlc`
-//! computes, so the stream of deviates is bit-identical.
+//! The generator ([`crate::npb_rand`]) is bit-identical to NPB's `randlc`.
 //!
 //! Work is split like the reference OpenMP code: the 2^(M-16) batches of 2^16 pairs
 //! are divided statically among the workers, each batch's seed found by jumping
@@ -21,16 +19,15 @@ use serde_json::json;
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
+use crate::npb_rand::{jump, next, pow2k, A, R46};
+
 const MK: u32 = 16;
 const NK: usize = 1 << MK;
 const NQ: usize = 10;
-const A: u64 = 1_220_703_125; // 5^13
 const SEED: u64 = 271_828_183;
-const MASK46: u64 = (1 << 46) - 1;
-const R46: f64 = 1.0 / (1u64 << 46) as f64;
 
 /// The official values, from NPB 3.4.1 as recorded in tests/fixtures/npb.json.
-static NPB_JSON: &str = include_str!("../../../tests/fixtures/npb.json");
+pub(crate) static NPB_JSON: &str = include_str!("../../../tests/fixtures/npb.json");
 
 #[derive(Deserialize)]
 struct EpReference {
@@ -50,29 +47,6 @@ fn reference() -> EpReference {
     let v: serde_json::Value =
         serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
     serde_json::from_value(v["EP"].clone()).expect("the embedded npb.json has the EP section")
-}
-
-/// x <- a*x mod 2^46, returning the new x.
-#[inline]
-fn next(x: u64, a: u64) -> u64 {
-    a.wrapping_mul(x) & MASK46
-}
-
-/// a^(2^k) mod 2^46 by squaring.
-fn pow2k(a: u64, k: u32) -> u64 {
-    (0..k).fold(a, |t, _| next(t, t))
-}
-
-/// The generator state after `n` steps from `x`, by binary jumping (ep.c's seed search).
-fn jump(mut x: u64, mut n: u64, mut a: u64) -> u64 {
-    while n > 0 {
-        if n & 1 == 1 {
-            x = next(x, a);
-        }
-        a = next(a, a);
-        n >>= 1;
-    }
-    x
 }
 
 /// Sums and annulus counts of one range of batches.
@@ -237,44 +211,6 @@ impl Workload for Ep {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// NPB's randlc in double precision, transcribed, to check the integer form.
-    fn randlc(x: &mut f64, a: f64) -> f64 {
-        let r23 = 0.5f64.powi(23);
-        let (r46, t23) = (r23 * r23, 2f64.powi(23));
-        let t46 = t23 * t23;
-        let a1 = (r23 * a).trunc();
-        let a2 = a - t23 * a1;
-        let x1 = (r23 * *x).trunc();
-        let x2 = *x - t23 * x1;
-        let t1 = a1 * x2 + a2 * x1;
-        let t2 = (r23 * t1).trunc();
-        let z = t1 - t23 * t2;
-        let t3 = t23 * z + a2 * x2;
-        let t4 = (r46 * t3).trunc();
-        *x = t3 - t46 * t4;
-        r46 * *x
-    }
-
-    #[test]
-    fn integer_generator_matches_randlc() {
-        let (mut xd, mut xi) = (SEED as f64, SEED);
-        for _ in 0..10_000 {
-            let d = randlc(&mut xd, A as f64);
-            xi = next(xi, A);
-            assert_eq!(d, xi as f64 * R46);
-        }
-    }
-
-    #[test]
-    fn jumping_equals_stepping() {
-        let mut x = SEED;
-        for _ in 0..1000 {
-            x = next(x, A);
-        }
-        assert_eq!(jump(SEED, 1000, A), x);
-        assert_eq!(jump(SEED, 3, pow2k(A, 2)), jump(SEED, 12, A));
-    }
 
     #[test]
     fn class_s_verifies_on_one_and_two_workers() {

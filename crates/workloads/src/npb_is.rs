@@ -1,0 +1,287 @@
+//! NAS Parallel Benchmarks IS, integer sort (NPB 3.4.1 is.c): 2^N keys, each
+//! floor(MAX_KEY/4 x the sum of four NPB deviates), ranked ten times; in iteration
+//! `it` two keys are overwritten (key[it] = it, key[it + 10] = MAX_KEY - it) and the
+//! ranks of five test keys are checked against the official values with the class's
+//! adjustment rule (partial verification). A final full verification places every
+//! key by its rank and checks the result is sorted. Ranking is a parallel counting
+//! sort: per-worker histograms over their slice of keys, merged and prefix-summed
+//! (rank of key k = number of keys below k). Mop/s = 10 x keys / t / 1e6, t the ten
+//! rankings.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::npb_ep::NPB_JSON;
+use crate::npb_rand::{jump, next, A, R46};
+use crate::pool::{chunk, Pool};
+use crate::{Figure, Verification, Workload, WorkloadError};
+
+const ITERATIONS: usize = 10;
+const SEED: u64 = 314_159_265;
+
+#[derive(Deserialize)]
+struct IsReference {
+    params: BTreeMap<String, (u32, u32, u32)>,
+    test_index: BTreeMap<String, Vec<usize>>,
+    test_rank: BTreeMap<String, Vec<i64>>,
+}
+
+fn reference() -> IsReference {
+    let v: serde_json::Value =
+        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
+    serde_json::from_value(v["IS"].clone()).expect("the embedded npb.json has the IS section")
+}
+
+/// The expected rank of test key `i` in iteration `it` (is.c's per-class switch).
+fn expected_rank(class: &str, i: usize, it: i64, r: i64) -> i64 {
+    match class {
+        "S" => {
+            if i <= 2 {
+                r + it
+            } else {
+                r - it
+            }
+        }
+        "W" => {
+            if i < 2 {
+                r + (it - 2)
+            } else {
+                r - it
+            }
+        }
+        "A" => {
+            if i <= 2 {
+                r + (it - 1)
+            } else {
+                r - (it - 1)
+            }
+        }
+        _ => {
+            if [1, 2, 4].contains(&i) {
+                r + it
+            } else {
+                r - it
+            }
+        }
+    }
+}
+
+/// The IS workload at one class.
+pub struct Is {
+    class: String,
+    total_keys: usize,
+    max_key: usize,
+    keys: Vec<u32>,
+    test_index: Vec<usize>,
+    test_rank: Vec<i64>,
+    passed: usize,
+    sorted: Option<bool>,
+    seconds: f64,
+}
+
+impl Is {
+    /// # Errors
+    /// [`WorkloadError::BadParam`] for a class without official values.
+    pub fn new(class: &str) -> Result<Is, WorkloadError> {
+        let r = reference();
+        let (keys_log2, max_key_log2, _) =
+            *r.params.get(class).ok_or_else(|| WorkloadError::BadParam {
+                key: "class".into(),
+                detail: format!(
+                    "`{class}` is not one of {}",
+                    r.params.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            })?;
+        Ok(Is {
+            class: class.into(),
+            total_keys: 1 << keys_log2,
+            max_key: 1 << max_key_log2,
+            keys: Vec::new(),
+            test_index: r.test_index[class].clone(),
+            test_rank: r.test_rank[class].clone(),
+            passed: 0,
+            sorted: None,
+            seconds: 0.0,
+        })
+    }
+
+    /// From sweep parameters: `class` (default S).
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] naming the parameter.
+    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Is, WorkloadError> {
+        if let Some(k) = params.keys().find(|k| k.as_str() != "class") {
+            return Err(WorkloadError::BadParam {
+                key: k.clone(),
+                detail: "unknown (is takes class)".into(),
+            });
+        }
+        Is::new(params.get("class").map(String::as_str).unwrap_or("S"))
+    }
+
+    pub fn mops(&self) -> f64 {
+        (ITERATIONS * self.total_keys) as f64 / self.seconds / 1e6
+    }
+
+    /// Number of keys below each key value: counts[k] = #{keys < k}, length max_key + 1.
+    fn ranks(&self, pool: &Pool) -> Vec<u32> {
+        let (n, t, m) = (self.keys.len(), pool.threads(), self.max_key);
+        let keys = &self.keys;
+        let hist: Vec<Vec<u32>> = pool.broadcast(|i| {
+            let mut h = vec![0u32; m];
+            for &k in &keys[chunk(n, t, i, 16)] {
+                h[k as usize] += 1;
+            }
+            h
+        });
+        // Merge and prefix-sum in parallel over key ranges, then fix up the offsets.
+        let parts: Vec<(Vec<u32>, u32)> = pool.broadcast(|i| {
+            let r = chunk(m, t, i, 16);
+            let mut out = Vec::with_capacity(r.len());
+            let mut run = 0u32;
+            for k in r {
+                out.push(run);
+                run += hist.iter().map(|h| h[k]).sum::<u32>();
+            }
+            (out, run)
+        });
+        let mut below = Vec::with_capacity(m + 1);
+        let mut offset = 0u32;
+        for (part, total) in parts {
+            below.extend(part.into_iter().map(|v| v + offset));
+            offset += total;
+        }
+        below.push(offset);
+        below
+    }
+}
+
+impl Workload for Is {
+    fn name(&self) -> &'static str {
+        "is"
+    }
+
+    fn primary_figure(&self) -> &'static str {
+        "mops"
+    }
+
+    /// create_seq: key[i] uses deviates 4i+1..4i+4 of the stream from the seed.
+    fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
+        let (n, t) = (self.total_keys, pool.threads());
+        let k = (self.max_key / 4) as f64;
+        let parts = pool.broadcast(|i| {
+            let r = chunk(n, t, i, 1);
+            let mut s = jump(SEED, 4 * r.start as u64, A);
+            r.map(|_| {
+                let mut x = 0.0;
+                for _ in 0..4 {
+                    s = next(s, A);
+                    x += s as f64 * R46;
+                }
+                (k * x) as u32
+            })
+            .collect::<Vec<u32>>()
+        });
+        self.keys = parts.concat();
+        Ok(())
+    }
+
+    fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
+        self.passed = 0;
+        let t0 = Instant::now();
+        let mut below = Vec::new();
+        for it in 1..=ITERATIONS {
+            self.keys[it] = it as u32;
+            self.keys[it + ITERATIONS] = (self.max_key - it) as u32;
+            let probes: Vec<u32> = self.test_index.iter().map(|&i| self.keys[i]).collect();
+            below = self.ranks(pool);
+            for (i, &key) in probes.iter().enumerate() {
+                let key = key as usize;
+                if key > 0 && key < self.total_keys {
+                    // is.c: key_buff_ptr[k-1] = number of keys <= k-1.
+                    let rank = i64::from(below[key]);
+                    if rank == expected_rank(&self.class, i, it as i64, self.test_rank[i]) {
+                        self.passed += 1;
+                    }
+                }
+            }
+        }
+        self.seconds = t0.elapsed().as_secs_f64();
+        // Full verification: place each key by its rank and check the order.
+        let mut next_slot = below;
+        let mut sorted = vec![0u32; self.keys.len()];
+        for &k in &self.keys {
+            sorted[next_slot[k as usize] as usize] = k;
+            next_slot[k as usize] += 1;
+        }
+        self.sorted = Some(sorted.windows(2).all(|w| w[0] <= w[1]));
+        (
+            self.seconds,
+            vec![Figure {
+                name: "mops".into(),
+                value: self.mops(),
+                unit: "Mop/s",
+            }],
+        )
+    }
+
+    fn verify(&self, _pool: &Pool) -> Verification {
+        let full = self.sorted == Some(true);
+        let expected = 5 * ITERATIONS;
+        Verification {
+            passed: self.passed == expected && full,
+            detail: format!(
+                "class {}: partial verification {}/{expected} test ranks equal the official values; full verification {}",
+                self.class,
+                self.passed,
+                if full { "sorted" } else { "NOT sorted" }
+            ),
+        }
+    }
+
+    fn detail(&self) -> serde_json::Value {
+        json!({"class": self.class, "total_keys": self.total_keys, "max_key": self.max_key, "iterations": ITERATIONS, "seconds": self.seconds, "mops": self.mops()})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(threads: usize) -> Pool {
+        let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
+            .unwrap()
+            .iter()
+            .collect();
+        let sets: Vec<scalescope_topo::CpuSet> = (0..threads)
+            .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
+            .collect();
+        Pool::new(&sets, None).unwrap()
+    }
+
+    #[test]
+    fn classes_s_and_w_verify_at_one_and_two_workers() {
+        for (class, threads) in [("S", 1), ("S", 2), ("W", 2)] {
+            let mut is = Is::new(class).unwrap();
+            let r = crate::execute(&mut is, &pool(threads)).unwrap();
+            assert!(r.verified, "{class} on {threads}: {}", r.verification);
+        }
+    }
+
+    #[test]
+    fn a_wrong_key_fails_partial_verification() {
+        let p = pool(1);
+        let mut is = Is::new("S").unwrap();
+        is.prepare(&p).unwrap();
+        is.keys[0] = is.keys[0].wrapping_add(1) % is.max_key as u32;
+        is.keys[5] = 0;
+        is.keys[7] = 0;
+        is.run(&p);
+        let v = is.verify(&p);
+        assert!(!v.passed, "{}", v.detail);
+        assert!(Is::new("Q").is_err());
+    }
+}
