@@ -87,6 +87,14 @@ Examples:
     /// NAS Parallel Benchmarks kernels, verified against the official values.
     #[command(subcommand)]
     Npb(NpbCommand),
+    /// TPC-H Q1 or Q6 on an in-memory columnar lineitem, partitioned per thread.
+    #[command(after_help = "\
+Examples:
+  scalescope tpch q1 --sf 0.1
+  scalescope tpch q6 --sf 1 --threads 2 --layout naive --json
+  scalescope tpch q1 --tbl lineitem.tbl --sf 0.01
+  scalescope sweep --workload tpch --param query=q6 --param sf=0.1 --threads 1,2")]
+    Tpch(TpchArgs),
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
@@ -234,6 +242,33 @@ pub struct NpbArgs {
     pub threads: Option<usize>,
     #[arg(long, short = 'p', default_value = "cores-first")]
     pub placement: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TpchArgs {
+    /// q1 or q6.
+    #[arg(value_parser = ["q1", "q6"])]
+    pub query: String,
+    /// Scale factor (reference answers exist for 0.01, 0.1 and 1).
+    #[arg(long, default_value_t = 0.1)]
+    pub sf: f64,
+    /// numa: each thread builds (first-touches) the partition it scans; naive: one
+    /// thread builds everything.
+    #[arg(long, default_value = "numa", value_parser = ["numa", "naive"])]
+    pub layout: String,
+    /// Read lineitem from a dbgen .tbl file instead of generating it.
+    #[arg(long, value_name = "FILE")]
+    pub tbl: Option<PathBuf>,
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[arg(long, short = 'p', default_value = "cores-first")]
+    pub placement: String,
+    /// Query runs; the fastest counts.
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
     #[arg(long)]
     pub json: bool,
 }

@@ -7,6 +7,7 @@ mod place;
 mod sweep;
 mod topo;
 mod tour;
+mod tpch;
 mod workload_child;
 
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Report(args)) => analyze::run_report(&args),
         Some(Command::Compare(args)) => analyze::run_compare(&args),
         Some(Command::Npb(cmd)) => npb::run(&cmd),
+        Some(Command::Tpch(args)) => tpch::run(&args),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
     }
 }

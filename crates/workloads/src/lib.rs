@@ -11,6 +11,7 @@ pub mod npb_rand;
 pub mod pool;
 pub mod size;
 pub mod stream;
+pub mod tpch;
 
 use std::collections::BTreeMap;
 
@@ -32,7 +33,7 @@ pub enum WorkloadError {
 }
 
 /// Names accepted by [`build`].
-pub const AVAILABLE: &str = "stream, ep, is";
+pub const AVAILABLE: &str = "stream, ep, is, tpch";
 
 /// The result of checking a run against an independent reference.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -116,6 +117,7 @@ pub fn build(
         "stream" => Ok(Box::new(stream::Stream::from_params(params, topo)?)),
         "ep" => Ok(Box::new(npb_ep::Ep::from_params(params)?)),
         "is" => Ok(Box::new(npb_is::Is::from_params(params)?)),
+        "tpch" => Ok(Box::new(tpch::Tpch::from_params(params)?)),
         other => Err(WorkloadError::Unknown(other.to_string())),
     }
 }

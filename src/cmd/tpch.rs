@@ -1,0 +1,84 @@
+//! `scalescope tpch q1|q6`: the query on this machine, its result rows checked
+//! against the reference answers where they exist.
+
+use std::process::ExitCode;
+
+use scalescope_place::{place, PlaceRequest, Strategy};
+use scalescope_topo::Source;
+use scalescope_workloads::tpch::{Layout, Tpch};
+use scalescope_workloads::{execute, Pool};
+
+use crate::cli::TpchArgs;
+
+/// Result rows as objects keyed by the header's column names.
+fn rows_json(rows: &[String]) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    let Some((header, body)) = rows.split_first() else {
+        return Vec::new();
+    };
+    let names: Vec<&str> = header.split('|').collect();
+    body.iter()
+        .map(|r| {
+            names
+                .iter()
+                .zip(r.split('|'))
+                .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+                .collect()
+        })
+        .collect()
+}
+
+pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
+    let strategy: Strategy = args.placement.parse()?;
+    let layout: Layout = args.layout.parse()?;
+    let mut q = Tpch::new(&args.query, args.sf, layout, args.repeat, args.tbl.clone())?;
+    let topo = Source::Live.load()?;
+    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
+    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
+    let pool = Pool::new(&placement.threads, None)?;
+    let report = execute(&mut q, &pool)?;
+    let unavailable = report.verification.starts_with("unavailable");
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "query": args.query,
+                "sf": args.sf,
+                "layout": args.layout,
+                "threads": threads,
+                "rows": rows_json(q.rows()),
+                "seconds": report.seconds,
+                "rows_per_s": report.figures["rows_per_s"],
+                "scanned_bytes_per_s": report.figures["scanned_gb_per_s"] * 1e9,
+                "lineitem_rows": report.detail["lineitem_rows"],
+                "verified": report.verified,
+                "verification": report.verification,
+            }))?
+        );
+    } else {
+        println!(
+            "TPC-H {} SF {} ({} layout): {} threads ({}), {:.2} ms best of {}, {:.0} rows/s, {:.2} GB/s scanned",
+            args.query.to_uppercase(),
+            args.sf,
+            args.layout,
+            threads,
+            placement.strategy,
+            report.seconds * 1e3,
+            args.repeat,
+            report.figures["rows_per_s"],
+            report.figures["scanned_gb_per_s"]
+        );
+        for r in q.rows() {
+            println!("  {r}");
+        }
+        println!("verification: {}", report.verification);
+    }
+    if !report.verified && !unavailable {
+        anyhow::bail!(
+            "TPC-H {} SF {}: wrong answer: {}",
+            args.query,
+            args.sf,
+            report.verification
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
