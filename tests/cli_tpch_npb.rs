@@ -1,0 +1,216 @@
+//! TPC-H and NPB as a user runs them: exact answers at SF 0.01 and 0.1, a .tbl round
+//! trip, NPB classes S and W verified, bad input refused; and both as sweep workloads.
+
+use std::io::Write;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn scalescope() -> Command {
+    Command::cargo_bin("scalescope").unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = scalescope().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn fixture_rows(query: &str, sf: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/tpch.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    serde_json::from_value(v[query][sf].clone()).unwrap()
+}
+
+#[test]
+fn q1_and_q6_equal_the_reference_at_sf_0_01_and_0_1() {
+    // Every layout and thread count at SF 0.01; at SF 0.1 (600k rows) two of them.
+    let cases = [
+        ("0.01", "1", "numa"),
+        ("0.01", "2", "numa"),
+        ("0.01", "2", "naive"),
+        ("0.1", "2", "numa"),
+        ("0.1", "1", "naive"),
+    ];
+    for (sf, threads, layout) in cases {
+        {
+            {
+                let v = json(&[
+                    "tpch",
+                    "q1",
+                    "--sf",
+                    sf,
+                    "--threads",
+                    threads,
+                    "--layout",
+                    layout,
+                    "--repeat",
+                    "1",
+                    "--json",
+                ]);
+                assert_eq!(v["verified"], true, "{}", v["verification"]);
+                let expected = fixture_rows("q1", sf);
+                let rows = v["rows"].as_array().unwrap();
+                assert_eq!(rows.len(), expected.len() - 1);
+                for (r, e) in rows.iter().zip(&expected[1..]) {
+                    let e: Vec<&str> = e.split('|').collect();
+                    // Sums and counts exactly as the reference prints them.
+                    for (k, col) in [
+                        (2, "sum_qty"),
+                        (3, "sum_base_price"),
+                        (4, "sum_disc_price"),
+                        (5, "sum_charge"),
+                        (9, "count_order"),
+                    ] {
+                        assert_eq!(r[col], e[k], "SF {sf} {col}");
+                    }
+                }
+                let v = json(&[
+                    "tpch",
+                    "q6",
+                    "--sf",
+                    sf,
+                    "--threads",
+                    threads,
+                    "--layout",
+                    layout,
+                    "--repeat",
+                    "1",
+                    "--json",
+                ]);
+                assert_eq!(v["rows"][0]["revenue"], fixture_rows("q6", sf)[1]);
+                assert!(
+                    v["rows_per_s"].as_f64().unwrap() > 0.0
+                        && v["scanned_bytes_per_s"].as_f64().unwrap() > 0.0
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn tbl_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lineitem.tbl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for li in tpchgen::generators::LineItemGenerator::new(0.01, 1, 1).iter() {
+        writeln!(f, "{li}").unwrap();
+    }
+    drop(f);
+    for q in ["q1", "q6"] {
+        let v = json(&[
+            "tpch",
+            q,
+            "--sf",
+            "0.01",
+            "--tbl",
+            path.to_str().unwrap(),
+            "--threads",
+            "2",
+            "--repeat",
+            "1",
+            "--json",
+        ]);
+        assert_eq!(v["verified"], true, "{q}: {}", v["verification"]);
+        assert_eq!(v["lineitem_rows"], 60_175);
+    }
+    let bad = dir.path().join("bad.tbl");
+    std::fs::write(&bad, "1|155190|7706|1|17|21168.23|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22|DELIVER|TRUCK|x|\n1|1|1|1|99|1.00|0.04|0.02|N|O|1996-03-13|a|b|c|d|e|\n").unwrap();
+    scalescope()
+        .args(["tpch", "q1", "--tbl", bad.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("bad.tbl:2").and(predicate::str::contains(
+                "field 5 `99` is not a quantity 1-50",
+            )),
+        );
+}
+
+#[test]
+fn unreferenced_scale_factors_say_so_and_bad_ones_are_refused() {
+    let v = json(&[
+        "tpch",
+        "q6",
+        "--sf",
+        "0.02",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["verified"], false);
+    assert!(v["verification"]
+        .as_str()
+        .unwrap()
+        .starts_with("unavailable: no reference answer"));
+    scalescope()
+        .args(["tpch", "q1", "--sf", "0"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("scale factor 0"));
+    scalescope().args(["tpch", "q9"]).assert().code(2);
+}
+
+#[test]
+fn npb_classes_s_and_w_verify() {
+    for kernel in ["ep", "is"] {
+        for class in ["S", "W"] {
+            let v = json(&["npb", kernel, "--class", class, "--threads", "2", "--json"]);
+            assert_eq!(v["verified"], true, "{kernel} {class}");
+            assert!(v["mops"].as_f64().unwrap() > 0.0);
+        }
+    }
+    scalescope()
+        .args(["npb", "ep", "--class", "Z"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("`Z` is not one of"));
+}
+
+#[test]
+fn tpch_and_is_run_as_sweep_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, params) in [
+        ("tpch", vec!["query=q6", "sf=0.01", "repeat=2"]),
+        ("is", vec!["class=S"]),
+    ] {
+        let out = dir.path().join(name);
+        let mut cmd = scalescope();
+        cmd.args([
+            "sweep",
+            "--quiet",
+            "--workload",
+            name,
+            "--threads",
+            "1,2",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--out",
+        ])
+        .arg(&out);
+        for p in &params {
+            cmd.args(["--param", p]);
+        }
+        cmd.assert().success();
+        let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+        for line in text.lines().skip(1) {
+            let r: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(r["status"], "ok", "{name}: {r}");
+        }
+    }
+}
