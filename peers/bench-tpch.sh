@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Benchmark: TPC-H Q1 and Q6, scalescope against DuckDB (PyPI duckdb + duckdb-ext-tpch,
+# dbgen inside DuckDB), same scale factor and thread count, timing only the query
+# with the data already in memory (best of REPEAT after a warm-up on both sides),
+# answers compared. Then Q6's scanned bytes per second against the STREAM triad
+# scalescope measures at the same thread count.
+# Usage: peers/bench-tpch.sh [SF] [REPEAT]     (default SF 1, 5 repeats)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sf=${1:-1}
+repeat=${2:-5}
+if [ ! -x peers/.venv/bin/python ]; then
+  python3 -m venv peers/.venv
+fi
+peers/.venv/bin/python -c "import duckdb, duckdb_ext" 2>/dev/null || peers/.venv/bin/pip install -q duckdb duckdb-ext-tpch
+cargo build --release --quiet
+S=target/release/scalescope
+echo "TPC-H SF $sf, best of $repeat; duckdb $(peers/.venv/bin/python -c 'import duckdb; print(duckdb.__version__)')"
+printf "%-8s %-5s %14s %14s %8s  %s\n" threads query "duckdb ms" "scalescope ms" ratio "answers"
+for t in 1 2; do
+  duck=$(peers/.venv/bin/python peers/tpch_duckdb.py "$sf" "$t" "$repeat")
+  for q in q1 q6; do
+    ours=$($S tpch "$q" --sf "$sf" --threads "$t" --repeat "$repeat" --json)
+    python3 - "$q" "$t" <<PY
+import json, sys
+from decimal import Decimal
+q, t = sys.argv[1], sys.argv[2]
+duck = [json.loads(l) for l in '''$duck'''.splitlines() if l.strip()]
+d = next(x for x in duck if x["query"] == q)
+o = json.loads('''$ours''')
+cols = (["l_returnflag", "l_linestatus", "sum_qty", "sum_base_price", "sum_disc_price", "sum_charge",
+         "avg_qty", "avg_price", "avg_disc", "count_order"] if q == "q1" else ["revenue"])
+ours_rows = [[r[c] for c in cols] for r in o["rows"]]
+# Flags, sums and counts must agree exactly (as decimals: DuckDB prints sum_qty as
+# 37734107.00); averages are doubles printed with each side's own rounding.
+keep = [0, 1, 2, 3, 4, 5, 9] if q == "q1" else [0]
+def exact(v):
+    try:
+        return Decimal(v)
+    except Exception:
+        return v
+same = len(ours_rows) == len(d["rows"]) and all(
+    [exact(r[k]) for k in keep] == [exact(dr[k]) for k in keep] for r, dr in zip(ours_rows, d["rows"]))
+print(f"{t:<8} {q:<5} {d['seconds']*1e3:14.2f} {o['seconds']*1e3:14.2f} {d['seconds']/o['seconds']:7.1f}x  {'equal' if same else 'DIFFERENT'}")
+PY
+  done
+done
+echo
+printf "%-8s %22s %18s %8s\n" threads "Q6 scanned GB/s" "triad GB/s" ratio
+for t in 1 2; do
+  q6=$($S tpch q6 --sf "$sf" --threads "$t" --repeat "$repeat" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['scanned_bytes_per_s']/1e9)")
+  triad=$($S mem stream --threads "$t" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['kernels']['triad']['gb_per_s'])")
+  printf "%-8s %22.2f %18.2f %7.2fx\n" "$t" "$q6" "$triad" "$(echo "$q6/$triad" | bc -l)"
+done
