@@ -6,12 +6,13 @@
 # Working set: likwid-bench's -w S0:SIZE:T is the total over all of a kernel's
 # arrays; scalescope's --size is per array, so STREAM triad (3 arrays) gets SIZE/3.
 # likwid's triad_avx is A = B + C*D (4 streams); its stream_avx is STREAM's own
-# A = B*c + C (3 streams). Both are reported; best of REPS runs each.
-# Usage: peers/bench-mem.sh [TOTAL_MB] [REPS]     (default 396 MB = 3 x 4 x 33 MiB L3, 3 reps)
+# A = B*c + C (3 streams). Both are reported. The tools run interleaved REPS times
+# and medians are compared (single runs on a shared VM vary by 5-10%).
+# Usage: peers/bench-mem.sh [TOTAL_MB] [REPS]     (default 396 MB = 3 x 4 x 33 MiB L3, 10 reps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total_mb=${1:-396}
-reps=${2:-3}
+reps=${2:-10}
 if ! command -v likwid-bench >/dev/null; then
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq likwid >/dev/null
 fi
@@ -19,24 +20,25 @@ command -v core-to-core-latency >/dev/null || cargo install --quiet core-to-core
 cargo build --release --quiet
 S=target/release/scalescope
 per_array=$((total_mb * 1000000 / 3))
-best() { sort -g | tail -1; }
-likwid() { # kernel threads -> best MB/s
-  for _ in $(seq "$reps"); do
-    likwid-bench -t "$1" -w "S0:${total_mb}MB:$2" 2>/dev/null | awk '/^MByte\/s/ {print $2}'
-  done | best
+one_likwid() { likwid-bench -t "$1" -w "S0:${total_mb}MB:$2" 2>/dev/null | awk '/^MByte\/s/ {print $2}'; }
+one_ours() {
+  $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --json |
+    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; print(d['kernels']['triad']['gb_per_s']*1000)"
 }
-ours() { # threads -> best triad MB/s
-  for _ in $(seq "$reps"); do
-    $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --json |
-      python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; print(d['kernels']['triad']['gb_per_s']*1000)"
-  done | best
-}
-echo "working set ${total_mb} MB in all; best of ${reps}"
+med() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "working set ${total_mb} MB in all; ${reps} interleaved runs of each tool, medians (MB/s)"
 printf "%-8s %18s %20s %20s %10s %10s\n" threads "scalescope triad" "likwid triad_avx" "likwid stream_avx" "vs triad" "vs stream"
 for t in 1 2; do
-  o=$(ours "$t"); a=$(likwid triad_avx "$t"); b=$(likwid stream_avx "$t")
+  : > /tmp/bench-mem-$$.o; : > /tmp/bench-mem-$$.a; : > /tmp/bench-mem-$$.b
+  for _ in $(seq "$reps"); do
+    one_ours "$t" >> /tmp/bench-mem-$$.o
+    one_likwid triad_avx "$t" >> /tmp/bench-mem-$$.a
+    one_likwid stream_avx "$t" >> /tmp/bench-mem-$$.b
+  done
+  o=$(med < /tmp/bench-mem-$$.o); a=$(med < /tmp/bench-mem-$$.a); b=$(med < /tmp/bench-mem-$$.b)
   printf "%-8s %13.0f MB/s %15.0f MB/s %15.0f MB/s %9.2fx %9.2fx\n" "$t" "$o" "$a" "$b" "$(echo "$o/$a" | bc -l)" "$(echo "$o/$b" | bc -l)"
 done
+rm -f /tmp/bench-mem-$$.*
 cpus=$($S place --threads 2 --json | python3 -c "import json,sys; print(','.join(str(t['cpus'][0]) for t in json.load(sys.stdin)['threads']))")
 echo
 runs=${C2C_RUNS:-7}
