@@ -295,16 +295,30 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
             .map(|n| format!(", line on node {n}"))
             .unwrap_or_default()
     );
-    print!("{:>6}", "");
+    // Each CPU labelled with its core and NUMA node, so SMT siblings (same core) and
+    // remote pairs (different node) can be read off the table.
+    let label = |c: u32| {
+        let pu = topo.pu(c);
+        format!(
+            "{c} c{} n{}",
+            pu.and_then(|p| p.core)
+                .map(|x| x.to_string())
+                .unwrap_or("?".into()),
+            pu.and_then(|p| p.numa_node)
+                .map(|x| x.to_string())
+                .unwrap_or("?".into())
+        )
+    };
+    print!("{:>12}", "cpu core node");
     for c in &m.cpus {
-        print!(" {c:>6}");
+        print!(" {:>10}", label(*c));
     }
     println!();
     for (i, a) in m.cpus.iter().enumerate() {
-        print!("{a:>6}");
+        print!("{:>12}", label(*a));
         for j in 0..m.cpus.len() {
             print!(
-                " {:>6}",
+                " {:>10}",
                 m.ns[i][j]
                     .map(|v| format!("{v:.1}"))
                     .unwrap_or_else(|| "-".into())
