@@ -76,6 +76,21 @@ fn machine_html(set: &ResultSet) -> String {
     s
 }
 
+/// Each chart as a figure with its caption.
+fn figures_html(charts: &[crate::Chart]) -> String {
+    let mut s = String::new();
+    for c in charts {
+        let _ = write!(
+            s,
+            r#"<figure id="{}">{}<figcaption>{}</figcaption></figure>"#,
+            escape(&c.file),
+            c.svg,
+            escape(&c.title)
+        );
+    }
+    s
+}
+
 fn points_html(set: &ResultSet) -> String {
     let mut s = String::from(
         r#"<h3>Points</h3><table><tr><th class="l">placement</th><th class="l">mem</th><th>threads</th><th>runs</th><th>median s</th><th>speedup</th><th>efficiency</th><th>Karp-Flatt</th></tr>"#,
@@ -122,15 +137,7 @@ impl HtmlExporter {
             let _ = write!(body, "<h2>{}</h2>{}", escape(&set.label), machine_html(set));
             body += &findings_html(set);
             body.push_str(r#"<div class="charts">"#);
-            for c in charts(set, &prefix) {
-                let _ = write!(
-                    body,
-                    r#"<figure id="{}">{}<figcaption>{}</figcaption></figure>"#,
-                    escape(&c.file),
-                    c.svg,
-                    escape(&c.title)
-                );
-            }
+            body += &figures_html(&charts(set, &prefix));
             body.push_str("</div>");
             body += &points_html(set);
         }
@@ -140,15 +147,7 @@ impl HtmlExporter {
                 let _ = write!(body, "<li>{}</li>", escape(n));
             }
             body.push_str(r#"</ul><div class="charts">"#);
-            for c in &sec.charts {
-                let _ = write!(
-                    body,
-                    r#"<figure id="{}">{}<figcaption>{}</figcaption></figure>"#,
-                    escape(&c.file),
-                    c.svg,
-                    escape(&c.title)
-                );
-            }
+            body += &figures_html(&sec.charts);
             body.push_str("</div>");
         }
         format!(

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 
 use scalescope_analysis::{Analysis, Basis};
 use scalescope_sweep::store::{Header, RunRecord};
+use scalescope_sweep::summary::{csv_field, opt};
 
 use svg::{Band, LineChart, Series, PALETTE};
 
@@ -101,18 +102,6 @@ impl Exporter for TextExporter {
         }
         out.into_bytes()
     }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn opt(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:.6}")).unwrap_or_default()
 }
 
 impl Exporter for CsvExporter {

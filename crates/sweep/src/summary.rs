@@ -189,7 +189,19 @@ pub fn summarize_points(
         .collect()
 }
 
-fn csv_field(s: &str) -> String {
+/// Every metric any point has, sorted.
+fn metric_names(points: &[PointSummary]) -> Vec<String> {
+    let mut v: Vec<String> = points
+        .iter()
+        .flat_map(|p| p.metrics.keys().cloned())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180).
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -197,21 +209,14 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn opt(v: Option<f64>) -> String {
+/// An optional number for CSV: six decimals, or empty.
+pub fn opt(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.6}")).unwrap_or_default()
 }
 
 /// Tidy CSV: one row per point, one column per quantity.
 pub fn to_csv(points: &[PointSummary]) -> String {
-    let names: Vec<String> = {
-        let mut v: Vec<String> = points
-            .iter()
-            .flat_map(|p| p.metrics.keys().cloned())
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
+    let names = metric_names(points);
     let mut out = String::from(
         "threads,placement,mem,runs,failed,wall_median_secs,wall_mean_secs,wall_min_secs,wall_max_secs,wall_stddev_secs,wall_ci95_lo_secs,wall_ci95_hi_secs,outliers,speedup,efficiency,placement_ok,more_threads_than_planned",
     );
@@ -257,15 +262,7 @@ pub fn to_csv(points: &[PointSummary]) -> String {
 
 /// The table printed at the end of a sweep.
 pub fn table(points: &[PointSummary]) -> String {
-    let names: Vec<String> = {
-        let mut v: Vec<String> = points
-            .iter()
-            .flat_map(|p| p.metrics.keys().cloned())
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
+    let names = metric_names(points);
     let mut out = format!(
         "{:<14} {:<12} {:>7} {:>5} {:>11} {:>9} {:>8} {:>6} {:>9}",
         "placement", "mem", "threads", "runs", "median s", "±95% s", "speedup", "eff", "placement"
