@@ -230,6 +230,12 @@ Examples:
   scalescope npb is --class A --threads 2 --json
   scalescope sweep --workload is --param class=W --threads 1,2")]
     Is(NpbArgs),
+    /// FT: 3-D FFT solution of the heat equation; checksums per iteration verified.
+    #[command(after_help = "\
+Examples:
+  scalescope npb ft --class S
+  scalescope npb ft --class A --threads 2 --json")]
+    Ft(NpbArgs),
 }
 
 #[derive(Debug, Args)]

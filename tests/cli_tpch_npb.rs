@@ -166,7 +166,7 @@ fn unreferenced_scale_factors_say_so_and_bad_ones_are_refused() {
 
 #[test]
 fn npb_classes_s_and_w_verify() {
-    for kernel in ["ep", "is"] {
+    for kernel in ["ep", "is", "ft"] {
         for class in ["S", "W"] {
             let v = json(&["npb", kernel, "--class", class, "--threads", "2", "--json"]);
             assert_eq!(v["verified"], true, "{kernel} {class}");

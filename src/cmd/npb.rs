@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use scalescope_place::{place, PlaceRequest, Strategy};
 use scalescope_topo::Source;
 use scalescope_workloads::npb_ep::Ep;
+use scalescope_workloads::npb_ft::Ft;
 use scalescope_workloads::npb_is::Is;
 use scalescope_workloads::{execute, Pool, Workload};
 
@@ -15,6 +16,7 @@ pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         NpbCommand::Ep(args) => kernel("EP", Box::new(Ep::new(&args.class)?), args),
         NpbCommand::Is(args) => kernel("IS", Box::new(Is::new(&args.class)?), args),
+        NpbCommand::Ft(args) => kernel("FT", Box::new(Ft::new(&args.class)?), args),
     }
 }
 

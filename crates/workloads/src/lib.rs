@@ -6,6 +6,7 @@
 
 pub mod mem;
 pub mod npb_ep;
+pub mod npb_ft;
 pub mod npb_is;
 pub mod npb_rand;
 pub mod pool;
@@ -33,7 +34,7 @@ pub enum WorkloadError {
 }
 
 /// Names accepted by [`build`].
-pub const AVAILABLE: &str = "stream, ep, is, tpch";
+pub const AVAILABLE: &str = "stream, ep, is, ft, tpch";
 
 /// The result of checking a run against an independent reference.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,6 +118,7 @@ pub fn build(
         "stream" => Ok(Box::new(stream::Stream::from_params(params, topo)?)),
         "ep" => Ok(Box::new(npb_ep::Ep::from_params(params)?)),
         "is" => Ok(Box::new(npb_is::Is::from_params(params)?)),
+        "ft" => Ok(Box::new(npb_ft::Ft::from_params(params)?)),
         "tpch" => Ok(Box::new(tpch::Tpch::from_params(params)?)),
         other => Err(WorkloadError::Unknown(other.to_string())),
     }

@@ -1,0 +1,492 @@
+//! NAS Parallel Benchmarks FT (NPB 3.4.1 ft.c): the 3-D heat equation solved with
+//! FFTs. The complex array u[z][y][x] starts as NPB's deviate stream from the seed
+//! (real and imaginary parts in turn, x fastest); a forward 3-D FFT (NPB's sign:
+//! e^{+i}) is followed by `niter` steps of: multiply by exp(-4 alpha pi^2 |k|^2)
+//! (cumulatively), inverse 3-D FFT without normalisation, and a checksum over 1024
+//! fixed points divided by the number of points. The checksums are verified against
+//! the official values to 1e-12 relative.
+//!
+//! The FFTs are radix-2 (iterative, in place, per line); lines along x, y and z are
+//! shared out among the workers by plane (x, y) or by row (z). Any correct FFT gives
+//! NPB's values up to rounding far below the tolerance.
+
+use std::collections::BTreeMap;
+use std::f64::consts::PI;
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::npb_ep::NPB_JSON;
+use crate::npb_rand::{next, A, R46};
+use crate::pool::{chunk, Pool};
+use crate::{Figure, Verification, Workload, WorkloadError};
+
+const SEED: u64 = 314_159_265;
+const ALPHA: f64 = 1e-6;
+
+#[derive(Deserialize)]
+struct FtReference {
+    params: BTreeMap<String, (usize, usize, usize, usize)>,
+    epsilon_rel: f64,
+    checksums: BTreeMap<String, Vec<(f64, f64)>>,
+}
+
+fn reference() -> FtReference {
+    let v: serde_json::Value =
+        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
+    serde_json::from_value(v["FT"].clone()).expect("the embedded npb.json has the FT section")
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct C {
+    re: f64,
+    im: f64,
+}
+
+impl C {
+    #[inline]
+    fn add(self, o: C) -> C {
+        C {
+            re: self.re + o.re,
+            im: self.im + o.im,
+        }
+    }
+    #[inline]
+    fn sub(self, o: C) -> C {
+        C {
+            re: self.re - o.re,
+            im: self.im - o.im,
+        }
+    }
+    #[inline]
+    fn mul(self, o: C) -> C {
+        C {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
+        }
+    }
+}
+
+/// The complex array, shared by workers that each touch disjoint lines.
+struct Grid {
+    data: Vec<C>,
+}
+
+/// A raw view for the workers.
+#[derive(Clone, Copy)]
+struct GridPtr(*mut C);
+// SAFETY: workers write disjoint lines of the grid (partitioned by plane or row) and
+// the broadcast completes before the grid is used otherwise.
+unsafe impl Send for GridPtr {}
+// SAFETY: as above.
+unsafe impl Sync for GridPtr {}
+
+impl GridPtr {
+    /// Element `e` (a method, so closures capture the Sync wrapper, not the field).
+    ///
+    /// # Safety
+    /// `e` must be inside the grid and touched by no other worker meanwhile.
+    #[inline]
+    unsafe fn at(self, e: usize) -> *mut C {
+        // SAFETY: in bounds per the caller's contract.
+        unsafe { self.0.add(e) }
+    }
+}
+
+/// In-place radix-2 FFT of `a` (length a power of two), with `roots[k] =
+/// e^{+2 pi i k / n}` for k < n/2; `inverse` uses the conjugate roots.
+fn fft_line(a: &mut [C], roots: &[C], inverse: bool) {
+    let n = a.len();
+    let mut j = 0;
+    for i in 1..n {
+        let mut bit = n >> 1;
+        while j & bit != 0 {
+            j ^= bit;
+            bit >>= 1;
+        }
+        j |= bit;
+        if i < j {
+            a.swap(i, j);
+        }
+    }
+    let mut len = 2;
+    while len <= n {
+        let (half, step) = (len / 2, n / len);
+        for start in (0..n).step_by(len) {
+            for k in 0..half {
+                let w = roots[k * step];
+                let w = if inverse {
+                    C {
+                        re: w.re,
+                        im: -w.im,
+                    }
+                } else {
+                    w
+                };
+                let u = a[start + k];
+                let v = a[start + k + half].mul(w);
+                a[start + k] = u.add(v);
+                a[start + k + half] = u.sub(v);
+            }
+        }
+        len *= 2;
+    }
+}
+
+fn roots(n: usize) -> Vec<C> {
+    (0..n / 2)
+        .map(|k| {
+            let t = 2.0 * PI * k as f64 / n as f64;
+            C {
+                re: t.cos(),
+                im: t.sin(),
+            }
+        })
+        .collect()
+}
+
+/// The FT workload at one class.
+pub struct Ft {
+    class: String,
+    nx: usize,
+    ny: usize,
+    nz: usize,
+    niter: usize,
+    u0: Grid,
+    u1: Grid,
+    twiddle: Vec<f64>,
+    sums: Vec<(f64, f64)>,
+    seconds: f64,
+}
+
+impl Ft {
+    /// # Errors
+    /// [`WorkloadError::BadParam`] for a class without official values.
+    pub fn new(class: &str) -> Result<Ft, WorkloadError> {
+        let r = reference();
+        let (nx, ny, nz, niter) = *r.params.get(class).ok_or_else(|| WorkloadError::BadParam {
+            key: "class".into(),
+            detail: format!(
+                "`{class}` is not one of {}",
+                r.params.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        })?;
+        Ok(Ft {
+            class: class.into(),
+            nx,
+            ny,
+            nz,
+            niter,
+            u0: Grid { data: Vec::new() },
+            u1: Grid { data: Vec::new() },
+            twiddle: Vec::new(),
+            sums: Vec::new(),
+            seconds: 0.0,
+        })
+    }
+
+    /// From sweep parameters: `class` (default S).
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] naming the parameter.
+    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Ft, WorkloadError> {
+        if let Some(k) = params.keys().find(|k| k.as_str() != "class") {
+            return Err(WorkloadError::BadParam {
+                key: k.clone(),
+                detail: "unknown (ft takes class)".into(),
+            });
+        }
+        Ft::new(params.get("class").map(String::as_str).unwrap_or("S"))
+    }
+
+    fn total(&self) -> usize {
+        self.nx * self.ny * self.nz
+    }
+
+    /// NPB's Mop/s: 1e-6 N (14.8157 + 7.19641 ln N + (5.23518 + 7.21113 ln N) niter) / t.
+    pub fn mops(&self) -> f64 {
+        let n = self.total() as f64;
+        1e-6 * n * (14.8157 + 7.19641 * n.ln() + (5.23518 + 7.21113 * n.ln()) * self.niter as f64)
+            / self.seconds
+    }
+
+    /// Initial conditions: deviate 2e+1 and 2e+2 of the stream for element e, filled
+    /// plane by plane by the workers that own the planes.
+    fn initial_conditions(&self, pool: &Pool, grid: GridPtr) {
+        let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+        pool.broadcast(|w| {
+            let planes = chunk(nz, pool.threads(), w, 1);
+            let mut x = crate::npb_rand::jump(SEED, (2 * nx * ny * planes.start) as u64, A);
+            for e in planes.start * nx * ny..planes.end * nx * ny {
+                x = next(x, A);
+                let re = x as f64 * R46;
+                x = next(x, A);
+                // SAFETY: element e lies in this worker's planes.
+                unsafe {
+                    *grid.at(e) = C {
+                        re,
+                        im: x as f64 * R46,
+                    }
+                };
+            }
+        });
+    }
+
+    /// FFTs along one axis of `grid`: `axis` 0 = x, 1 = y, 2 = z. x lines are
+    /// contiguous and transformed in place; y and z lines are strided, so they are
+    /// gathered eight adjacent lines at a time (each cache line read serves four
+    /// complex values), transformed, and scattered back. x and y lines are shared
+    /// out by plane, z lines by row.
+    fn fft_axis(&self, pool: &Pool, grid: GridPtr, axis: usize, inverse: bool) {
+        const BLOCK: usize = 8;
+        let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+        let (n, stride) = match axis {
+            0 => (nx, 1),
+            1 => (ny, nx),
+            _ => (nz, nx * ny),
+        };
+        let r = roots(n);
+        pool.broadcast(|w| {
+            let t = pool.threads();
+            if axis == 0 {
+                for k in chunk(nz, t, w, 1) {
+                    for j in 0..ny {
+                        // SAFETY: this x line lies in this worker's plane k only.
+                        let line = unsafe {
+                            std::slice::from_raw_parts_mut(grid.at((k * ny + j) * nx), nx)
+                        };
+                        fft_line(line, &r, inverse);
+                    }
+                }
+                return;
+            }
+            // First elements of the blocks this worker owns.
+            let blocks: Vec<usize> = if axis == 1 {
+                chunk(nz, t, w, 1)
+                    .flat_map(|k| (0..nx).step_by(BLOCK).map(move |i| k * nx * ny + i))
+                    .collect()
+            } else {
+                chunk(ny, t, w, 1)
+                    .flat_map(|j| (0..nx).step_by(BLOCK).map(move |i| j * nx + i))
+                    .collect()
+            };
+            let mut buf = vec![C::default(); BLOCK * n];
+            for first in blocks {
+                let width = BLOCK.min(nx - first % nx);
+                for s in 0..n {
+                    for b in 0..width {
+                        // SAFETY: the block's lines belong to this worker alone.
+                        buf[b * n + s] = unsafe { *grid.at(first + b + s * stride) };
+                    }
+                }
+                for b in 0..width {
+                    fft_line(&mut buf[b * n..(b + 1) * n], &r, inverse);
+                }
+                for s in 0..n {
+                    for b in 0..width {
+                        // SAFETY: as above.
+                        unsafe { *grid.at(first + b + s * stride) = buf[b * n + s] };
+                    }
+                }
+            }
+        });
+    }
+
+    fn fft3(&self, pool: &Pool, grid: GridPtr, inverse: bool) {
+        let order: [usize; 3] = if inverse { [2, 1, 0] } else { [0, 1, 2] };
+        for axis in order {
+            self.fft_axis(pool, grid, axis, inverse);
+        }
+    }
+
+    /// exp(-4 alpha pi^2 (i'^2 + j'^2 + k'^2)), i' the signed frequency of i.
+    fn index_map(&mut self) {
+        let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+        let f = |i: usize, n: usize| ((i + n / 2) % n) as i64 - (n / 2) as i64;
+        let ap = -4.0 * ALPHA * PI * PI;
+        self.twiddle = (0..nz)
+            .flat_map(|k| {
+                (0..ny).flat_map(move |j| (0..nx).map(move |i| (f(i, nx), f(j, ny), f(k, nz))))
+            })
+            .map(|(a, b, c)| (ap * (a * a + b * b + c * c) as f64).exp())
+            .collect();
+    }
+
+    fn checksum(&self) -> (f64, f64) {
+        let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+        let mut s = C::default();
+        for j in 1..=1024 {
+            let (q, r, t) = (j % nx, (3 * j) % ny, (5 * j) % nz);
+            s = s.add(self.u1.data[(t * ny + r) * nx + q]);
+        }
+        let n = self.total() as f64;
+        (s.re / n, s.im / n)
+    }
+}
+
+impl Workload for Ft {
+    fn name(&self) -> &'static str {
+        "ft"
+    }
+
+    fn primary_figure(&self) -> &'static str {
+        "mops"
+    }
+
+    /// Allocates the grids; each worker first-touches its own planes.
+    fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
+        let n = self.total();
+        for g in [&mut self.u0, &mut self.u1] {
+            g.data = Vec::with_capacity(n);
+            let ptr = GridPtr(g.data.as_mut_ptr());
+            let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+            pool.broadcast(|w| {
+                for e in chunk(nz, pool.threads(), w, 1).start * nx * ny
+                    ..chunk(nz, pool.threads(), w, 1).end * nx * ny
+                {
+                    // SAFETY: within capacity; each worker writes its own planes.
+                    unsafe { ptr.at(e).write(C::default()) };
+                }
+            });
+            // SAFETY: every element 0..n was written above.
+            unsafe { g.data.set_len(n) };
+        }
+        self.index_map();
+        Ok(())
+    }
+
+    fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
+        let t0 = Instant::now();
+        let (u0, u1) = (
+            GridPtr(self.u0.data.as_mut_ptr()),
+            GridPtr(self.u1.data.as_mut_ptr()),
+        );
+        self.initial_conditions(pool, u1);
+        self.fft3(pool, u1, false);
+        self.u0.data.copy_from_slice(&self.u1.data);
+        self.sums.clear();
+        let nz = self.nz;
+        let plane = self.nx * self.ny;
+        for _ in 0..self.niter {
+            // evolve: u0 *= twiddle (cumulatively), u1 = u0.
+            let tw = &self.twiddle;
+            pool.broadcast(|w| {
+                let planes = chunk(nz, pool.threads(), w, 1);
+                let range = planes.start * plane..planes.end * plane;
+                for (e, t) in range.clone().zip(&tw[range]) {
+                    // SAFETY: element e lies in this worker's planes of both grids.
+                    unsafe {
+                        let v = *u0.at(e);
+                        let v = C {
+                            re: v.re * t,
+                            im: v.im * t,
+                        };
+                        *u0.at(e) = v;
+                        *u1.at(e) = v;
+                    }
+                }
+            });
+            self.fft3(pool, u1, true);
+            self.sums.push(self.checksum());
+        }
+        self.seconds = t0.elapsed().as_secs_f64();
+        (
+            self.seconds,
+            vec![Figure {
+                name: "mops".into(),
+                value: self.mops(),
+                unit: "Mop/s",
+            }],
+        )
+    }
+
+    fn verify(&self, _pool: &Pool) -> Verification {
+        let r = reference();
+        let want = &r.checksums[&self.class];
+        let mut worst = 0.0f64;
+        for (got, exp) in self.sums.iter().zip(want) {
+            let err = ((got.0 - exp.0).powi(2) + (got.1 - exp.1).powi(2)).sqrt()
+                / (exp.0 * exp.0 + exp.1 * exp.1).sqrt();
+            worst = worst.max(err);
+        }
+        let passed = self.sums.len() == want.len() && worst <= r.epsilon_rel;
+        Verification {
+            passed,
+            detail: format!(
+                "class {}: {} of {} checksums computed, largest relative error {worst:.1e} (limit {:e})",
+                self.class,
+                self.sums.len(),
+                want.len(),
+                r.epsilon_rel
+            ),
+        }
+    }
+
+    fn detail(&self) -> serde_json::Value {
+        json!({"class": self.class, "nx": self.nx, "ny": self.ny, "nz": self.nz, "niter": self.niter, "checksums": self.sums, "seconds": self.seconds, "mops": self.mops()})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(threads: usize) -> Pool {
+        let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
+            .unwrap()
+            .iter()
+            .collect();
+        let sets: Vec<scalescope_topo::CpuSet> = (0..threads)
+            .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
+            .collect();
+        Pool::new(&sets, None).unwrap()
+    }
+
+    #[test]
+    fn fft_matches_the_definition() {
+        let n = 16;
+        let x: Vec<C> = (0..n)
+            .map(|i| C {
+                re: (i as f64).sin(),
+                im: (i as f64 * 0.3).cos(),
+            })
+            .collect();
+        let mut a = x.clone();
+        fft_line(&mut a, &roots(n), false);
+        for (k, got) in a.iter().enumerate() {
+            let mut want = C::default();
+            for (j, v) in x.iter().enumerate() {
+                let t = 2.0 * PI * (j * k) as f64 / n as f64;
+                want = want.add(v.mul(C {
+                    re: t.cos(),
+                    im: t.sin(),
+                }));
+            }
+            assert!((got.re - want.re).abs() < 1e-12 && (got.im - want.im).abs() < 1e-12);
+        }
+        fft_line(&mut a, &roots(n), true);
+        for (got, want) in a.iter().zip(&x) {
+            assert!((got.re / n as f64 - want.re).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn class_s_verifies_on_one_and_two_workers() {
+        for threads in [1, 2] {
+            let mut ft = Ft::new("S").unwrap();
+            let r = crate::execute(&mut ft, &pool(threads)).unwrap();
+            assert!(r.verified, "{threads}: {}", r.verification);
+        }
+    }
+
+    #[test]
+    fn a_wrong_checksum_fails() {
+        let p = pool(1);
+        let mut ft = Ft::new("S").unwrap();
+        ft.prepare(&p).unwrap();
+        ft.run(&p);
+        ft.sums[2].0 += 1e-6;
+        assert!(!ft.verify(&p).passed);
+    }
+}
