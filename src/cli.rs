@@ -95,6 +95,9 @@ Examples:
   scalescope tpch q1 --tbl lineitem.tbl --sf 0.01
   scalescope sweep --workload tpch --param query=q6 --param sf=0.1 --threads 1,2")]
     Tpch(TpchArgs),
+    /// Graph workloads: subgraph counting on generated or loaded graphs.
+    #[command(subcommand)]
+    Graph(GraphCommand),
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
@@ -210,6 +213,37 @@ pub struct CompareArgs {
     pub b: PathBuf,
     #[arg(long)]
     pub basis: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// Count triangles, 4-cycles, diamonds (chordal 4-cycles) or 4-cliques, exactly.
+    #[command(after_help = "\
+Examples:
+  scalescope graph count --pattern triangle --graph kron:16
+  scalescope graph count --pattern diamond --graph friendster.txt --threads 2 --json
+  scalescope graph count --pattern c4 --induced --graph web.mtx")]
+    Count(GraphCountArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GraphCountArgs {
+    /// triangle, c4, diamond or k4.
+    #[arg(long)]
+    pub pattern: String,
+    /// Vertex-induced instead of non-induced (c4 and diamond).
+    #[arg(long)]
+    pub induced: bool,
+    /// A file (SNAP edge list, .el, or Matrix Market .mtx) or kron:SCALE / uniform:SCALE.
+    #[arg(long)]
+    pub graph: String,
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[arg(long, short = 'p', default_value = "cores-first")]
+    pub placement: String,
     #[arg(long)]
     pub json: bool,
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand; each takes its parsed arguments and returns an exit code.
 
 pub mod analyze;
+mod graph;
 pub mod mem;
 mod npb;
 mod place;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Compare(args)) => analyze::run_compare(&args),
         Some(Command::Npb(cmd)) => npb::run(&cmd),
         Some(Command::Tpch(args)) => tpch::run(&args),
+        Some(Command::Graph(cmd)) => graph::run(&cmd),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
     }
 }

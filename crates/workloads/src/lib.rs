@@ -4,6 +4,7 @@
 //! are pinned to a placement before any data is touched, so first-touch puts every
 //! thread's pages where it runs.
 
+pub mod graph;
 pub mod mem;
 pub mod npb_ep;
 pub mod npb_ft;
@@ -29,6 +30,8 @@ pub enum WorkloadError {
     BadParam { key: String, detail: String },
     #[error("pinning worker threads: {0}")]
     Pinning(String),
+    #[error(transparent)]
+    Graph(#[from] graph::load::LoadError),
     #[error("allocating {bytes} bytes: out of memory")]
     Allocation { bytes: u64 },
 }

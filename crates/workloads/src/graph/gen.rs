@@ -1,0 +1,125 @@
+//! Synthetic graphs. Kronecker (Graph500, "Graph500 benchmark specification" 1.2):
+//! 2^scale vertices, 16 x 2^scale edges, each edge choosing one of four quadrants per
+//! bit with probabilities A=0.57, B=0.19, C=0.19, D=0.05, and vertex ids scrambled by
+//! a fixed random permutation. Uniform: endpoints uniformly random. Edges are made in
+//! blocks of 2^18, block b from seed 27491095 + b (GAP's scheme), so the graph is
+//! the same whatever the thread count.
+
+use crate::pool::{chunk, Pool};
+
+const SEED: u64 = 27_491_095;
+const BLOCK: usize = 1 << 18;
+
+/// SplitMix64: small, fast, good enough to pick quadrants.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Which generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Kronecker,
+    Uniform,
+}
+
+fn edge(kind: Kind, scale: u32, rng: &mut SplitMix) -> (u32, u32) {
+    match kind {
+        Kind::Uniform => (
+            (rng.next() >> (64 - scale)) as u32,
+            (rng.next() >> (64 - scale)) as u32,
+        ),
+        Kind::Kronecker => {
+            let (mut u, mut v) = (0u32, 0u32);
+            for bit in 0..scale {
+                let r = rng.unit();
+                let (du, dv) = if r < 0.57 {
+                    (0, 0)
+                } else if r < 0.76 {
+                    (0, 1)
+                } else if r < 0.95 {
+                    (1, 0)
+                } else {
+                    (1, 1)
+                };
+                u |= du << bit;
+                v |= dv << bit;
+            }
+            (u, v)
+        }
+    }
+}
+
+/// Vertex count and edges of `kind` at `scale` (edge factor 16).
+pub fn generate(kind: Kind, scale: u32, pool: &Pool) -> (usize, Vec<(u32, u32)>) {
+    let n = 1usize << scale;
+    let m = 16 * n;
+    let blocks = m.div_ceil(BLOCK);
+    let perm = permutation(n, kind);
+    let parts: Vec<Vec<(u32, u32)>> = pool.broadcast(|w| {
+        let mut out = Vec::new();
+        for b in chunk(blocks, pool.threads(), w, 1) {
+            let mut rng = SplitMix(SEED + b as u64);
+            let len = BLOCK.min(m - b * BLOCK);
+            out.extend((0..len).map(|_| {
+                let (u, v) = edge(kind, scale, &mut rng);
+                (perm[u as usize], perm[v as usize])
+            }));
+        }
+        out
+    });
+    (n, parts.concat())
+}
+
+/// Graph500 scrambles Kronecker vertex ids (so hubs are not all low numbers);
+/// uniform graphs need no scrambling.
+fn permutation(n: usize, kind: Kind) -> Vec<u32> {
+    let mut p: Vec<u32> = (0..n as u32).collect();
+    if kind == Kind::Kronecker {
+        let mut rng = SplitMix(SEED ^ 0x5eed);
+        for i in (1..n).rev() {
+            p.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn independent_of_the_thread_count() {
+        let p1 = crate::graph::tests::pool(1);
+        let p2 = crate::graph::tests::pool(2);
+        for kind in [Kind::Kronecker, Kind::Uniform] {
+            let (n, a) = generate(kind, 10, &p1);
+            let (_, b) = generate(kind, 10, &p2);
+            assert_eq!((n, a.len()), (1024, 16 * 1024));
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn kronecker_is_skewed() {
+        let p = crate::graph::tests::pool(1);
+        let (n, e) = generate(Kind::Kronecker, 12, &p);
+        let g = crate::graph::Graph::from_edges(n, &e, &p);
+        let max = (0..n as u32).map(|v| g.degree(v)).max().unwrap();
+        let avg = 2.0 * g.edges() as f64 / n as f64;
+        assert!(
+            max as f64 > 20.0 * avg,
+            "max degree {max}, average {avg:.1}"
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! Reading graphs: SNAP edge lists (`#` comments), plain `.el` (two ids a line) and
+//! Matrix Market coordinate files (`pattern` or weighted, `general` or `symmetric`,
+//! 1-based). Errors name the file and the line.
+
+use std::path::Path;
+
+/// Why a graph file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{file}:{line}: {detail}")]
+    Syntax {
+        file: String,
+        line: usize,
+        detail: String,
+    },
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Vertex count and edges of a file, by its extension (`.mtx` is Matrix Market,
+/// anything else an edge list).
+///
+/// # Errors
+/// [`LoadError`] with the file and line.
+pub fn load(path: &Path) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    if path.extension().is_some_and(|e| e == "mtx") {
+        matrix_market(&text, &file)
+    } else {
+        edge_list(&text, &file)
+    }
+}
+
+fn id(tok: Option<&str>, file: &str, line: usize, what: &str) -> Result<u64, LoadError> {
+    let t = tok.ok_or_else(|| LoadError::Syntax {
+        file: file.into(),
+        line,
+        detail: format!("missing {what}"),
+    })?;
+    t.parse::<u64>().map_err(|_| LoadError::Syntax {
+        file: file.into(),
+        line,
+        detail: format!("{what} `{t}` is not a non-negative integer"),
+    })
+}
+
+fn vertex(v: u64, file: &str, line: usize) -> Result<u32, LoadError> {
+    u32::try_from(v)
+        .ok()
+        .filter(|v| *v < u32::MAX)
+        .ok_or_else(|| LoadError::Syntax {
+            file: file.into(),
+            line,
+            detail: format!("vertex {v} does not fit 32-bit ids"),
+        })
+}
+
+/// Edge lists: `u v` per line (extra columns, such as weights, ignored).
+pub fn edge_list(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
+    let mut edges = Vec::new();
+    let mut max = 0u32;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with('%') {
+            continue;
+        }
+        let mut it = line.split_whitespace();
+        let a = vertex(id(it.next(), file, i + 1, "source")?, file, i + 1)?;
+        let b = vertex(id(it.next(), file, i + 1, "target")?, file, i + 1)?;
+        max = max.max(a).max(b);
+        edges.push((a, b));
+    }
+    Ok((
+        if edges.is_empty() {
+            0
+        } else {
+            max as usize + 1
+        },
+        edges,
+    ))
+}
+
+/// Matrix Market coordinate format.
+pub fn matrix_market(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
+    let mut lines = text.lines().enumerate();
+    let syntax = |line: usize, detail: String| LoadError::Syntax {
+        file: file.into(),
+        line,
+        detail,
+    };
+    let (_, banner) = lines.next().ok_or_else(|| syntax(1, "empty file".into()))?;
+    let b = banner.to_ascii_lowercase();
+    if !b.starts_with("%%matrixmarket matrix coordinate") {
+        return Err(syntax(
+            1,
+            "expected `%%MatrixMarket matrix coordinate ...`".into(),
+        ));
+    }
+    let mut size: Option<(u64, u64, u64)> = None;
+    let mut edges = Vec::new();
+    for (i, raw) in lines {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('%') {
+            continue;
+        }
+        let mut it = line.split_whitespace();
+        match size {
+            None => {
+                let r = id(it.next(), file, i + 1, "row count")?;
+                let c = id(it.next(), file, i + 1, "column count")?;
+                let nnz = id(it.next(), file, i + 1, "entry count")?;
+                size = Some((r, c, nnz));
+            }
+            Some((r, c, _)) => {
+                let a = id(it.next(), file, i + 1, "row")?;
+                let b = id(it.next(), file, i + 1, "column")?;
+                if a == 0 || b == 0 || a > r || b > c {
+                    return Err(syntax(
+                        i + 1,
+                        format!("entry ({a}, {b}) is outside the 1-based {r} x {c} matrix"),
+                    ));
+                }
+                edges.push((vertex(a - 1, file, i + 1)?, vertex(b - 1, file, i + 1)?));
+            }
+        }
+    }
+    let (r, c, nnz) = size.ok_or_else(|| syntax(1, "no size line".into()))?;
+    if edges.len() as u64 != nnz {
+        return Err(syntax(
+            1,
+            format!(
+                "the size line promises {nnz} entries, the file has {}",
+                edges.len()
+            ),
+        ));
+    }
+    Ok((r.max(c) as usize, edges))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_lists_and_errors() {
+        let (n, e) = edge_list("# SNAP\n0 1\n\n1 2 0.5\n", "g.txt").unwrap();
+        assert_eq!((n, e), (3, vec![(0, 1), (1, 2)]));
+        let err = edge_list("0 1\n1 x\n", "g.el").unwrap_err().to_string();
+        assert_eq!(err, "g.el:2: target `x` is not a non-negative integer");
+        assert!(edge_list("0\n", "g.el")
+            .unwrap_err()
+            .to_string()
+            .contains("g.el:1: missing target"));
+    }
+
+    #[test]
+    fn matrix_market_pattern_symmetric() {
+        let t = "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n3 3 2\n2 1\n3 2\n";
+        assert_eq!(
+            matrix_market(t, "m.mtx").unwrap(),
+            (3, vec![(1, 0), (2, 1)])
+        );
+        let bad = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n4 2\n";
+        assert!(matrix_market(bad, "m.mtx")
+            .unwrap_err()
+            .to_string()
+            .starts_with("m.mtx:4: entry (4, 2) is outside"));
+        assert!(
+            matrix_market("%%MatrixMarket matrix array real general\n", "m.mtx")
+                .unwrap_err()
+                .to_string()
+                .contains("m.mtx:1")
+        );
+        let short = "%%MatrixMarket matrix coordinate pattern general\n3 3 5\n1 2\n";
+        assert!(matrix_market(short, "m.mtx")
+            .unwrap_err()
+            .to_string()
+            .contains("promises 5 entries"));
+    }
+}
