@@ -344,5 +344,9 @@ fn the_tour_runs_with_no_arguments() {
         .find_map(|l| l.strip_prefix("Report: "))
         .expect("the tour names its report");
     let html = std::fs::read_to_string(dir.path().join(report)).unwrap();
-    assert!(html.contains("built-in workload ep") && html.contains("built-in workload stream"));
+    assert!(
+        html.contains("built-in workload ep")
+            && html.contains("built-in workload stream")
+            && html.contains("built-in workload graph")
+    );
 }

@@ -37,7 +37,7 @@ pub enum WorkloadError {
 }
 
 /// Names accepted by [`build`].
-pub const AVAILABLE: &str = "stream, ep, is, ft, tpch";
+pub const AVAILABLE: &str = "stream, ep, is, ft, tpch, graph";
 
 /// The result of checking a run against an independent reference.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -123,6 +123,7 @@ pub fn build(
         "is" => Ok(Box::new(npb_is::Is::from_params(params)?)),
         "ft" => Ok(Box::new(npb_ft::Ft::from_params(params)?)),
         "tpch" => Ok(Box::new(tpch::Tpch::from_params(params)?)),
+        "graph" => Ok(Box::new(graph::workload::GraphCount::from_params(params)?)),
         other => Err(WorkloadError::Unknown(other.to_string())),
     }
 }

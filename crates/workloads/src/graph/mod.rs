@@ -7,6 +7,7 @@
 pub mod count;
 pub mod gen;
 pub mod load;
+pub mod workload;
 
 use crate::pool::{chunk, Pool};
 
