@@ -98,6 +98,14 @@ Examples:
     /// Graph workloads: subgraph counting on generated or loaded graphs.
     #[command(subcommand)]
     Graph(GraphCommand),
+    /// Synchronisation study: batches of N updates per critical section (coarse lock,
+    /// striped locks, atomics, RTM where available), BFS-style and PageRank-style;
+    /// fits T(N) = A*N + B per mechanism and reports the best batch size.
+    #[command(after_help = "\
+Examples:
+  scalescope sync
+  scalescope sync --table 64 --batches 1,2,4,8,16,32 --json     (high contention)")]
+    Sync(SyncArgs),
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
@@ -217,6 +225,27 @@ pub struct CompareArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// Slots in the shared table (fewer = more contention).
+    #[arg(long, default_value_t = 4096)]
+    pub table: usize,
+    /// Batch sizes (updates per critical section).
+    #[arg(long, default_value = "1,2,4,8,16,32,64")]
+    pub batches: String,
+    /// Updates per thread per measurement.
+    #[arg(long, default_value_t = 200_000)]
+    pub updates: usize,
+    /// Stripes for striped locks.
+    #[arg(long, default_value_t = 256)]
+    pub stripes: usize,
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum GraphCommand {
     /// Count triangles, 4-cycles, diamonds (chordal 4-cycles) or 4-cliques, exactly.
@@ -226,6 +255,46 @@ Examples:
   scalescope graph count --pattern diamond --graph friendster.txt --threads 2 --json
   scalescope graph count --pattern c4 --induced --graph web.mtx")]
     Count(GraphCountArgs),
+    /// Direction-optimizing BFS from a source; parent tree verified; TEPS.
+    #[command(after_help = "\
+Examples:
+  scalescope graph bfs --graph kron:18 --threads 2
+  scalescope graph bfs --graph web.mtx --source 0 --json")]
+    Bfs(GraphRunArgs),
+    /// PageRank (GAP: damping 0.85, tolerance 1e-4): pull, or push with --sync
+    /// coarse-lock|striped-locks:K|atomic|htm and --batch updates per critical section.
+    #[command(after_help = "\
+Examples:
+  scalescope graph pr --graph kron:18
+  scalescope graph pr --graph kron:16 --sync striped-locks:1024 --batch 8 --json
+  scalescope graph pr --graph kron:16 --sync htm      (says so where RTM is absent)")]
+    Pr(GraphRunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GraphRunArgs {
+    /// A file (SNAP edge list, .el, or Matrix Market .mtx) or kron:SCALE / uniform:SCALE.
+    #[arg(long)]
+    pub graph: String,
+    /// BFS source [default: the highest-degree vertex].
+    #[arg(long)]
+    pub source: Option<u32>,
+    /// PageRank synchronisation: pull, coarse-lock, striped-locks:K, atomic, htm.
+    #[arg(long, default_value = "pull")]
+    pub sync: String,
+    /// PageRank: score updates per critical section or transaction.
+    #[arg(long, default_value_t = 1)]
+    pub batch: usize,
+    /// PageRank: stop when the sum of absolute changes is below this.
+    #[arg(long, default_value_t = 1e-4)]
+    pub tolerance: f64,
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[arg(long, short = 'p', default_value = "cores-first")]
+    pub placement: String,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

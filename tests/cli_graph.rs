@@ -96,3 +96,75 @@ fn malformed_files_name_the_line() {
         .code(1)
         .stderr(predicate::str::contains("scale must be 1-30"));
 }
+
+#[test]
+fn bfs_and_pagerank_verify_and_sync_fits_every_mechanism() {
+    let out = scalescope()
+        .args([
+            "graph",
+            "bfs",
+            "--graph",
+            "kron:12",
+            "--threads",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verified"], true);
+    assert!(v["teps"].as_f64().unwrap() > 0.0);
+    for sync in ["pull", "coarse-lock", "striped-locks:16", "atomic"] {
+        let out = scalescope()
+            .args([
+                "graph", "pr", "--graph", "kron:11", "--sync", sync, "--batch", "4", "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{sync}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["verified"], true, "{sync}");
+    }
+    // htm either runs verified (RTM present, as on this VM) or says why it cannot.
+    let out = scalescope()
+        .args([
+            "graph", "pr", "--graph", "kron:10", "--sync", "htm", "--json",
+        ])
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        assert!(String::from_utf8_lossy(&out.stderr).contains("unavailable here"));
+    }
+    let out = scalescope()
+        .args(["sync", "--updates", "5000", "--batches", "1,4,16", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let curves = v["curves"].as_array().unwrap();
+    assert!(
+        curves.len() >= 6,
+        "three mechanisms x two update kinds at least"
+    );
+    assert!(curves
+        .iter()
+        .all(|c| c["a_ns"].is_number() && c["b_ns"].is_number() && c["r_squared"].is_number()));
+    scalescope()
+        .args(["graph", "pr", "--graph", "kron:8", "--sync", "mutex"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("unknown sync `mutex`"));
+    scalescope()
+        .args(["graph", "bfs", "--graph", "kron:8", "--source", "999"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--source 999"));
+}

@@ -13,7 +13,7 @@ use scalescope_workloads::graph::gen::{generate, Kind};
 use scalescope_workloads::graph::{load::load, Graph};
 use scalescope_workloads::Pool;
 
-use crate::cli::{GraphCommand, GraphCountArgs};
+use crate::cli::{GraphCommand, GraphCountArgs, GraphRunArgs, SyncArgs};
 
 /// Brute force checks graphs up to this many vertices (C(64, 4) = 635,376 subsets).
 const BRUTE_FORCE_MAX_VERTICES: usize = 64;
@@ -21,7 +21,104 @@ const BRUTE_FORCE_MAX_VERTICES: usize = 64;
 pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         GraphCommand::Count(args) => count_cmd(args),
+        GraphCommand::Bfs(args) => bfs_cmd(args),
+        GraphCommand::Pr(args) => pr_cmd(args),
     }
+}
+
+/// The pinned pool and the graph the flags name.
+fn setup(
+    graph: &str,
+    threads: Option<usize>,
+    placement: &str,
+) -> anyhow::Result<(Pool, Graph, usize)> {
+    let strategy: Strategy = placement.parse()?;
+    let topo = Source::Live.load()?;
+    let threads = threads.unwrap_or_else(|| topo.usable_cpus().len());
+    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
+    let pool = Pool::new(&placement.threads, None)?;
+    let (n, edges) = edges_of(graph, &pool)?;
+    let g = Graph::from_edges(n, &edges, &pool);
+    Ok((pool, g, threads))
+}
+
+fn bfs_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
+    let (pool, g, threads) = setup(&args.graph, args.threads, &args.placement)?;
+    if g.vertices() == 0 {
+        bail!("--graph {}: the graph has no vertices", args.graph);
+    }
+    let source = match args.source {
+        Some(s) if (s as usize) < g.vertices() => s,
+        Some(s) => bail!(
+            "--source {s}: the graph has vertices 0-{}",
+            g.vertices() - 1
+        ),
+        None => (0..g.vertices() as u32)
+            .max_by_key(|&v| g.degree(v))
+            .unwrap_or(0),
+    };
+    let t = Instant::now();
+    let parent = scalescope_workloads::graph::bfs::bfs(&g, source, &pool);
+    let secs = t.elapsed().as_secs_f64();
+    let edges = scalescope_workloads::graph::bfs::verify(&g, source, &parent)
+        .map_err(|e| anyhow::anyhow!("BFS parent tree is wrong: {e}"))?;
+    let reached = parent
+        .iter()
+        .filter(|&&p| p != scalescope_workloads::graph::bfs::NONE)
+        .count();
+    let teps = edges as f64 / secs;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "graph": args.graph, "source": source, "threads": threads, "seconds": secs, "teps": teps,
+                "reached_vertices": reached, "traversed_edges": edges, "verified": true,
+            }))?
+        );
+    } else {
+        println!("BFS from {source} in {}: {reached} vertices reached, {edges} edges, {:.4} s on {threads} threads, {:.3e} TEPS; parent tree verified", args.graph, secs, teps);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
+    use scalescope_workloads::graph::pagerank::{pagerank, verify, Sync};
+    let sync: Sync = args
+        .sync
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--sync: {e}"))?;
+    if !args.tolerance.is_finite() || args.tolerance <= 0.0 || args.batch == 0 {
+        bail!("--tolerance must be positive and --batch at least 1");
+    }
+    let (pool, g, threads) = setup(&args.graph, args.threads, &args.placement)?;
+    let t = Instant::now();
+    let ranks = pagerank(&g, &sync, args.batch, args.tolerance, &pool)
+        .map_err(|e| anyhow::anyhow!("--sync htm: {e}"))?;
+    let secs = t.elapsed().as_secs_f64();
+    verify(&g, &ranks).map_err(|e| anyhow::anyhow!("PageRank scores are wrong: {e}"))?;
+    let per_iter = secs / ranks.iterations as f64;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "graph": args.graph, "sync": args.sync, "batch": args.batch, "threads": threads, "iterations": ranks.iterations,
+                "seconds": secs, "seconds_per_iteration": per_iter, "transactions": ranks.transactions, "aborts": ranks.aborts.total(), "aborts_by_cause": ranks.aborts, "verified": true,
+            }))?
+        );
+    } else {
+        println!(
+            "PageRank ({}, batch {}) in {}: {} iterations, {:.4} s ({:.4} s per iteration) on {threads} threads; scores verified",
+            args.sync, args.batch, args.graph, ranks.iterations, secs, per_iter
+        );
+        if ranks.transactions > 0 {
+            let a = ranks.aborts;
+            println!(
+                "  RTM: {} transactions, {} aborted ({:.1}%): {} conflict, {} capacity, {} explicit, {} other (aborted batches ran under the elided lock)",
+                ranks.transactions, a.total(), 100.0 * a.total() as f64 / ranks.transactions as f64, a.conflict, a.capacity, a.explicit, a.other
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `kron:SCALE`, `uniform:SCALE` or a file.
@@ -105,6 +202,75 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
     }
     if verified == Some(false) {
         bail!("{} count {c} disagrees with brute force", args.pattern);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `scalescope sync`: the mechanisms against the batch size, with their linear fits.
+pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
+    use scalescope_workloads::graph::pagerank::{rtm_available, Sync};
+    use scalescope_workloads::graph::syncbench::{sweep, Op};
+    let batches: Vec<usize> = args
+        .batches
+        .split(',')
+        .map(|b| {
+            b.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|b| *b > 0)
+                .with_context(|| {
+                    format!(
+                        "--batches `{}`: `{b}` is not a positive integer",
+                        args.batches
+                    )
+                })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    if args.table == 0 || args.updates == 0 || args.stripes == 0 {
+        bail!("--table, --updates and --stripes must be positive");
+    }
+    let topo = Source::Live.load()?;
+    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
+    let placement = place(&topo, &PlaceRequest::new(Strategy::CoresFirst, threads))?;
+    let pool = Pool::new(&placement.threads, None)?;
+    let mechs = [
+        Sync::CoarseLock,
+        Sync::StripedLocks(args.stripes),
+        Sync::Atomic,
+        Sync::Htm,
+    ];
+    let htm_note = (!rtm_available()).then_some("htm: unavailable here: this CPU does not offer Intel RTM (TSX absent or disabled); not measured");
+    let mut all = Vec::new();
+    for op in [Op::MarkVisited, Op::Increment] {
+        all.extend(
+            sweep(&mechs, op, &batches, args.table, args.updates, &pool)
+                .map_err(|e| anyhow::anyhow!(e))?,
+        );
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"threads": threads, "table": args.table, "curves": all, "note": htm_note})
+            )?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{threads} threads, {} slots (contention), {} updates per thread per point; T(N) = A*N + B per critical section", args.table, args.updates);
+    for c in &all {
+        let pts: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
+            .collect();
+        println!(
+            "  {:?} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
+            c.op, c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
+        );
+        println!("      {}", pts.join("  "));
+    }
+    if let Some(n) = htm_note {
+        println!("{n}");
     }
     Ok(ExitCode::SUCCESS)
 }

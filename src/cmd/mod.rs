@@ -31,6 +31,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Npb(cmd)) => npb::run(&cmd),
         Some(Command::Tpch(args)) => tpch::run(&args),
         Some(Command::Graph(cmd)) => graph::run(&cmd),
+        Some(Command::Sync(args)) => graph::sync_cmd(&args),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
     }
 }

@@ -4,9 +4,12 @@
 //! plain `.el` and Matrix Market; the Graph500 Kronecker and uniform generators;
 //! exact subgraph counts.
 
+pub mod bfs;
 pub mod count;
 pub mod gen;
 pub mod load;
+pub mod pagerank;
+pub mod syncbench;
 pub mod workload;
 
 use crate::pool::{chunk, Pool};

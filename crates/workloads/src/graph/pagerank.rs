@@ -1,0 +1,411 @@
+//! PageRank as in the GAP benchmark suite (pr.cc): damping 0.85, at most 20
+//! iterations, stop when the sum of absolute score changes drops below the
+//! tolerance (1e-4). The pull form reads each vertex's in-neighbours' contributions
+//! (no synchronisation). The push form adds each vertex's contribution into its
+//! neighbours' next scores, which needs synchronisation, selectable to compare the
+//! mechanisms of the irregular-algorithms study: one coarse lock, K striped locks, or
+//! atomics (a compare-and-swap loop on the f64 bits), with `batch` updates made per
+//! critical section; or hardware transactions (Intel RTM), where the CPU has them.
+//! Results are verified against an independent serial pull PageRank.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::Graph;
+use crate::pool::Pool;
+
+pub const DAMPING: f64 = 0.85;
+pub const MAX_ITERS: usize = 20;
+
+/// How concurrent pushes into one score are made safe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sync {
+    /// Pull PageRank: no shared writes.
+    Pull,
+    CoarseLock,
+    StripedLocks(usize),
+    Atomic,
+    /// Hardware transactional memory (Intel RTM), with a lock fallback.
+    Htm,
+}
+
+impl std::str::FromStr for Sync {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "pull" => Sync::Pull,
+            "coarse-lock" => Sync::CoarseLock,
+            "atomic" => Sync::Atomic,
+            "htm" => Sync::Htm,
+            _ => match s.strip_prefix("striped-locks:").map(str::parse::<usize>) {
+                Some(Ok(k)) if k > 0 => Sync::StripedLocks(k),
+                _ => {
+                    return Err(format!(
+                        "unknown sync `{s}` (pull, coarse-lock, striped-locks:K, atomic, htm)"
+                    ))
+                }
+            },
+        })
+    }
+}
+
+/// Whether RTM transactions can commit here: CPUID must advertise RTM, and a probe of
+/// empty transactions must see at least one commit (with TSX disabled by microcode
+/// CPUID may still advertise RTM while every XBEGIN aborts).
+pub fn rtm_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *USABLE.get_or_init(|| {
+            std::arch::is_x86_feature_detected!("rtm")
+                // CPUID advertises RTM, so XBEGIN/XEND are valid instructions to probe with.
+                && (0..64).any(|_| transaction_status(|| {}).is_ok())
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Aborted transactions by cause (the EAX bits XBEGIN reports).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Aborts {
+    /// Another thread touched the transaction's data.
+    pub conflict: u64,
+    /// The transaction's data did not fit the cache.
+    pub capacity: u64,
+    /// Explicit XABORT.
+    pub explicit: u64,
+    /// Interrupts, page faults, unsupported instructions.
+    pub other: u64,
+}
+
+impl Aborts {
+    fn record(&mut self, status: u32) {
+        if status & (1 << 2) != 0 {
+            self.conflict += 1;
+        } else if status & (1 << 3) != 0 {
+            self.capacity += 1;
+        } else if status & 1 != 0 {
+            self.explicit += 1;
+        } else {
+            self.other += 1;
+        }
+    }
+
+    fn add(&mut self, o: Aborts) {
+        self.conflict += o.conflict;
+        self.capacity += o.capacity;
+        self.explicit += o.explicit;
+        self.other += o.other;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.conflict + self.capacity + self.explicit + self.other
+    }
+}
+
+/// Result of a PageRank run.
+#[derive(Debug, Clone)]
+pub struct Ranks {
+    pub scores: Vec<f64>,
+    pub iterations: usize,
+    /// HTM only: transactions started, and aborts by cause.
+    pub transactions: u64,
+    pub aborts: Aborts,
+}
+
+fn add_f64(cell: &AtomicU64, v: f64) {
+    let mut cur = cell.load(Ordering::Relaxed);
+    loop {
+        let next = (f64::from_bits(cur) + v).to_bits();
+        match cell.compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return,
+            Err(seen) => cur = seen,
+        }
+    }
+}
+
+/// Runs `f` as one RTM transaction: `Ok` if it committed, `Err(status)` with
+/// XBEGIN's abort status if it aborted (and all of `f`'s effects were rolled back).
+/// After an abort the processor restores every register to its state at XBEGIN and
+/// resumes at the instruction after it, so both outcomes leave the asm block the same
+/// way. Callers check [`rtm_available`] first; `f` must not make system calls.
+#[cfg(target_arch = "x86_64")]
+pub fn transaction_status(f: impl FnOnce()) -> Result<(), u32> {
+    debug_assert!(std::arch::is_x86_feature_detected!("rtm"));
+    let mut status: u32 = u32::MAX;
+    // SAFETY: RTM is supported (checked by every caller through rtm_available, or by
+    // its CPUID probe); xbegin either starts a transaction, leaving eax at u32::MAX,
+    // or lands at label 2 after an abort with the cause in eax.
+    unsafe { std::arch::asm!("xbegin 2f", "2:", inout("eax") status, options(nostack)) };
+    if status != u32::MAX {
+        return Err(status);
+    }
+    f();
+    // SAFETY: inside the transaction started above.
+    unsafe { std::arch::asm!("xend", options(nostack)) };
+    Ok(())
+}
+
+/// A spin lock elided with RTM (lock elision): a critical section first runs as a
+/// transaction that reads the lock word and aborts if the lock is held; if the
+/// transaction aborts, the section runs under the real lock, whose acquisition aborts
+/// every transaction that read the word. Without reading the lock, a transaction could
+/// commit in the middle of a lock holder's plain read-modify-write and lose it.
+#[derive(Debug, Default)]
+pub struct ElidedLock {
+    held: std::sync::atomic::AtomicBool,
+}
+
+impl ElidedLock {
+    /// Runs `f` elided, or under the lock after an abort; returns the abort status
+    /// when the fallback was taken.
+    pub fn run(&self, f: impl Fn()) -> Option<u32> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let r = transaction_status(|| {
+                if self.held.load(Ordering::Relaxed) {
+                    // SAFETY: inside a transaction (xabort only aborts it); code 0xff
+                    // marks "lock was held".
+                    unsafe { std::arch::asm!("xabort 0xff", options(nostack)) };
+                }
+                f();
+            });
+            match r {
+                Ok(()) => None,
+                Err(status) => {
+                    self.locked(&f);
+                    Some(status)
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.locked(&f);
+            Some(0)
+        }
+    }
+
+    fn locked(&self, f: &impl Fn()) {
+        while self
+            .held
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+        f();
+        self.held.store(false, Ordering::Release);
+    }
+}
+
+/// PageRank with the chosen synchronisation and `batch` updates per critical section.
+///
+/// # Errors
+/// `htm` on a CPU without RTM: the message says so and nothing runs.
+pub fn pagerank(
+    g: &Graph,
+    sync: &Sync,
+    batch: usize,
+    tolerance: f64,
+    pool: &Pool,
+) -> Result<Ranks, String> {
+    if *sync == Sync::Htm && !rtm_available() {
+        return Err("unavailable here: this CPU does not offer Intel RTM (TSX absent or disabled), so no htm run is made".into());
+    }
+    let n = g.vertices();
+    let t = pool.threads();
+    let base = (1.0 - DAMPING) / n as f64;
+    let mut scores = vec![1.0 / n as f64; n];
+    let (mut transactions, mut aborts) = (0u64, Aborts::default());
+    let mut iterations = 0;
+    for _ in 0..MAX_ITERS {
+        iterations += 1;
+        let contrib: Vec<f64> = (0..n as u32)
+            .map(|v| {
+                if g.degree(v) > 0 {
+                    scores[v as usize] / g.degree(v) as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let next: Vec<f64> = match sync {
+            Sync::Pull => {
+                let parts = pool.broadcast(|w| {
+                    (w..n)
+                        .step_by(t)
+                        .map(|v| {
+                            (
+                                v,
+                                base + DAMPING
+                                    * g.neighbors(v as u32)
+                                        .iter()
+                                        .map(|&u| contrib[u as usize])
+                                        .sum::<f64>(),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                });
+                let mut next = vec![0.0; n];
+                for (v, s) in parts.into_iter().flatten() {
+                    next[v] = s;
+                }
+                next
+            }
+            _ => {
+                let cells: Vec<AtomicU64> =
+                    (0..n).map(|_| AtomicU64::new(0f64.to_bits())).collect();
+                let coarse = Mutex::new(());
+                let elided = ElidedLock::default();
+                let stripes: Vec<Mutex<()>> = match sync {
+                    Sync::StripedLocks(k) => (0..*k).map(|_| Mutex::new(())).collect(),
+                    _ => Vec::new(),
+                };
+                let stats = pool.broadcast(|w| {
+                    let (mut tx, mut ab) = (0u64, Aborts::default());
+                    let mut pending: Vec<(u32, f64)> = Vec::with_capacity(batch);
+                    let mut flush = |pending: &mut Vec<(u32, f64)>| {
+                        match sync {
+                            Sync::Atomic => pending
+                                .iter()
+                                .for_each(|&(v, c)| add_f64(&cells[v as usize], c)),
+                            Sync::CoarseLock => {
+                                let _g = coarse.lock().unwrap_or_else(|p| p.into_inner());
+                                pending
+                                    .iter()
+                                    .for_each(|&(v, c)| add_f64(&cells[v as usize], c));
+                            }
+                            Sync::StripedLocks(k) => {
+                                for &(v, c) in pending.iter() {
+                                    let _g = stripes[v as usize % k]
+                                        .lock()
+                                        .unwrap_or_else(|p| p.into_inner());
+                                    add_f64(&cells[v as usize], c);
+                                }
+                            }
+                            Sync::Htm => {
+                                tx += 1;
+                                let apply = || {
+                                    for &(v, c) in pending.iter() {
+                                        let cell = &cells[v as usize];
+                                        cell.store(
+                                            (f64::from_bits(cell.load(Ordering::Relaxed)) + c)
+                                                .to_bits(),
+                                            Ordering::Relaxed,
+                                        );
+                                    }
+                                };
+                                if let Some(status) = elided.run(apply) {
+                                    ab.record(status);
+                                }
+                            }
+                            Sync::Pull => {}
+                        }
+                        pending.clear();
+                    };
+                    for u in (w..n).step_by(t) {
+                        for &v in g.neighbors(u as u32) {
+                            pending.push((v, contrib[u]));
+                            if pending.len() >= batch.max(1) {
+                                flush(&mut pending);
+                            }
+                        }
+                    }
+                    flush(&mut pending);
+                    (tx, ab)
+                });
+                for (tx, ab) in stats {
+                    transactions += tx;
+                    aborts.add(ab);
+                }
+                cells
+                    .iter()
+                    .map(|c| base + DAMPING * f64::from_bits(c.load(Ordering::Relaxed)))
+                    .collect()
+            }
+        };
+        let error: f64 = next.iter().zip(&scores).map(|(a, b)| (a - b).abs()).sum();
+        scores = next;
+        if error < tolerance {
+            break;
+        }
+    }
+    Ok(Ranks {
+        scores,
+        iterations,
+        transactions,
+        aborts,
+    })
+}
+
+/// An independent serial pull PageRank for the same number of iterations; the
+/// largest difference from `ranks` must be within `1e-9` per vertex.
+///
+/// # Errors
+/// A sentence naming the worst vertex.
+pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
+    let n = g.vertices();
+    let base = (1.0 - DAMPING) / n as f64;
+    let mut s = vec![1.0 / n as f64; n];
+    for _ in 0..ranks.iterations {
+        let c: Vec<f64> = (0..n as u32)
+            .map(|v| {
+                if g.degree(v) == 0 {
+                    0.0
+                } else {
+                    s[v as usize] / g.degree(v) as f64
+                }
+            })
+            .collect();
+        s = (0..n as u32)
+            .map(|v| base + DAMPING * g.neighbors(v).iter().map(|&u| c[u as usize]).sum::<f64>())
+            .collect();
+    }
+    let (worst, diff) = (0..n)
+        .map(|v| (v, (s[v] - ranks.scores[v]).abs()))
+        .fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    if diff <= 1e-9 {
+        Ok(())
+    } else {
+        Err(format!(
+            "vertex {worst}: score {} differs from the reference {} by {diff:.2e}",
+            ranks.scores[worst], s[worst]
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::gen::{generate, Kind};
+    use crate::graph::tests::pool;
+
+    #[test]
+    fn every_available_mechanism_gives_the_reference_scores() {
+        let p = pool(2);
+        let (n, e) = generate(Kind::Kronecker, 11, &p);
+        let g = Graph::from_edges(n, &e, &p);
+        for sync in ["pull", "coarse-lock", "striped-locks:64", "atomic", "htm"] {
+            let s: Sync = sync.parse().unwrap();
+            for batch in [1, 16] {
+                match pagerank(&g, &s, batch, 1e-4, &p) {
+                    Ok(r) => {
+                        verify(&g, &r).unwrap_or_else(|e| panic!("{sync} batch {batch}: {e}"));
+                        assert!(r.iterations > 1);
+                    }
+                    Err(why) => {
+                        assert_eq!(s, Sync::Htm);
+                        assert!(
+                            !rtm_available() && why.starts_with("unavailable here"),
+                            "{why}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!("striped-locks:0".parse::<Sync>().is_err() && "mutex".parse::<Sync>().is_err());
+    }
+}

@@ -1,0 +1,328 @@
+//! The synchronisation study's microbenchmark: every worker makes updates to random
+//! slots of a shared table, N updates per critical section (a coarse lock, the
+//! stripes a batch needs locked in order, one RTM transaction eliding a lock, or
+//! atomics per update), either BFS-style (mark a vertex visited) or PageRank-style
+//! (add to a score). The table size sets the contention. For each mechanism the time
+//! of one critical section T(N) is fitted with T(N) = A N + B (A: cost per update,
+//! B: start/commit overhead), and the batch with the lowest time per update is
+//! reported. Totals are checked exactly, so a lost update is an error.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::pagerank::{rtm_available, Sync};
+use crate::mem::chase::XorShift;
+use crate::pool::Pool;
+
+/// What one update does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Op {
+    /// Set a visited flag if it is not set (BFS).
+    MarkVisited,
+    /// Add 1.0 to a score (PageRank).
+    Increment,
+}
+
+/// One (mechanism, batch) measurement.
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    pub batch: usize,
+    /// Mean time of one critical section, per worker, in nanoseconds.
+    pub ns_per_section: f64,
+    pub ns_per_update: f64,
+    pub aborts: u64,
+}
+
+/// A mechanism's curve and its fit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Curve {
+    pub sync: String,
+    pub op: Op,
+    pub points: Vec<Point>,
+    /// Nanoseconds per update (A) and per critical section (B), and R^2.
+    pub a_ns: f64,
+    pub b_ns: f64,
+    pub r_squared: f64,
+    pub best_batch: usize,
+}
+
+fn fit(points: &[Point]) -> (f64, f64, f64) {
+    let n = points.len() as f64;
+    let (mx, my) = (
+        points.iter().map(|p| p.batch as f64).sum::<f64>() / n,
+        points.iter().map(|p| p.ns_per_section).sum::<f64>() / n,
+    );
+    let sxx: f64 = points.iter().map(|p| (p.batch as f64 - mx).powi(2)).sum();
+    let sxy: f64 = points
+        .iter()
+        .map(|p| (p.batch as f64 - mx) * (p.ns_per_section - my))
+        .sum();
+    let a = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    let b = my - a * mx;
+    let ss_tot: f64 = points.iter().map(|p| (p.ns_per_section - my).powi(2)).sum();
+    let ss_res: f64 = points
+        .iter()
+        .map(|p| (p.ns_per_section - a * p.batch as f64 - b).powi(2))
+        .sum();
+    (
+        a,
+        b,
+        if ss_tot > 0.0 {
+            1.0 - ss_res / ss_tot
+        } else {
+            1.0
+        },
+    )
+}
+
+/// The slots worker `w` updates, in order (deterministic, so totals can be checked).
+fn slots(w: usize, updates: usize, table: usize) -> Vec<u32> {
+    let mut r = XorShift::new(0x5eed_0000 + w as u64);
+    (0..updates).map(|_| r.below(table as u64) as u32).collect()
+}
+
+/// Runs one mechanism at one batch size; returns ns per section per worker and aborts.
+///
+/// # Errors
+/// A lost or duplicated update, or `htm` where RTM cannot commit.
+pub fn run(
+    sync: &Sync,
+    op: Op,
+    batch: usize,
+    table: usize,
+    updates: usize,
+    pool: &Pool,
+) -> Result<Point, String> {
+    if *sync == Sync::Htm && !rtm_available() {
+        return Err(
+            "unavailable here: this CPU does not offer Intel RTM (TSX absent or disabled)".into(),
+        );
+    }
+    let t = pool.threads();
+    let cells: Vec<AtomicU64> = (0..table).map(|_| AtomicU64::new(0)).collect();
+    let coarse = Mutex::new(());
+    let elided = super::pagerank::ElidedLock::default();
+    let stripes: Vec<Mutex<()>> = match sync {
+        Sync::StripedLocks(k) => (0..*k).map(|_| Mutex::new(())).collect(),
+        _ => Vec::new(),
+    };
+    let work: Vec<Vec<u32>> = (0..t).map(|w| slots(w, updates, table)).collect();
+    // Inside a lock or a transaction the update is a plain load and store.
+    let apply = |i: u32| {
+        let c = &cells[i as usize];
+        match op {
+            Op::MarkVisited => {
+                if c.load(Ordering::Relaxed) == 0 {
+                    c.store(1, Ordering::Relaxed);
+                }
+            }
+            Op::Increment => c.store(
+                (f64::from_bits(c.load(Ordering::Relaxed)) + 1.0).to_bits(),
+                Ordering::Relaxed,
+            ),
+        }
+    };
+    let start = Instant::now();
+    let aborts: u64 = pool
+        .broadcast(|w| {
+            let mut aborts = 0u64;
+            let mut stripe_ids: Vec<usize> = Vec::new();
+            for group in work[w].chunks(batch) {
+                match sync {
+                    Sync::Atomic => {
+                        for &i in group {
+                            let c = &cells[i as usize];
+                            match op {
+                                Op::MarkVisited => {
+                                    let _ = c.compare_exchange(
+                                        0,
+                                        1,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    );
+                                }
+                                Op::Increment => {
+                                    let mut cur = c.load(Ordering::Relaxed);
+                                    while let Err(seen) = c.compare_exchange_weak(
+                                        cur,
+                                        (f64::from_bits(cur) + 1.0).to_bits(),
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    ) {
+                                        cur = seen;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    Sync::StripedLocks(k) => {
+                        stripe_ids.clear();
+                        stripe_ids.extend(group.iter().map(|&i| i as usize % k));
+                        stripe_ids.sort_unstable();
+                        stripe_ids.dedup();
+                        let guards: Vec<_> = stripe_ids
+                            .iter()
+                            .map(|&s| stripes[s].lock().unwrap_or_else(|p| p.into_inner()))
+                            .collect();
+                        group.iter().for_each(|&i| apply(i));
+                        drop(guards);
+                    }
+                    Sync::Htm => {
+                        if elided
+                            .run(|| group.iter().for_each(|&i| apply(i)))
+                            .is_some()
+                        {
+                            aborts += 1;
+                        }
+                    }
+                    Sync::CoarseLock | Sync::Pull => {
+                        let _g = coarse.lock().unwrap_or_else(|p| p.into_inner());
+                        group.iter().for_each(|&i| apply(i));
+                    }
+                }
+            }
+            aborts
+        })
+        .iter()
+        .sum();
+    let secs = start.elapsed().as_secs_f64();
+    check(op, &cells, &work)?;
+    let sections = updates.div_ceil(batch) as f64;
+    let ns = secs * 1e9 / sections;
+    Ok(Point {
+        batch,
+        ns_per_section: ns,
+        ns_per_update: ns / batch.min(updates) as f64,
+        aborts,
+    })
+}
+
+/// No update lost or duplicated: increments sum to their count, visited flags are
+/// exactly the distinct slots touched.
+fn check(op: Op, cells: &[AtomicU64], work: &[Vec<u32>]) -> Result<(), String> {
+    match op {
+        Op::Increment => {
+            let total: f64 = cells
+                .iter()
+                .map(|c| f64::from_bits(c.load(Ordering::Relaxed)))
+                .sum();
+            let want = work.iter().map(Vec::len).sum::<usize>() as f64;
+            if total != want {
+                return Err(format!(
+                    "lost updates: the scores sum to {total}, {want} increments were made"
+                ));
+            }
+        }
+        Op::MarkVisited => {
+            let mut touched = vec![false; cells.len()];
+            work.iter()
+                .flatten()
+                .for_each(|&i| touched[i as usize] = true);
+            let want = touched.iter().filter(|t| **t).count() as u64;
+            let got: u64 = cells.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+            if got != want {
+                return Err(format!(
+                    "{got} flags set, {want} distinct slots were marked"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sweeps `batches` for each mechanism that can run here and fits each curve.
+///
+/// # Errors
+/// Any lost update.
+pub fn sweep(
+    mechanisms: &[Sync],
+    op: Op,
+    batches: &[usize],
+    table: usize,
+    updates: usize,
+    pool: &Pool,
+) -> Result<Vec<Curve>, String> {
+    let mut out = Vec::new();
+    for m in mechanisms {
+        if *m == Sync::Htm && !rtm_available() {
+            continue;
+        }
+        let points: Vec<Point> = batches
+            .iter()
+            .map(|&b| run(m, op, b, table, updates, pool))
+            .collect::<Result<_, _>>()?;
+        let (a, b, r2) = fit(&points);
+        let best = points
+            .iter()
+            .min_by(|x, y| x.ns_per_update.total_cmp(&y.ns_per_update))
+            .map(|p| p.batch)
+            .unwrap_or(1);
+        let name = match m {
+            Sync::StripedLocks(k) => format!("striped-locks:{k}"),
+            Sync::CoarseLock => "coarse-lock".into(),
+            Sync::Atomic => "atomic".into(),
+            Sync::Htm => "htm".into(),
+            Sync::Pull => "pull".into(),
+        };
+        out.push(Curve {
+            sync: name,
+            op,
+            points,
+            a_ns: a,
+            b_ns: b,
+            r_squared: r2,
+            best_batch: best,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::tests::pool;
+
+    #[test]
+    fn no_mechanism_loses_an_update_and_fits_are_linear() {
+        let p = pool(2);
+        let mechs = [
+            Sync::CoarseLock,
+            Sync::StripedLocks(64),
+            Sync::Atomic,
+            Sync::Htm,
+        ];
+        for op in [Op::Increment, Op::MarkVisited] {
+            let curves = sweep(&mechs, op, &[1, 4, 16, 64], 256, 20_000, &p).unwrap();
+            assert!(curves.len() >= 3);
+            for c in &curves {
+                assert!(c.points.iter().all(|p| p.ns_per_section > 0.0));
+                assert!([1, 4, 16, 64].contains(&c.best_batch));
+            }
+        }
+        let exact = fit(&[
+            Point {
+                batch: 1,
+                ns_per_section: 15.0,
+                ns_per_update: 15.0,
+                aborts: 0,
+            },
+            Point {
+                batch: 4,
+                ns_per_section: 30.0,
+                ns_per_update: 7.5,
+                aborts: 0,
+            },
+            Point {
+                batch: 8,
+                ns_per_section: 50.0,
+                ns_per_update: 6.25,
+                aborts: 0,
+            },
+        ]);
+        assert!((exact.0 - 5.0).abs() < 1e-9 && (exact.1 - 10.0).abs() < 1e-9 && exact.2 > 0.999);
+    }
+}
