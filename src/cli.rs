@@ -269,6 +269,20 @@ Examples:
   scalescope graph pr --graph kron:16 --sync striped-locks:1024 --batch 8 --json
   scalescope graph pr --graph kron:16 --sync htm      (says so where RTM is absent)")]
     Pr(GraphRunArgs),
+    /// Write a graph (e.g. a generated Kronecker graph) as an edge list, `u v` with
+    /// u < v, one undirected edge a line, so other tools can read the same graph.
+    #[command(after_help = "\
+Examples:
+  scalescope graph export --graph kron:16 --out kron16.el")]
+    Export(GraphExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GraphExportArgs {
+    #[arg(long)]
+    pub graph: String,
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -13,7 +13,7 @@ use scalescope_workloads::graph::gen::{generate, Kind};
 use scalescope_workloads::graph::{load::load, Graph};
 use scalescope_workloads::Pool;
 
-use crate::cli::{GraphCommand, GraphCountArgs, GraphRunArgs, SyncArgs};
+use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, GraphRunArgs, SyncArgs};
 
 /// Brute force checks graphs up to this many vertices (C(64, 4) = 635,376 subsets).
 const BRUTE_FORCE_MAX_VERTICES: usize = 64;
@@ -23,6 +23,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
         GraphCommand::Count(args) => count_cmd(args),
         GraphCommand::Bfs(args) => bfs_cmd(args),
         GraphCommand::Pr(args) => pr_cmd(args),
+        GraphCommand::Export(args) => export_cmd(args),
     }
 }
 
@@ -272,5 +273,27 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if let Some(n) = htm_note {
         println!("{n}");
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn export_cmd(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let (_pool, g, _) = setup(&args.graph, None, "cores-first")?;
+    let file = std::fs::File::create(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    for u in 0..g.vertices() as u32 {
+        for &v in g.neighbors(u).iter().filter(|&&v| u < v) {
+            writeln!(w, "{u} {v}").with_context(|| format!("writing {}", args.out.display()))?;
+        }
+    }
+    w.flush()
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    println!(
+        "{}: {} vertices, {} edges",
+        args.out.display(),
+        g.vertices(),
+        g.edges()
+    );
     Ok(ExitCode::SUCCESS)
 }
