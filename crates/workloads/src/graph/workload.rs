@@ -13,14 +13,25 @@ use super::{load::load, Graph};
 use crate::pool::Pool;
 use crate::{Figure, Verification, Workload, WorkloadError};
 
-/// Counting one pattern in one graph.
+/// Which graph kernel a sweep runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kernel {
+    Count(Pattern),
+    Bfs,
+    PageRank(super::pagerank::Sync, usize),
+}
+
+/// One graph kernel on one graph: `count` (a pattern), `bfs` or `pr`.
 pub struct GraphCount {
     source: String,
+    kernel: Kernel,
     pattern: Pattern,
     induced: bool,
     graph: Option<Graph>,
     count: u64,
     seconds: f64,
+    bfs: Option<(u32, Vec<u32>)>,
+    ranks: Option<super::pagerank::Ranks>,
 }
 
 fn bad(key: &str, detail: String) -> WorkloadError {
@@ -31,18 +42,18 @@ fn bad(key: &str, detail: String) -> WorkloadError {
 }
 
 impl GraphCount {
-    /// From sweep parameters: `graph` (kron:14), `pattern` (diamond), `induced` (false).
+    /// From sweep parameters: `kernel` (count, bfs or pr), `graph` (kron:14);
+    /// for count `pattern` (diamond) and `induced` (false); for pr `sync` (pull) and
+    /// `batch` (1).
     ///
     /// # Errors
     /// [`WorkloadError::BadParam`] naming the parameter.
     pub fn from_params(params: &BTreeMap<String, String>) -> Result<GraphCount, WorkloadError> {
-        if let Some(k) = params
-            .keys()
-            .find(|k| !["graph", "pattern", "induced"].contains(&k.as_str()))
-        {
+        const KEYS: [&str; 6] = ["kernel", "graph", "pattern", "induced", "sync", "batch"];
+        if let Some(k) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(bad(
                 k,
-                "unknown (graph takes graph, pattern, induced)".into(),
+                "unknown (graph takes kernel, graph, pattern, induced, sync, batch)".into(),
             ));
         }
         let pattern: Pattern = params
@@ -56,16 +67,40 @@ impl GraphCount {
             Some("true") => true,
             Some(v) => return Err(bad("induced", format!("`{v}` is not true or false"))),
         };
+        let kernel = match params.get("kernel").map(String::as_str).unwrap_or("count") {
+            "count" => Kernel::Count(pattern),
+            "bfs" => Kernel::Bfs,
+            "pr" => {
+                let sync = params
+                    .get("sync")
+                    .map(String::as_str)
+                    .unwrap_or("pull")
+                    .parse()
+                    .map_err(|e| bad("sync", e))?;
+                let batch =
+                    match params.get("batch") {
+                        None => 1,
+                        Some(b) => b.parse::<usize>().ok().filter(|b| *b > 0).ok_or_else(|| {
+                            bad("batch", format!("`{b}` is not a positive integer"))
+                        })?,
+                    };
+                Kernel::PageRank(sync, batch)
+            }
+            other => return Err(bad("kernel", format!("`{other}` is not count, bfs or pr"))),
+        };
         Ok(GraphCount {
             source: params
                 .get("graph")
                 .cloned()
                 .unwrap_or_else(|| "kron:14".into()),
+            kernel,
             pattern,
             induced,
             graph: None,
             count: 0,
             seconds: 0.0,
+            bfs: None,
+            ranks: None,
         })
     }
 
@@ -109,7 +144,19 @@ impl Workload for GraphCount {
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
         let g = self.graph.as_ref().expect("prepare runs before run");
         let t = Instant::now();
-        self.count = count(g, self.pattern, self.induced, pool);
+        match &self.kernel {
+            Kernel::Count(_) => self.count = count(g, self.pattern, self.induced, pool),
+            Kernel::Bfs => {
+                let source = (0..g.vertices() as u32)
+                    .max_by_key(|&v| g.degree(v))
+                    .unwrap_or(0);
+                self.bfs = Some((source, super::bfs::bfs(g, source, pool)));
+            }
+            // An unavailable mechanism (htm without RTM) leaves no ranks; verify says why.
+            Kernel::PageRank(sync, batch) => {
+                self.ranks = super::pagerank::pagerank(g, sync, *batch, 1e-4, pool).ok()
+            }
+        }
         self.seconds = t.elapsed().as_secs_f64();
         (
             self.seconds,
@@ -128,10 +175,43 @@ impl Workload for GraphCount {
                 detail: "nothing ran".into(),
             };
         };
-        let r = reference_count(g, self.pattern, self.induced);
-        Verification {
-            passed: r == self.count,
-            detail: format!("count {} against the independent counter's {r}", self.count),
+        let fail = |detail: String| Verification {
+            passed: false,
+            detail,
+        };
+        match &self.kernel {
+            Kernel::Count(_) => {
+                let r = reference_count(g, self.pattern, self.induced);
+                Verification {
+                    passed: r == self.count,
+                    detail: format!("count {} against the independent counter's {r}", self.count),
+                }
+            }
+            Kernel::Bfs => match &self.bfs {
+                Some((s, parent)) => match super::bfs::verify(g, *s, parent) {
+                    Ok(edges) => Verification {
+                        passed: true,
+                        detail: format!("parent tree from {s} verified ({edges} edges reached)"),
+                    },
+                    Err(e) => fail(e),
+                },
+                None => fail("nothing ran".into()),
+            },
+            Kernel::PageRank(sync, _) => match &self.ranks {
+                Some(r) => match super::pagerank::verify(g, r) {
+                    Ok(()) => Verification {
+                        passed: true,
+                        detail: format!(
+                            "{} iterations; scores equal a serial pull PageRank to 1e-9",
+                            r.iterations
+                        ),
+                    },
+                    Err(e) => fail(e),
+                },
+                None => fail(format!(
+                    "{sync:?}: unavailable here (RTM cannot commit on this CPU)"
+                )),
+            },
         }
     }
 
