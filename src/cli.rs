@@ -270,10 +270,12 @@ Examples:
   scalescope graph pr --graph kron:16 --sync htm      (says so where RTM is absent)")]
     Pr(GraphRunArgs),
     /// Write a graph (e.g. a generated Kronecker graph) as an edge list, `u v` with
-    /// u < v, one undirected edge a line, so other tools can read the same graph.
+    /// u < v, one undirected edge a line, so other tools can read the same graph; or,
+    /// with an `.csr` output, as a checked binary cache that reloads without parsing.
     #[command(after_help = "\
 Examples:
-  scalescope graph export --graph kron:16 --out kron16.el")]
+  scalescope graph export --graph kron:16 --out kron16.el
+  scalescope graph export --graph big.txt --out big.csr && scalescope graph bfs --graph big.csr")]
     Export(GraphExportArgs),
 }
 
@@ -287,7 +289,8 @@ pub struct GraphExportArgs {
 
 #[derive(Debug, Args)]
 pub struct GraphRunArgs {
-    /// A file (SNAP edge list, .el, or Matrix Market .mtx) or kron:SCALE / uniform:SCALE.
+    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
+    /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
     /// BFS source [default: the highest-degree vertex].

@@ -168,3 +168,43 @@ fn bfs_and_pagerank_verify_and_sync_fits_every_mechanism() {
         .code(1)
         .stderr(predicate::str::contains("--source 999"));
 }
+
+#[test]
+fn the_binary_cache_round_trips_and_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let csr = dir.path().join("k10.csr");
+    scalescope()
+        .args(["graph", "export", "--graph", "kron:10", "--out"])
+        .arg(&csr)
+        .assert()
+        .success();
+    let count = |src: &str| -> Value {
+        let out = scalescope()
+            .args([
+                "graph",
+                "count",
+                "--pattern",
+                "diamond",
+                "--graph",
+                src,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(
+        count(csr.to_str().unwrap())["count"],
+        count("kron:10")["count"]
+    );
+    let mut bytes = std::fs::read(&csr).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&csr, &bytes).unwrap();
+    scalescope()
+        .args(["graph", "bfs", "--graph"])
+        .arg(&csr)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("checksum mismatch"));
+}

@@ -38,8 +38,7 @@ fn setup(
     let threads = threads.unwrap_or_else(|| topo.usable_cpus().len());
     let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
     let pool = Pool::new(&placement.threads, None)?;
-    let (n, edges) = edges_of(graph, &pool)?;
-    let g = Graph::from_edges(n, &edges, &pool);
+    let g = graph_of(graph, &pool)?;
     Ok((pool, g, threads))
 }
 
@@ -122,6 +121,16 @@ fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The graph a `--graph` value names: a checked binary cache (`.csr`) loads as it
+/// is; anything else goes through [`edges_of`] and the CSR build.
+fn graph_of(src: &str, pool: &Pool) -> anyhow::Result<Graph> {
+    if src.ends_with(".csr") {
+        return Ok(scalescope_workloads::graph::cache::load(Path::new(src))?);
+    }
+    let (n, edges) = edges_of(src, pool)?;
+    Ok(Graph::from_edges(n, &edges, pool))
+}
+
 /// `kron:SCALE`, `uniform:SCALE` or a file.
 fn edges_of(src: &str, pool: &Pool) -> anyhow::Result<(usize, Vec<(u32, u32)>)> {
     let generated = |kind: Kind, scale: &str| -> anyhow::Result<(usize, Vec<(u32, u32)>)> {
@@ -157,8 +166,7 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
     let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
     let pool = Pool::new(&placement.threads, None)?;
     let t0 = Instant::now();
-    let (n, edges) = edges_of(&args.graph, &pool)?;
-    let g = Graph::from_edges(n, &edges, &pool);
+    let g = graph_of(&args.graph, &pool)?;
     let build_secs = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let c = count(&g, pattern, args.induced, &pool);
@@ -279,6 +287,17 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
 fn export_cmd(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
     let (_pool, g, _) = setup(&args.graph, None, "cores-first")?;
+    if args.out.extension().is_some_and(|e| e == "csr") {
+        scalescope_workloads::graph::cache::save(&g, &args.out)?;
+        println!(
+            "{}: {} vertices, {} edges (binary CSR cache, format {})",
+            args.out.display(),
+            g.vertices(),
+            g.edges(),
+            scalescope_workloads::graph::cache::VERSION
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let file = std::fs::File::create(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let mut w = std::io::BufWriter::new(file);

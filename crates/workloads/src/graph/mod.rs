@@ -1,10 +1,11 @@
 //! Graphs for the graph-mining and traversal workloads: an undirected CSR with
 //! 32-bit vertex ids (symmetrised, without self-loops or duplicate edges, neighbour
 //! lists sorted), built in parallel from an edge list; loaders for SNAP edge lists,
-//! plain `.el` and Matrix Market; the Graph500 Kronecker and uniform generators;
+//! plain `.el` and Matrix Market, and a checked binary cache (`.csr`); the Graph500 Kronecker and uniform generators;
 //! exact subgraph counts.
 
 pub mod bfs;
+pub mod cache;
 pub mod count;
 pub mod gen;
 pub mod load;

@@ -136,8 +136,12 @@ impl Workload for GraphCount {
     }
 
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
-        let (n, e) = self.edges(pool)?;
-        self.graph = Some(Graph::from_edges(n, &e, pool));
+        self.graph = Some(if self.source.ends_with(".csr") {
+            super::cache::load(std::path::Path::new(&self.source))?
+        } else {
+            let (n, e) = self.edges(pool)?;
+            Graph::from_edges(n, &e, pool)
+        });
         Ok(())
     }
 
