@@ -251,16 +251,7 @@ impl Workload for Is {
 mod tests {
     use super::*;
 
-    fn pool(threads: usize) -> Pool {
-        let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
-            .unwrap()
-            .iter()
-            .collect();
-        let sets: Vec<scalescope_topo::CpuSet> = (0..threads)
-            .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
-            .collect();
-        Pool::new(&sets, None).unwrap()
-    }
+    use crate::pool::test_pool as pool;
 
     #[test]
     fn classes_s_and_w_verify_at_one_and_two_workers() {

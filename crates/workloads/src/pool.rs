@@ -91,6 +91,19 @@ pub fn chunk(n: usize, t: usize, i: usize, align: usize) -> std::ops::Range<usiz
     lo..hi
 }
 
+/// A pool of `threads` workers over this process's CPUs (wrapping around), for tests.
+#[cfg(test)]
+pub(crate) fn test_pool(threads: usize) -> Pool {
+    let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
+        .expect("affinity is readable")
+        .iter()
+        .collect();
+    let sets: Vec<CpuSet> = (0..threads)
+        .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
+        .collect();
+    Pool::new(&sets, None).expect("test workers pin")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -450,16 +450,7 @@ mod tests {
     use super::*;
     use crate::execute;
 
-    fn pool(threads: usize) -> Pool {
-        let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
-            .unwrap()
-            .iter()
-            .collect();
-        let sets: Vec<scalescope_topo::CpuSet> = (0..threads)
-            .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
-            .collect();
-        Pool::new(&sets, None).unwrap()
-    }
+    use crate::pool::test_pool as pool;
 
     #[test]
     fn validates_at_one_and_two_threads_with_and_without_nt() {

@@ -131,16 +131,7 @@ impl Graph {
 mod tests {
     use super::*;
 
-    pub(crate) fn pool(threads: usize) -> Pool {
-        let cpus: Vec<u32> = scalescope_topo::affinity::process_affinity()
-            .unwrap()
-            .iter()
-            .collect();
-        let sets: Vec<scalescope_topo::CpuSet> = (0..threads)
-            .map(|i| [cpus[i % cpus.len()]].into_iter().collect())
-            .collect();
-        Pool::new(&sets, None).unwrap()
-    }
+    pub(crate) use crate::pool::test_pool as pool;
 
     #[test]
     fn csr_is_symmetric_simple_and_sorted() {
