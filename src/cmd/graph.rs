@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use scalescope_place::{place, PlaceRequest, Strategy};
-use scalescope_topo::Source;
+use scalescope_place::Strategy;
 use scalescope_workloads::graph::count::{brute_force, count, Pattern};
 use scalescope_workloads::graph::gen::{generate, Kind};
 use scalescope_workloads::graph::{load::load, Graph};
@@ -28,22 +27,16 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// The pinned pool and the graph the flags name.
-fn setup(
-    graph: &str,
-    threads: Option<usize>,
-    placement: &str,
-) -> anyhow::Result<(Pool, Graph, usize)> {
+fn setup(graph: &str, threads: Option<usize>, placement: &str) -> anyhow::Result<(Pool, Graph)> {
     let strategy: Strategy = placement.parse()?;
-    let topo = Source::Live.load()?;
-    let threads = threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
-    let pool = Pool::new(&placement.threads, None)?;
+    let pool = super::pinned_pool(&strategy, threads)?;
     let g = graph_of(graph, &pool)?;
-    Ok((pool, g, threads))
+    Ok((pool, g))
 }
 
 fn bfs_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
-    let (pool, g, threads) = setup(&args.graph, args.threads, &args.placement)?;
+    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
+    let threads = pool.threads();
     if g.vertices() == 0 {
         bail!("--graph {}: the graph has no vertices", args.graph);
     }
@@ -90,7 +83,8 @@ fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
     if !args.tolerance.is_finite() || args.tolerance <= 0.0 || args.batch == 0 {
         bail!("--tolerance must be positive and --batch at least 1");
     }
-    let (pool, g, threads) = setup(&args.graph, args.threads, &args.placement)?;
+    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
+    let threads = pool.threads();
     let t = Instant::now();
     let ranks = pagerank(&g, &sync, args.batch, args.tolerance, &pool)
         .map_err(|e| anyhow::anyhow!("--sync htm: {e}"))?;
@@ -161,10 +155,8 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let strategy: Strategy = args.placement.parse()?;
-    let topo = Source::Live.load()?;
-    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
-    let pool = Pool::new(&placement.threads, None)?;
+    let pool = super::pinned_pool(&strategy, args.threads)?;
+    let threads = pool.threads();
     let t0 = Instant::now();
     let g = graph_of(&args.graph, &pool)?;
     let build_secs = t0.elapsed().as_secs_f64();
@@ -238,10 +230,8 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if args.table == 0 || args.updates == 0 || args.stripes == 0 {
         bail!("--table, --updates and --stripes must be positive");
     }
-    let topo = Source::Live.load()?;
-    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(Strategy::CoresFirst, threads))?;
-    let pool = Pool::new(&placement.threads, None)?;
+    let pool = super::pinned_pool(&Strategy::CoresFirst, args.threads)?;
+    let threads = pool.threads();
     let mechs = [
         Sync::CoarseLock,
         Sync::StripedLocks(args.stripes),
@@ -286,7 +276,7 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
 
 fn export_cmd(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
-    let (_pool, g, _) = setup(&args.graph, None, "cores-first")?;
+    let (_pool, g) = setup(&args.graph, None, "cores-first")?;
     if args.out.extension().is_some_and(|e| e == "csr") {
         scalescope_workloads::graph::cache::save(&g, &args.out)?;
         println!(

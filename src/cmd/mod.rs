@@ -14,7 +14,9 @@ mod workload_child;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use scalescope_place::{place, PlaceRequest, Strategy};
 use scalescope_topo::{Source, Topology};
+use scalescope_workloads::Pool;
 
 use crate::cli::{Cli, Command, SourceArgs};
 
@@ -58,4 +60,13 @@ pub fn load_topology(args: &SourceArgs) -> anyhow::Result<Topology> {
         Source::HwlocXml(_) => "loading the topology from --hwloc-xml",
         Source::Synthetic(_) => "building the topology from --synthetic",
     })
+}
+
+/// Pinned workers on this machine: `threads` of them (default: every usable CPU)
+/// placed by `strategy`, with first-touch memory.
+pub fn pinned_pool(strategy: &Strategy, threads: Option<usize>) -> anyhow::Result<Pool> {
+    let topo = Source::Live.load()?;
+    let threads = threads.unwrap_or_else(|| topo.usable_cpus().len());
+    let placement = place(&topo, &PlaceRequest::new(strategy.clone(), threads))?;
+    Ok(Pool::new(&placement.threads, None)?)
 }

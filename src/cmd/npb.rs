@@ -3,12 +3,11 @@
 
 use std::process::ExitCode;
 
-use scalescope_place::{place, PlaceRequest, Strategy};
-use scalescope_topo::Source;
+use scalescope_place::Strategy;
 use scalescope_workloads::npb_ep::Ep;
 use scalescope_workloads::npb_ft::Ft;
 use scalescope_workloads::npb_is::Is;
-use scalescope_workloads::{execute, Pool, Workload};
+use scalescope_workloads::{execute, Workload};
 
 use crate::cli::{NpbArgs, NpbCommand};
 
@@ -22,10 +21,8 @@ pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
 
 fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.placement.parse()?;
-    let topo = Source::Live.load()?;
-    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
-    let pool = Pool::new(&placement.threads, None)?;
+    let pool = super::pinned_pool(&strategy, args.threads)?;
+    let threads = pool.threads();
     let report = execute(workload.as_mut(), &pool)?;
     if args.json {
         println!(
@@ -40,7 +37,7 @@ fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow
     } else {
         println!(
             "NPB {name} class {}: {} threads ({}), {:.4} s, {:.2} Mop/s",
-            args.class, threads, placement.strategy, report.seconds, report.figures["mops"]
+            args.class, threads, strategy, report.seconds, report.figures["mops"]
         );
         println!(
             "verification: {} ({})",

@@ -3,10 +3,9 @@
 
 use std::process::ExitCode;
 
-use scalescope_place::{place, PlaceRequest, Strategy};
-use scalescope_topo::Source;
+use scalescope_place::Strategy;
+use scalescope_workloads::execute;
 use scalescope_workloads::tpch::{Layout, Tpch};
-use scalescope_workloads::{execute, Pool};
 
 use crate::cli::TpchArgs;
 
@@ -31,10 +30,8 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.placement.parse()?;
     let layout: Layout = args.layout.parse()?;
     let mut q = Tpch::new(&args.query, args.sf, layout, args.repeat, args.tbl.clone())?;
-    let topo = Source::Live.load()?;
-    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
-    let pool = Pool::new(&placement.threads, None)?;
+    let pool = super::pinned_pool(&strategy, args.threads)?;
+    let threads = pool.threads();
     let report = execute(&mut q, &pool)?;
     let unavailable = report.verification.starts_with("unavailable");
     if args.json {
@@ -61,7 +58,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
             args.sf,
             args.layout,
             threads,
-            placement.strategy,
+            strategy,
             report.seconds * 1e3,
             args.repeat,
             report.figures["rows_per_s"],
