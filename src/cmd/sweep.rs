@@ -33,7 +33,7 @@ use crate::cli::SweepArgs;
 pub const EXIT_RUNS_FAILED: u8 = 3;
 
 /// `K=V` into a pair.
-fn key_value(option: &str, text: &str) -> anyhow::Result<(String, String)> {
+pub(crate) fn key_value(option: &str, text: &str) -> anyhow::Result<(String, String)> {
     match text.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => bail!("{option} `{text}`: expected KEY=VALUE"),

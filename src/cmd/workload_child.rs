@@ -26,11 +26,7 @@ pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
     let params: BTreeMap<String, String> = args
         .params
         .iter()
-        .map(|p| {
-            p.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .with_context(|| format!("--param `{p}`: expected K=V"))
-        })
+        .map(|p| super::sweep::key_value("--param", p))
         .collect::<anyhow::Result<_>>()?;
     let topo = Source::Live.load()?;
     let mut workload = build(&args.name, &params, &topo)?;
