@@ -13,6 +13,9 @@ pub mod pagerank;
 pub mod syncbench;
 pub mod workload;
 
+use std::ops::Range;
+use std::sync::Mutex;
+
 use crate::pool::{chunk, Pool};
 
 /// An undirected simple graph in compressed sparse row form.
@@ -48,59 +51,39 @@ impl Graph {
     }
 
     /// Builds the CSR from directed or undirected pairs: both directions are kept,
-    /// self-loops and duplicates dropped. Degrees are counted and lists filled and
-    /// sorted by the pool's workers.
+    /// self-loops and duplicates dropped. Every phase runs on the pool's workers:
+    /// degrees are counted per slice of the edge list, each worker scatters its slice
+    /// to its own cursors, lists are sorted and deduplicated, then compacted.
     pub fn from_edges(n: usize, edges: &[(u32, u32)], pool: &Pool) -> Graph {
         let t = pool.threads();
-        // Per-worker degree counts over their slice of the edge list.
-        let counts: Vec<Vec<u32>> = pool.broadcast(|w| {
-            let mut c = vec![0u32; n];
-            for &(a, b) in &edges[chunk(edges.len(), t, w, 1)] {
-                if a != b {
-                    c[a as usize] += 1;
-                    c[b as usize] += 1;
-                }
+        let (offsets, mut lists) = fill_lists(n, edges, pool);
+        let ranges = balanced_ranges(n, t, |v| offsets[v]);
+        let lengths: Vec<Vec<usize>> =
+            for_each_part(&mut lists, &offsets, &ranges, pool, |vs, part| {
+                let base = offsets[vs.start];
+                vs.map(|v| {
+                    let l = &mut part[offsets[v] - base..offsets[v + 1] - base];
+                    l.sort_unstable();
+                    dedup_sorted(l)
+                })
+                .collect()
+            });
+        let mut kept = vec![0usize; n + 1];
+        for (v, len) in lengths.into_iter().flatten().enumerate() {
+            kept[v + 1] = kept[v] + len;
+        }
+        let mut neighbors = vec![0u32; kept[n]];
+        for_each_part(&mut neighbors, &kept, &ranges, pool, |vs, part| {
+            let base = kept[vs.start];
+            for v in vs {
+                let len = kept[v + 1] - kept[v];
+                part[kept[v] - base..kept[v + 1] - base]
+                    .copy_from_slice(&lists[offsets[v]..offsets[v] + len]);
             }
-            c
         });
-        let mut offsets = vec![0u64; n + 1];
-        for v in 0..n {
-            offsets[v + 1] = offsets[v] + counts.iter().map(|c| u64::from(c[v])).sum::<u64>();
-        }
-        let mut lists: Vec<Vec<u32>> = (0..n)
-            .map(|v| Vec::with_capacity((offsets[v + 1] - offsets[v]) as usize))
-            .collect();
-        for &(a, b) in edges {
-            if a != b {
-                lists[a as usize].push(b);
-                lists[b as usize].push(a);
-            }
-        }
-        // Sort and deduplicate each list, vertices shared out among the workers.
-        let lists = std::sync::Mutex::new(lists);
-        let sorted: Vec<Vec<(usize, Vec<u32>)>> = pool.broadcast(|w| {
-            let mut out = Vec::new();
-            for v in chunk(n, t, w, 1) {
-                let mut l = std::mem::take(&mut lists.lock().unwrap_or_else(|p| p.into_inner())[v]);
-                l.sort_unstable();
-                l.dedup();
-                out.push((v, l));
-            }
-            out
-        });
-        let mut final_lists: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for part in sorted {
-            for (v, l) in part {
-                final_lists[v] = l;
-            }
-        }
-        let mut offsets = vec![0u64; n + 1];
-        for v in 0..n {
-            offsets[v + 1] = offsets[v] + final_lists[v].len() as u64;
-        }
         Graph {
-            offsets,
-            neighbors: final_lists.concat(),
+            offsets: kept.into_iter().map(|o| o as u64).collect(),
+            neighbors,
         }
     }
 
@@ -127,6 +110,188 @@ impl Graph {
     }
 }
 
+/// Both directions of the edges in worker w's slice of the list, self-loops left out.
+fn each_entry(edges: &[(u32, u32)], w: usize, t: usize, mut f: impl FnMut(u32, u32)) {
+    for &(a, b) in &edges[chunk(edges.len(), t, w, 1)] {
+        if a != b {
+            f(a, b);
+            f(b, a);
+        }
+    }
+}
+
+/// Per worker, how many list entries its slice of the edges gives each vertex.
+fn count_entries(n: usize, edges: &[(u32, u32)], pool: &Pool) -> Vec<Vec<u32>> {
+    let t = pool.threads();
+    pool.broadcast(|w| {
+        let mut c = vec![0u32; n];
+        each_entry(edges, w, t, |v, _| c[v as usize] += 1);
+        c
+    })
+}
+
+/// Unsorted lists with repeats, filled in parallel: entries are counted per worker,
+/// then every worker writes its slice to its own run of each list. Returns offsets
+/// and lists.
+fn fill_lists(n: usize, edges: &[(u32, u32)], pool: &Pool) -> (Vec<usize>, Vec<u32>) {
+    let mut starts = count_entries(n, edges, pool);
+    let offsets = exclusive_prefix(n, &mut starts);
+    let mut lists = vec![0u32; offsets[n]];
+    scatter(edges, &starts, &offsets, &mut lists, pool);
+    (offsets, lists)
+}
+
+/// List offsets from per-worker counts; each count becomes that worker's starting
+/// position inside the vertex's list (the counts of the workers before it).
+fn exclusive_prefix(n: usize, counts: &mut [Vec<u32>]) -> Vec<usize> {
+    let mut offsets = vec![0usize; n + 1];
+    for v in 0..n {
+        let mut within = 0u32;
+        for c in counts.iter_mut() {
+            let k = c[v];
+            c[v] = within;
+            within += k;
+        }
+        offsets[v + 1] = offsets[v] + within as usize;
+    }
+    offsets
+}
+
+/// A pointer the workers share for writes to positions no two of them own.
+struct Disjoint(*mut u32);
+// SAFETY: the pointer is only written through at positions each worker owns alone
+// (see `scatter`), and the buffer outlives the broadcast that uses it.
+unsafe impl Sync for Disjoint {}
+
+/// Every worker writes its slice of the edges at its own cursors.
+fn scatter(
+    edges: &[(u32, u32)],
+    starts: &[Vec<u32>],
+    offsets: &[usize],
+    lists: &mut [u32],
+    pool: &Pool,
+) {
+    let t = pool.threads();
+    let out = Disjoint(lists.as_mut_ptr());
+    let len = lists.len();
+    pool.broadcast(|w| {
+        let out = &out;
+        // Absolute positions, so each entry costs one random read-modify-write.
+        let mut cursor: Vec<usize> = starts[w]
+            .iter()
+            .zip(offsets)
+            .map(|(&s, &o)| o + s as usize)
+            .collect();
+        each_entry(edges, w, t, |v, x| {
+            let at = cursor[v as usize];
+            cursor[v as usize] += 1;
+            assert!(at < len);
+            // SAFETY: `at` lies in list v, in the run of positions `exclusive_prefix`
+            // gave worker w alone (as many as it counted for v in the same visiting
+            // order, each written once); the assert keeps it in bounds.
+            unsafe { out.0.add(at).write(x) };
+        });
+    });
+}
+
+/// Removes repeats from a sorted list in place; returns the length kept.
+fn dedup_sorted(l: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for i in 0..l.len() {
+        if kept == 0 || l[i] != l[kept - 1] {
+            l[kept] = l[i];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// Contiguous vertex ranges, one per worker, cut so each holds about the same number
+/// of list entries (hubs make equal vertex counts unequal work); `offset(v)` is where
+/// vertex v's list starts, for v in 0..=n.
+pub(crate) fn balanced_ranges(
+    n: usize,
+    t: usize,
+    offset: impl Fn(usize) -> usize,
+) -> Vec<Range<usize>> {
+    let total = offset(n);
+    let mut ranges = Vec::with_capacity(t);
+    let mut lo = 0;
+    for w in 1..=t {
+        let hi = if w == t {
+            n
+        } else {
+            // The first vertex whose list starts at or past w/t of the entries.
+            let goal = total * w / t;
+            let (mut a, mut b) = (lo, n);
+            while a < b {
+                let mid = a + (b - a) / 2;
+                if offset(mid) < goal {
+                    a = mid + 1;
+                } else {
+                    b = mid;
+                }
+            }
+            a
+        };
+        ranges.push(lo..hi);
+        lo = hi;
+    }
+    ranges
+}
+
+/// Runs `f(i, part i)` on worker i, the parts cut from the front of `data` with the
+/// given lengths, one per worker.
+fn for_each_split<T: Send, R: Send>(
+    data: &mut [T],
+    lengths: impl Iterator<Item = usize>,
+    pool: &Pool,
+    f: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let mut parts = Vec::with_capacity(pool.threads());
+    let mut rest = data;
+    for len in lengths {
+        let (part, tail) = rest.split_at_mut(len);
+        parts.push(Mutex::new(Some(part)));
+        rest = tail;
+    }
+    assert_eq!(parts.len(), pool.threads(), "one part per worker");
+    pool.broadcast(|w| {
+        let part = parts[w]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .expect("one part per worker");
+        f(w, part)
+    })
+}
+
+/// Runs `f(range, &mut data[range])` on worker i for `ranges[i]`; the ranges are
+/// contiguous from 0, one per worker.
+pub(crate) fn for_each_range<T: Send, R: Send>(
+    data: &mut [T],
+    ranges: &[Range<usize>],
+    pool: &Pool,
+    f: impl Fn(Range<usize>, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    for_each_split(data, ranges.iter().map(Range::len), pool, |w, part| {
+        f(ranges[w].clone(), part)
+    })
+}
+
+/// Runs `f(vertices, their lists)` on worker i for `ranges[i]`, each with the mutable
+/// part of `data` that `offsets` gives those vertices.
+pub(crate) fn for_each_part<T: Send, R: Send>(
+    data: &mut [T],
+    offsets: &[usize],
+    ranges: &[Range<usize>],
+    pool: &Pool,
+    f: impl Fn(Range<usize>, &mut [T]) -> R + Sync,
+) -> Vec<R> {
+    let lengths = ranges.iter().map(|r| offsets[r.end] - offsets[r.start]);
+    for_each_split(data, lengths, pool, |w, part| f(ranges[w].clone(), part))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,5 +312,50 @@ mod tests {
         let r = g.relabel_by_degree(&pool(1));
         assert_eq!(r.edges(), 3);
         assert_eq!(r.degree(0), 2);
+    }
+
+    /// The parallel build equals a plain set-based one for every worker count, with
+    /// repeats, self-loops and isolated vertices (empty ranges) in the input.
+    #[test]
+    fn parallel_build_equals_a_serial_reference() {
+        let n = 300;
+        let mut x = 12345u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 200) as u32
+        };
+        let edges: Vec<(u32, u32)> = (0..3000).map(|_| (next(), next())).collect();
+        let mut sets = vec![std::collections::BTreeSet::new(); n];
+        for &(a, b) in &edges {
+            if a != b {
+                sets[a as usize].insert(b);
+                sets[b as usize].insert(a);
+            }
+        }
+        for t in 1..=4 {
+            let g = Graph::from_edges(n, &edges, &pool(t));
+            for v in 0..n {
+                let want: Vec<u32> = sets[v].iter().copied().collect();
+                assert_eq!(
+                    g.neighbors(v as u32),
+                    want.as_slice(),
+                    "vertex {v}, {t} workers"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn ranges_balance_entries_and_cover_every_vertex() {
+        let offsets = [0usize, 0, 0, 10, 10, 11, 30, 30];
+        for t in 1..=5 {
+            let r = balanced_ranges(7, t, |v| offsets[v]);
+            assert_eq!(r.len(), t);
+            assert_eq!(r[0].start, 0);
+            assert_eq!(r[t - 1].end, 7);
+            assert!(r.windows(2).all(|w| w[0].end == w[1].start));
+        }
     }
 }
