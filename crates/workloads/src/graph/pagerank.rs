@@ -8,6 +8,7 @@
 //! critical section; or hardware transactions (Intel RTM), where the CPU has them.
 //! Results are verified against an independent serial pull PageRank.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -216,119 +217,28 @@ pub fn pagerank(
         return Err("unavailable here: this CPU does not offer Intel RTM (TSX absent or disabled), so no htm run is made".into());
     }
     let n = g.vertices();
-    let t = pool.threads();
-    let base = (1.0 - DAMPING) / n as f64;
     let mut scores = vec![1.0 / n as f64; n];
     let (mut transactions, mut aborts) = (0u64, Aborts::default());
     let mut iterations = 0;
+    // Vertex ranges with about the same number of list entries per worker, and the
+    // buffers every iteration reuses.
+    let ranges = super::balanced_ranges(n, pool.threads(), |v| g.offsets[v] as usize);
+    let mut contrib = vec![0.0; n];
+    let mut next = vec![0.0; n];
     for _ in 0..MAX_ITERS {
         iterations += 1;
-        let contrib: Vec<f64> = (0..n as u32)
-            .map(|v| {
-                if g.degree(v) > 0 {
-                    scores[v as usize] / g.degree(v) as f64
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        let next: Vec<f64> = match sync {
-            Sync::Pull => {
-                let parts = pool.broadcast(|w| {
-                    (w..n)
-                        .step_by(t)
-                        .map(|v| {
-                            (
-                                v,
-                                base + DAMPING
-                                    * g.neighbors(v as u32)
-                                        .iter()
-                                        .map(|&u| contrib[u as usize])
-                                        .sum::<f64>(),
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                });
-                let mut next = vec![0.0; n];
-                for (v, s) in parts.into_iter().flatten() {
-                    next[v] = s;
-                }
-                next
-            }
+        contributions(g, &scores, &mut contrib, &ranges, pool);
+        let error = match sync {
+            Sync::Pull => pull(g, &contrib, &scores, &mut next, &ranges, pool),
             _ => {
-                let cells: Vec<AtomicU64> =
-                    (0..n).map(|_| AtomicU64::new(0f64.to_bits())).collect();
-                let coarse = Mutex::new(());
-                let elided = ElidedLock::default();
-                let stripes: Vec<Mutex<()>> = match sync {
-                    Sync::StripedLocks(k) => (0..*k).map(|_| Mutex::new(())).collect(),
-                    _ => Vec::new(),
-                };
-                let stats = pool.broadcast(|w| {
-                    let (mut tx, mut ab) = (0u64, Aborts::default());
-                    let mut pending: Vec<(u32, f64)> = Vec::with_capacity(batch);
-                    let mut flush = |pending: &mut Vec<(u32, f64)>| {
-                        match sync {
-                            Sync::Atomic => pending
-                                .iter()
-                                .for_each(|&(v, c)| add_f64(&cells[v as usize], c)),
-                            Sync::CoarseLock => {
-                                let _g = coarse.lock().unwrap_or_else(|p| p.into_inner());
-                                pending
-                                    .iter()
-                                    .for_each(|&(v, c)| add_f64(&cells[v as usize], c));
-                            }
-                            Sync::StripedLocks(k) => {
-                                for &(v, c) in pending.iter() {
-                                    let _g = stripes[v as usize % k]
-                                        .lock()
-                                        .unwrap_or_else(|p| p.into_inner());
-                                    add_f64(&cells[v as usize], c);
-                                }
-                            }
-                            Sync::Htm => {
-                                tx += 1;
-                                let apply = || {
-                                    for &(v, c) in pending.iter() {
-                                        let cell = &cells[v as usize];
-                                        cell.store(
-                                            (f64::from_bits(cell.load(Ordering::Relaxed)) + c)
-                                                .to_bits(),
-                                            Ordering::Relaxed,
-                                        );
-                                    }
-                                };
-                                if let Some(status) = elided.run(apply) {
-                                    ab.record(status);
-                                }
-                            }
-                            Sync::Pull => {}
-                        }
-                        pending.clear();
-                    };
-                    for u in (w..n).step_by(t) {
-                        for &v in g.neighbors(u as u32) {
-                            pending.push((v, contrib[u]));
-                            if pending.len() >= batch.max(1) {
-                                flush(&mut pending);
-                            }
-                        }
-                    }
-                    flush(&mut pending);
-                    (tx, ab)
-                });
-                for (tx, ab) in stats {
-                    transactions += tx;
-                    aborts.add(ab);
-                }
-                cells
-                    .iter()
-                    .map(|c| base + DAMPING * f64::from_bits(c.load(Ordering::Relaxed)))
-                    .collect()
+                let pushed = push(g, sync, batch, &contrib, pool);
+                transactions += pushed.transactions;
+                aborts.add(pushed.aborts);
+                next = pushed.scores;
+                next.iter().zip(&scores).map(|(a, b)| (a - b).abs()).sum()
             }
         };
-        let error: f64 = next.iter().zip(&scores).map(|(a, b)| (a - b).abs()).sum();
-        scores = next;
+        std::mem::swap(&mut scores, &mut next);
         if error < tolerance {
             break;
         }
@@ -339,6 +249,141 @@ pub fn pagerank(
         transactions,
         aborts,
     })
+}
+
+/// Each vertex's share of its score, `score / degree`, written by the workers.
+fn contributions(
+    g: &Graph,
+    scores: &[f64],
+    contrib: &mut [f64],
+    ranges: &[Range<usize>],
+    pool: &Pool,
+) {
+    super::for_each_range(contrib, ranges, pool, |vs, part| {
+        for (c, v) in part.iter_mut().zip(vs) {
+            let d = g.degree(v as u32);
+            *c = if d > 0 { scores[v] / d as f64 } else { 0.0 };
+        }
+    });
+}
+
+/// One pull iteration into `next`, each worker writing its own range of vertices;
+/// returns the sum of absolute score changes.
+fn pull(
+    g: &Graph,
+    contrib: &[f64],
+    scores: &[f64],
+    next: &mut [f64],
+    ranges: &[Range<usize>],
+    pool: &Pool,
+) -> f64 {
+    let base = (1.0 - DAMPING) / g.vertices() as f64;
+    super::for_each_range(next, ranges, pool, |vs, part| {
+        let mut error = 0.0;
+        for (s, v) in part.iter_mut().zip(vs) {
+            *s = base + DAMPING * gather_sum(g.neighbors(v as u32), contrib);
+            error += (*s - scores[v]).abs();
+        }
+        error
+    })
+    .iter()
+    .sum()
+}
+
+/// The sum of `contrib` over `ids`, in four independent running sums so the adds do
+/// not wait on each other (one chain of dependent adds would bound the kernel by the
+/// add latency, not by the loads).
+#[inline]
+fn gather_sum(ids: &[u32], contrib: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let mut quads = ids.chunks_exact(4);
+    for q in &mut quads {
+        for (a, &u) in acc.iter_mut().zip(q) {
+            *a += contrib[u as usize];
+        }
+    }
+    let rest: f64 = quads.remainder().iter().map(|&u| contrib[u as usize]).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
+}
+
+/// One push iteration: the new scores, with the HTM statistics.
+fn push(g: &Graph, sync: &Sync, batch: usize, contrib: &[f64], pool: &Pool) -> Ranks {
+    let (n, t) = (g.vertices(), pool.threads());
+    let base = (1.0 - DAMPING) / n as f64;
+    let (mut transactions, mut aborts) = (0u64, Aborts::default());
+    let cells: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0f64.to_bits())).collect();
+    let coarse = Mutex::new(());
+    let elided = ElidedLock::default();
+    let stripes: Vec<Mutex<()>> = match sync {
+        Sync::StripedLocks(k) => (0..*k).map(|_| Mutex::new(())).collect(),
+        _ => Vec::new(),
+    };
+    let stats = pool.broadcast(|w| {
+        let (mut tx, mut ab) = (0u64, Aborts::default());
+        let mut pending: Vec<(u32, f64)> = Vec::with_capacity(batch);
+        let mut flush = |pending: &mut Vec<(u32, f64)>| {
+            match sync {
+                Sync::Atomic => pending
+                    .iter()
+                    .for_each(|&(v, c)| add_f64(&cells[v as usize], c)),
+                Sync::CoarseLock => {
+                    let _g = coarse.lock().unwrap_or_else(|p| p.into_inner());
+                    pending
+                        .iter()
+                        .for_each(|&(v, c)| add_f64(&cells[v as usize], c));
+                }
+                Sync::StripedLocks(k) => {
+                    for &(v, c) in pending.iter() {
+                        let _g = stripes[v as usize % k]
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner());
+                        add_f64(&cells[v as usize], c);
+                    }
+                }
+                Sync::Htm => {
+                    tx += 1;
+                    let apply = || {
+                        for &(v, c) in pending.iter() {
+                            let cell = &cells[v as usize];
+                            cell.store(
+                                (f64::from_bits(cell.load(Ordering::Relaxed)) + c).to_bits(),
+                                Ordering::Relaxed,
+                            );
+                        }
+                    };
+                    if let Some(status) = elided.run(apply) {
+                        ab.record(status);
+                    }
+                }
+                Sync::Pull => {}
+            }
+            pending.clear();
+        };
+        for u in (w..n).step_by(t) {
+            for &v in g.neighbors(u as u32) {
+                pending.push((v, contrib[u]));
+                if pending.len() >= batch.max(1) {
+                    flush(&mut pending);
+                }
+            }
+        }
+        flush(&mut pending);
+        (tx, ab)
+    });
+    for (tx, ab) in stats {
+        transactions += tx;
+        aborts.add(ab);
+    }
+    let scores = cells
+        .iter()
+        .map(|c| base + DAMPING * f64::from_bits(c.load(Ordering::Relaxed)))
+        .collect();
+    Ranks {
+        scores,
+        iterations: 1,
+        transactions,
+        aborts,
+    }
 }
 
 /// An independent serial pull PageRank for the same number of iterations; the
