@@ -36,6 +36,21 @@ pub enum WorkloadError {
     Allocation { bytes: u64 },
 }
 
+/// Hints the CPU to bring the cache line at `p` into every cache level; kernels use
+/// it ahead of reads the hardware prefetcher cannot foresee (random jumps) or does not
+/// run far enough ahead on (several streams per core).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and reads nothing, whatever
+    // the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Names accepted by [`build`].
 pub const AVAILABLE: &str = "stream, ep, is, ft, tpch, graph";
 

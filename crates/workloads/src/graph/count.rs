@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use super::Graph;
 use crate::pool::Pool;
+use crate::prefetch;
 
 /// A subgraph pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -125,16 +126,6 @@ impl Oriented {
     fn lower(&self, r: u32) -> &[u32] {
         &self.adj[self.offsets[r as usize]..self.split[r as usize]]
     }
-}
-
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults and reads nothing, whatever
-    // the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
-    };
 }
 
 /// Vertex ids in ascending (degree, id) order.
