@@ -336,8 +336,8 @@ mod tests {
         }
         for t in 1..=4 {
             let g = Graph::from_edges(n, &edges, &pool(t));
-            for v in 0..n {
-                let want: Vec<u32> = sets[v].iter().copied().collect();
+            for (v, set) in sets.iter().enumerate() {
+                let want: Vec<u32> = set.iter().copied().collect();
                 assert_eq!(
                     g.neighbors(v as u32),
                     want.as_slice(),
