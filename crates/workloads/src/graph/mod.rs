@@ -240,6 +240,34 @@ pub(crate) fn balanced_ranges(
     ranges
 }
 
+/// Runs `f(i, part i of a, part i of b)` on worker i, the parts cut from the front
+/// of `a` and `b` with the given lengths, one per worker.
+fn for_each_split2<A: Send, B: Send, R: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    lengths: impl Iterator<Item = usize>,
+    pool: &Pool,
+    f: impl Fn(usize, &mut [A], &mut [B]) -> R + Sync,
+) -> Vec<R> {
+    let mut parts = Vec::with_capacity(pool.threads());
+    let (mut rest_a, mut rest_b) = (a, b);
+    for len in lengths {
+        let (part_a, tail_a) = rest_a.split_at_mut(len);
+        let (part_b, tail_b) = rest_b.split_at_mut(len);
+        parts.push(Mutex::new(Some((part_a, part_b))));
+        (rest_a, rest_b) = (tail_a, tail_b);
+    }
+    assert_eq!(parts.len(), pool.threads(), "one part per worker");
+    pool.broadcast(|w| {
+        let (part_a, part_b) = parts[w]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .expect("one part per worker");
+        f(w, part_a, part_b)
+    })
+}
+
 /// Runs `f(i, part i)` on worker i, the parts cut from the front of `data` with the
 /// given lengths, one per worker.
 fn for_each_split<T: Send, R: Send>(
@@ -248,22 +276,9 @@ fn for_each_split<T: Send, R: Send>(
     pool: &Pool,
     f: impl Fn(usize, &mut [T]) -> R + Sync,
 ) -> Vec<R> {
-    let mut parts = Vec::with_capacity(pool.threads());
-    let mut rest = data;
-    for len in lengths {
-        let (part, tail) = rest.split_at_mut(len);
-        parts.push(Mutex::new(Some(part)));
-        rest = tail;
-    }
-    assert_eq!(parts.len(), pool.threads(), "one part per worker");
-    pool.broadcast(|w| {
-        let part = parts[w]
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .expect("one part per worker");
-        f(w, part)
-    })
+    // Units take no memory: the second array is only there to share the splitting.
+    let mut units = vec![(); data.len()];
+    for_each_split2(data, &mut units, lengths, pool, |w, part, _| f(w, part))
 }
 
 /// Runs `f(range, &mut data[range])` on worker i for `ranges[i]`; the ranges are
@@ -276,6 +291,19 @@ pub(crate) fn for_each_range<T: Send, R: Send>(
 ) -> Vec<R> {
     for_each_split(data, ranges.iter().map(Range::len), pool, |w, part| {
         f(ranges[w].clone(), part)
+    })
+}
+
+/// Like [`for_each_range`] over two arrays indexed alike.
+pub(crate) fn for_each_range2<A: Send, B: Send, R: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    ranges: &[Range<usize>],
+    pool: &Pool,
+    f: impl Fn(Range<usize>, &mut [A], &mut [B]) -> R + Sync,
+) -> Vec<R> {
+    for_each_split2(a, b, ranges.iter().map(Range::len), pool, |w, pa, pb| {
+        f(ranges[w].clone(), pa, pb)
     })
 }
 

@@ -225,20 +225,30 @@ pub fn pagerank(
     let ranges = super::balanced_ranges(n, pool.threads(), |v| g.offsets[v] as usize);
     let mut contrib = vec![0.0; n];
     let mut next = vec![0.0; n];
+    let mut next_contrib = vec![0.0; n];
+    contributions(g, &scores, &mut contrib, &ranges, pool);
     for _ in 0..MAX_ITERS {
         iterations += 1;
-        contributions(g, &scores, &mut contrib, &ranges, pool);
         let error = match sync {
-            Sync::Pull => pull(g, &contrib, &scores, &mut next, &ranges, pool),
+            Sync::Pull => pull(
+                g,
+                &contrib,
+                &scores,
+                (&mut next, &mut next_contrib),
+                &ranges,
+                pool,
+            ),
             _ => {
                 let pushed = push(g, sync, batch, &contrib, pool);
                 transactions += pushed.transactions;
                 aborts.add(pushed.aborts);
                 next = pushed.scores;
+                contributions(g, &next, &mut next_contrib, &ranges, pool);
                 next.iter().zip(&scores).map(|(a, b)| (a - b).abs()).sum()
             }
         };
         std::mem::swap(&mut scores, &mut next);
+        std::mem::swap(&mut contrib, &mut next_contrib);
         if error < tolerance {
             break;
         }
@@ -267,25 +277,38 @@ fn contributions(
     });
 }
 
-/// One pull iteration into `next`, each worker writing its own range of vertices;
+/// One pull iteration into `next`, each worker writing its own range of vertices
+/// with their contributions for the iteration after (one pass, one barrier);
 /// returns the sum of absolute score changes.
 fn pull(
     g: &Graph,
     contrib: &[f64],
     scores: &[f64],
-    next: &mut [f64],
+    (next, next_contrib): (&mut [f64], &mut [f64]),
     ranges: &[Range<usize>],
     pool: &Pool,
 ) -> f64 {
     let base = (1.0 - DAMPING) / g.vertices() as f64;
-    super::for_each_range(next, ranges, pool, |vs, part| {
-        let mut error = 0.0;
-        for (s, v) in part.iter_mut().zip(vs) {
-            *s = base + DAMPING * gather_sum(g.neighbors(v as u32), contrib);
-            error += (*s - scores[v]).abs();
-        }
-        error
-    })
+    super::for_each_range2(
+        next,
+        next_contrib,
+        ranges,
+        pool,
+        |vs, part, part_contrib| {
+            let mut error = 0.0;
+            for ((s, c), v) in part.iter_mut().zip(part_contrib).zip(vs) {
+                let ids = g.neighbors(v as u32);
+                *s = base + DAMPING * gather_sum(ids, contrib);
+                *c = if ids.is_empty() {
+                    0.0
+                } else {
+                    *s / ids.len() as f64
+                };
+                error += (*s - scores[v]).abs();
+            }
+            error
+        },
+    )
     .iter()
     .sum()
 }
