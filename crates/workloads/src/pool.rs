@@ -82,6 +82,39 @@ impl Pool {
     }
 }
 
+/// Items `0..n` handed out in chunks to whichever worker asks next, so a worker that
+/// is slowed (a preempted vCPU, a heavy chunk) takes fewer chunks instead of holding
+/// everyone up at the end, as a fixed share would.
+pub struct Chunks {
+    next: std::sync::atomic::AtomicUsize,
+    n: usize,
+    size: usize,
+}
+
+impl Chunks {
+    /// Chunks of `size` items (at least 1).
+    pub fn new(n: usize, size: usize) -> Chunks {
+        Chunks {
+            next: std::sync::atomic::AtomicUsize::new(0),
+            n,
+            size: size.max(1),
+        }
+    }
+
+    /// About `per_worker` chunks for each of `threads` workers.
+    pub fn per_worker(n: usize, threads: usize, per_worker: usize) -> Chunks {
+        Chunks::new(n, n.div_ceil(threads * per_worker))
+    }
+
+    /// The next unclaimed chunk, if any is left.
+    pub fn claim(&self) -> Option<std::ops::Range<usize>> {
+        let lo = self
+            .next
+            .fetch_add(self.size, std::sync::atomic::Ordering::Relaxed);
+        (lo < self.n).then(|| lo..(lo + self.size).min(self.n))
+    }
+}
+
 /// The contiguous slice of `n` items worker `i` of `t` owns, with boundaries on
 /// multiples of `align` items (so two workers never share a cache line).
 pub fn chunk(n: usize, t: usize, i: usize, align: usize) -> std::ops::Range<usize> {
@@ -107,6 +140,25 @@ pub(crate) fn test_pool(threads: usize) -> Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claimed_chunks_cover_exactly_once_across_workers() {
+        let p = test_pool(3);
+        let chunks = Chunks::new(1000, 7);
+        let mut seen: Vec<usize> = p
+            .broadcast(|_| {
+                let mut mine = Vec::new();
+                while let Some(r) = chunks.claim() {
+                    mine.extend(r);
+                }
+                mine
+            })
+            .concat();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..1000).collect::<Vec<_>>());
+        assert_eq!(Chunks::per_worker(10, 4, 8).claim(), Some(0..1));
+        assert_eq!(Chunks::new(0, 5).claim(), None);
+    }
 
     #[test]
     fn chunks_cover_exactly_once() {

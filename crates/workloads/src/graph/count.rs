@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use serde::Serialize;
 
 use super::Graph;
-use crate::pool::Pool;
+use crate::pool::{Chunks, Pool};
 use crate::prefetch;
 
 /// A subgraph pattern.
@@ -73,7 +73,7 @@ impl Oriented {
         }
         let offsets = rank_offsets(g, &order);
         let mut adj = vec![0u32; offsets[n]];
-        let ranges = super::balanced_ranges(n, pool.threads(), |r| offsets[r]);
+        let ranges = super::work_ranges(n, pool, |r| offsets[r]);
         let splits = super::for_each_part(&mut adj, &offsets, &ranges, pool, |rs, part| {
             let base = offsets[rs.start];
             rs.map(|r| {
@@ -174,9 +174,28 @@ fn intersect(a: &[u32], b: &[u32], mut f: impl FnMut(usize, usize)) {
     }
 }
 
-/// Vertices of worker `w` of `t`, interleaved so hubs are shared out.
-fn mine(n: usize, t: usize, w: usize) -> impl Iterator<Item = u32> {
-    (w..n).step_by(t).map(|v| v as u32)
+/// Runs `f(state, vertex)` over all `n` vertices on the pool's workers, claimed in
+/// small chunks (64 per worker) so hubs and slowed workers balance out; each worker
+/// makes its `state` once and its results are summed.
+fn over_vertices<S>(
+    n: usize,
+    pool: &Pool,
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, u32) -> u64 + Sync,
+) -> u64 {
+    let chunks = Chunks::per_worker(n, pool.threads(), 64);
+    pool.broadcast(|_| {
+        let mut s = state();
+        let mut c = 0u64;
+        while let Some(r) = chunks.claim() {
+            for v in r {
+                c += f(&mut s, v as u32);
+            }
+        }
+        c
+    })
+    .iter()
+    .sum()
 }
 
 /// Triangles u < v < x (by rank) counted at their middle vertex v: the out-neighbours
@@ -185,18 +204,20 @@ fn mine(n: usize, t: usize, w: usize) -> impl Iterator<Item = u32> {
 /// at once, so the cost is the sum of C(|out(u)|, 2), bounded by the orientation,
 /// with no term for v's own list beyond marking it.
 pub fn triangles(o: &Oriented, pool: &Pool) -> u64 {
-    let (n, t) = (o.vertices(), pool.threads());
-    pool.broadcast(|w| {
-        let mut mark = vec![false; n];
-        let mut c = 0u64;
-        for v in mine(n, t, w) {
+    let n = o.vertices();
+    over_vertices(
+        n,
+        pool,
+        || vec![false; n],
+        |mark, v| {
             let (lower, upper) = (o.lower(v), o.out(v));
             if lower.is_empty() || upper.is_empty() {
-                continue;
+                return 0;
             }
             for &x in upper {
                 mark[x as usize] = true;
             }
+            let mut c = 0;
             for (i, &u) in lower.iter().enumerate() {
                 o.prefetch_ahead(lower, i);
                 for &x in o.out(u).iter().rev() {
@@ -209,19 +230,19 @@ pub fn triangles(o: &Oriented, pool: &Pool) -> u64 {
             for &x in upper {
                 mark[x as usize] = false;
             }
-        }
-        c
-    })
-    .iter()
-    .sum()
+            c
+        },
+    )
 }
 
 /// Triangles on each oriented edge (indexed like `Oriented::out`).
 fn edge_triangles(o: &Oriented, pool: &Pool) -> Vec<u32> {
-    let (n, t) = (o.vertices(), pool.threads());
     let counts: Vec<AtomicU32> = (0..o.adj.len()).map(|_| AtomicU32::new(0)).collect();
-    pool.broadcast(|w| {
-        for u in mine(n, t, w) {
+    over_vertices(
+        o.vertices(),
+        pool,
+        || (),
+        |_, u| {
             let base_u = o.split[u as usize];
             for (iv, &v) in o.out(u).iter().enumerate() {
                 let base_v = o.split[v as usize];
@@ -235,8 +256,9 @@ fn edge_triangles(o: &Oriented, pool: &Pool) -> Vec<u32> {
                     counts[base_u + iv].fetch_add(found, Ordering::Relaxed);
                 }
             }
-        }
-    });
+            0
+        },
+    );
     counts.into_iter().map(AtomicU32::into_inner).collect()
 }
 
@@ -248,57 +270,46 @@ pub fn diamonds(o: &Oriented, pool: &Pool) -> u64 {
 }
 
 pub fn k4(o: &Oriented, pool: &Pool) -> u64 {
-    let (n, t) = (o.vertices(), pool.threads());
-    pool.broadcast(|w| {
-        let mut c = 0u64;
-        let mut common = Vec::new();
-        for u in mine(n, t, w) {
-            for &v in o.out(u) {
-                common.clear();
-                intersect(o.out(u), o.out(v), |i, _| common.push(o.out(u)[i]));
-                for &x in &common {
-                    intersect(&common, o.out(x), |_, _| c += 1);
-                }
+    over_vertices(o.vertices(), pool, Vec::new, |common, u| {
+        let mut c = 0;
+        for &v in o.out(u) {
+            common.clear();
+            intersect(o.out(u), o.out(v), |i, _| common.push(o.out(u)[i]));
+            for &x in common.iter() {
+                intersect(common, o.out(x), |_, _| c += 1);
             }
         }
         c
     })
-    .iter()
-    .sum()
 }
 
 pub fn c4(g: &Graph, o: &Oriented, pool: &Pool) -> u64 {
-    let (n, t) = (g.vertices(), pool.threads());
-    pool.broadcast(|w| {
-        let mut cnt = vec![0u32; n];
-        let mut touched = Vec::new();
-        let mut c = 0u64;
-        for a in mine(n, t, w) {
-            let ra = o.rank[a as usize];
-            for &v in g.neighbors(a) {
-                if o.rank[v as usize] >= ra {
-                    continue;
-                }
-                for &b in g.neighbors(v) {
-                    if o.rank[b as usize] < ra {
-                        if cnt[b as usize] == 0 {
-                            touched.push(b);
-                        }
-                        cnt[b as usize] += 1;
+    let n = g.vertices();
+    let state = || (vec![0u32; n], Vec::new());
+    over_vertices(n, pool, state, |(cnt, touched), a| {
+        let ra = o.rank[a as usize];
+        for &v in g.neighbors(a) {
+            if o.rank[v as usize] >= ra {
+                continue;
+            }
+            for &b in g.neighbors(v) {
+                if o.rank[b as usize] < ra {
+                    if cnt[b as usize] == 0 {
+                        touched.push(b);
                     }
+                    cnt[b as usize] += 1;
                 }
             }
-            for &b in &touched {
-                let k = u64::from(cnt[b as usize]);
-                c += k * (k - 1) / 2;
-                cnt[b as usize] = 0;
-            }
-            touched.clear();
         }
+        let mut c = 0;
+        for &b in touched.iter() {
+            let k = u64::from(cnt[b as usize]);
+            c += k * (k - 1) / 2;
+            cnt[b as usize] = 0;
+        }
+        touched.clear();
         c
     })
-    .iter()
-    .sum()
 }
 
 /// The count of `pattern`, non-induced or vertex-induced.

@@ -16,7 +16,7 @@ pub mod workload;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use crate::pool::{chunk, Pool};
+use crate::pool::{chunk, Chunks, Pool};
 
 /// An undirected simple graph in compressed sparse row form.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,9 +55,8 @@ impl Graph {
     /// degrees are counted per slice of the edge list, each worker scatters its slice
     /// to its own cursors, lists are sorted and deduplicated, then compacted.
     pub fn from_edges(n: usize, edges: &[(u32, u32)], pool: &Pool) -> Graph {
-        let t = pool.threads();
         let (offsets, mut lists) = fill_lists(n, edges, pool);
-        let ranges = balanced_ranges(n, t, |v| offsets[v]);
+        let ranges = work_ranges(n, pool, |v| offsets[v]);
         let lengths: Vec<Vec<usize>> =
             for_each_part(&mut lists, &offsets, &ranges, pool, |vs, part| {
                 let base = offsets[vs.start];
@@ -206,14 +205,19 @@ fn dedup_sorted(l: &mut [u32]) -> usize {
     kept
 }
 
-/// Contiguous vertex ranges, one per worker, cut so each holds about the same number
-/// of list entries (hubs make equal vertex counts unequal work); `offset(v)` is where
-/// vertex v's list starts, for v in 0..=n.
-pub(crate) fn balanced_ranges(
+/// Vertex ranges for the pool's workers to claim (16 per worker), cut so each holds
+/// about the same number of list entries (hubs make equal vertex counts unequal
+/// work); `offset(v)` is where vertex v's list starts, for v in 0..=n.
+pub(crate) fn work_ranges(
     n: usize,
-    t: usize,
+    pool: &Pool,
     offset: impl Fn(usize) -> usize,
 ) -> Vec<Range<usize>> {
+    balanced_ranges(n, pool.threads() * 16, offset)
+}
+
+/// `t` contiguous vertex ranges holding about the same number of list entries.
+fn balanced_ranges(n: usize, t: usize, offset: impl Fn(usize) -> usize) -> Vec<Range<usize>> {
     let total = offset(n);
     let mut ranges = Vec::with_capacity(t);
     let mut lo = 0;
@@ -240,8 +244,9 @@ pub(crate) fn balanced_ranges(
     ranges
 }
 
-/// Runs `f(i, part i of a, part i of b)` on worker i, the parts cut from the front
-/// of `a` and `b` with the given lengths, one per worker.
+/// Runs `f(i, part i of a, part i of b)` for every part, the parts cut from the
+/// front of `a` and `b` with the given lengths and claimed one at a time by whichever
+/// worker is free; the results come back in part order.
 fn for_each_split2<A: Send, B: Send, R: Send>(
     a: &mut [A],
     b: &mut [B],
@@ -249,7 +254,7 @@ fn for_each_split2<A: Send, B: Send, R: Send>(
     pool: &Pool,
     f: impl Fn(usize, &mut [A], &mut [B]) -> R + Sync,
 ) -> Vec<R> {
-    let mut parts = Vec::with_capacity(pool.threads());
+    let mut parts = Vec::new();
     let (mut rest_a, mut rest_b) = (a, b);
     for len in lengths {
         let (part_a, tail_a) = rest_a.split_at_mut(len);
@@ -257,19 +262,30 @@ fn for_each_split2<A: Send, B: Send, R: Send>(
         parts.push(Mutex::new(Some((part_a, part_b))));
         (rest_a, rest_b) = (tail_a, tail_b);
     }
-    assert_eq!(parts.len(), pool.threads(), "one part per worker");
-    pool.broadcast(|w| {
-        let (part_a, part_b) = parts[w]
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .expect("one part per worker");
-        f(w, part_a, part_b)
-    })
+    let claims = Chunks::new(parts.len(), 1);
+    let mut done: Vec<(usize, R)> = pool
+        .broadcast(|_| {
+            let mut mine = Vec::new();
+            while let Some(r) = claims.claim() {
+                let i = r.start;
+                let (part_a, part_b) = parts[i]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .take()
+                    .expect("each part is claimed once");
+                mine.push((i, f(i, part_a, part_b)));
+            }
+            mine
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Runs `f(i, part i)` on worker i, the parts cut from the front of `data` with the
-/// given lengths, one per worker.
+/// Runs `f(i, part i)` for every part, the parts cut from the front of `data` with
+/// the given lengths and claimed by whichever worker is free.
 fn for_each_split<T: Send, R: Send>(
     data: &mut [T],
     lengths: impl Iterator<Item = usize>,
@@ -281,8 +297,8 @@ fn for_each_split<T: Send, R: Send>(
     for_each_split2(data, &mut units, lengths, pool, |w, part, _| f(w, part))
 }
 
-/// Runs `f(range, &mut data[range])` on worker i for `ranges[i]`; the ranges are
-/// contiguous from 0, one per worker.
+/// Runs `f(range, &mut data[range])` for every range (contiguous from 0), each on
+/// whichever worker claims it.
 pub(crate) fn for_each_range<T: Send, R: Send>(
     data: &mut [T],
     ranges: &[Range<usize>],
@@ -307,8 +323,8 @@ pub(crate) fn for_each_range2<A: Send, B: Send, R: Send>(
     })
 }
 
-/// Runs `f(vertices, their lists)` on worker i for `ranges[i]`, each with the mutable
-/// part of `data` that `offsets` gives those vertices.
+/// Runs `f(vertices, their lists)` for every range of vertices, each with the mutable
+/// part of `data` that `offsets` gives those vertices, on whichever worker claims it.
 pub(crate) fn for_each_part<T: Send, R: Send>(
     data: &mut [T],
     offsets: &[usize],

@@ -220,9 +220,9 @@ pub fn pagerank(
     let mut scores = vec![1.0 / n as f64; n];
     let (mut transactions, mut aborts) = (0u64, Aborts::default());
     let mut iterations = 0;
-    // Vertex ranges with about the same number of list entries per worker, and the
-    // buffers every iteration reuses.
-    let ranges = super::balanced_ranges(n, pool.threads(), |v| g.offsets[v] as usize);
+    // Vertex ranges with about the same number of list entries, claimed by the
+    // workers, and the buffers every iteration reuses.
+    let ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
     let mut contrib = vec![0.0; n];
     let mut next = vec![0.0; n];
     let mut next_contrib = vec![0.0; n];
