@@ -175,20 +175,31 @@ fn intersect(a: &[u32], b: &[u32], mut f: impl FnMut(usize, usize)) {
 }
 
 /// Runs `f(state, vertex)` over all `n` vertices on the pool's workers, claimed in
-/// small chunks (64 per worker) so hubs and slowed workers balance out; each worker
-/// makes its `state` once and its results are summed.
+/// chunks of about equal list entries (64 per worker; `offset(v)` is where v's list
+/// starts), so hubs, whose lists dwarf thousands of others, and slowed workers
+/// balance out; each worker makes its `state` once and its results are summed.
 fn over_vertices<S>(
     n: usize,
+    offset: impl Fn(usize) -> usize + Sync,
     pool: &Pool,
     state: impl Fn() -> S + Sync,
     f: impl Fn(&mut S, u32) -> u64 + Sync,
 ) -> u64 {
-    let chunks = Chunks::per_worker(n, pool.threads(), 64);
+    let total = offset(n);
+    let chunks = Chunks::per_worker(total, pool.threads(), 64);
     pool.broadcast(|_| {
         let mut s = state();
         let mut c = 0u64;
         while let Some(r) = chunks.claim() {
-            for v in r {
+            // The vertices whose lists start inside the claimed entries (and the
+            // empty lists at the very end with the last chunk).
+            let lo = super::first_at(n, &offset, r.start);
+            let hi = if r.end == total {
+                n
+            } else {
+                super::first_at(n, &offset, r.end)
+            };
+            for v in lo..hi {
                 c += f(&mut s, v as u32);
             }
         }
@@ -207,6 +218,7 @@ pub fn triangles(o: &Oriented, pool: &Pool) -> u64 {
     let n = o.vertices();
     over_vertices(
         n,
+        |v| o.offsets[v],
         pool,
         || vec![false; n],
         |mark, v| {
@@ -240,6 +252,7 @@ fn edge_triangles(o: &Oriented, pool: &Pool) -> Vec<u32> {
     let counts: Vec<AtomicU32> = (0..o.adj.len()).map(|_| AtomicU32::new(0)).collect();
     over_vertices(
         o.vertices(),
+        |v| o.offsets[v],
         pool,
         || (),
         |_, u| {
@@ -270,23 +283,30 @@ pub fn diamonds(o: &Oriented, pool: &Pool) -> u64 {
 }
 
 pub fn k4(o: &Oriented, pool: &Pool) -> u64 {
-    over_vertices(o.vertices(), pool, Vec::new, |common, u| {
-        let mut c = 0;
-        for &v in o.out(u) {
-            common.clear();
-            intersect(o.out(u), o.out(v), |i, _| common.push(o.out(u)[i]));
-            for &x in common.iter() {
-                intersect(common, o.out(x), |_, _| c += 1);
+    over_vertices(
+        o.vertices(),
+        |v| o.offsets[v],
+        pool,
+        Vec::new,
+        |common, u| {
+            let mut c = 0;
+            for &v in o.out(u) {
+                common.clear();
+                intersect(o.out(u), o.out(v), |i, _| common.push(o.out(u)[i]));
+                for &x in common.iter() {
+                    intersect(common, o.out(x), |_, _| c += 1);
+                }
             }
-        }
-        c
-    })
+            c
+        },
+    )
 }
 
 pub fn c4(g: &Graph, o: &Oriented, pool: &Pool) -> u64 {
     let n = g.vertices();
     let state = || (vec![0u32; n], Vec::new());
-    over_vertices(n, pool, state, |(cnt, touched), a| {
+    let offset = |v: usize| g.offsets[v] as usize;
+    over_vertices(n, offset, pool, state, |(cnt, touched), a| {
         let ra = o.rank[a as usize];
         for &v in g.neighbors(a) {
             if o.rank[v as usize] >= ra {

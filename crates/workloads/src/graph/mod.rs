@@ -216,6 +216,21 @@ pub(crate) fn work_ranges(
     balanced_ranges(n, pool.threads() * 16, offset)
 }
 
+/// The first vertex in `0..=n` whose list starts at or past entry `goal` (`offset`
+/// is non-decreasing).
+pub(crate) fn first_at(n: usize, offset: impl Fn(usize) -> usize, goal: usize) -> usize {
+    let (mut a, mut b) = (0, n);
+    while a < b {
+        let mid = a + (b - a) / 2;
+        if offset(mid) < goal {
+            a = mid + 1;
+        } else {
+            b = mid;
+        }
+    }
+    a
+}
+
 /// `t` contiguous vertex ranges holding about the same number of list entries.
 fn balanced_ranges(n: usize, t: usize, offset: impl Fn(usize) -> usize) -> Vec<Range<usize>> {
     let total = offset(n);
@@ -226,17 +241,7 @@ fn balanced_ranges(n: usize, t: usize, offset: impl Fn(usize) -> usize) -> Vec<R
             n
         } else {
             // The first vertex whose list starts at or past w/t of the entries.
-            let goal = total * w / t;
-            let (mut a, mut b) = (lo, n);
-            while a < b {
-                let mid = a + (b - a) / 2;
-                if offset(mid) < goal {
-                    a = mid + 1;
-                } else {
-                    b = mid;
-                }
-            }
-            a
+            first_at(n, &offset, total * w / t).max(lo)
         };
         ranges.push(lo..hi);
         lo = hi;
