@@ -74,21 +74,16 @@ impl Oriented {
         let offsets = rank_offsets(g, &order);
         let mut adj = vec![0u32; offsets[n]];
         let ranges = super::work_ranges(n, pool, |r| offsets[r]);
-        let splits = super::for_each_part(&mut adj, &offsets, &ranges, pool, |rs, part| {
-            let base = offsets[rs.start];
-            rs.map(|r| {
-                let l = &mut part[offsets[r] - base..offsets[r + 1] - base];
-                for (d, &w) in l.iter_mut().zip(g.neighbors(order[r])) {
-                    *d = rank[w as usize];
-                }
-                l.sort_unstable();
-                offsets[r] + l.partition_point(|&x| x < r as u32)
-            })
-            .collect::<Vec<_>>()
+        let split = super::for_each_list(&mut adj, &offsets, &ranges, pool, |r, l| {
+            for (d, &w) in l.iter_mut().zip(g.neighbors(order[r])) {
+                *d = rank[w as usize];
+            }
+            l.sort_unstable();
+            offsets[r] + l.partition_point(|&x| x < r as u32)
         });
         Oriented {
             offsets,
-            split: splits.into_iter().flatten().collect(),
+            split,
             adj,
             rank,
         }

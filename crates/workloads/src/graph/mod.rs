@@ -57,28 +57,17 @@ impl Graph {
     pub fn from_edges(n: usize, edges: &[(u32, u32)], pool: &Pool) -> Graph {
         let (offsets, mut lists) = fill_lists(n, edges, pool);
         let ranges = work_ranges(n, pool, |v| offsets[v]);
-        let lengths: Vec<Vec<usize>> =
-            for_each_part(&mut lists, &offsets, &ranges, pool, |vs, part| {
-                let base = offsets[vs.start];
-                vs.map(|v| {
-                    let l = &mut part[offsets[v] - base..offsets[v + 1] - base];
-                    l.sort_unstable();
-                    dedup_sorted(l)
-                })
-                .collect()
-            });
+        let lengths = for_each_list(&mut lists, &offsets, &ranges, pool, |_, l| {
+            l.sort_unstable();
+            dedup_sorted(l)
+        });
         let mut kept = vec![0usize; n + 1];
-        for (v, len) in lengths.into_iter().flatten().enumerate() {
+        for (v, len) in lengths.into_iter().enumerate() {
             kept[v + 1] = kept[v] + len;
         }
         let mut neighbors = vec![0u32; kept[n]];
-        for_each_part(&mut neighbors, &kept, &ranges, pool, |vs, part| {
-            let base = kept[vs.start];
-            for v in vs {
-                let len = kept[v + 1] - kept[v];
-                part[kept[v] - base..kept[v + 1] - base]
-                    .copy_from_slice(&lists[offsets[v]..offsets[v] + len]);
-            }
+        for_each_list(&mut neighbors, &kept, &ranges, pool, |v, l| {
+            l.copy_from_slice(&lists[offsets[v]..offsets[v] + l.len()]);
         });
         Graph {
             offsets: kept.into_iter().map(|o| o as u64).collect(),
@@ -328,17 +317,25 @@ pub(crate) fn for_each_range2<A: Send, B: Send, R: Send>(
     })
 }
 
-/// Runs `f(vertices, their lists)` for every range of vertices, each with the mutable
-/// part of `data` that `offsets` gives those vertices, on whichever worker claims it.
-pub(crate) fn for_each_part<T: Send, R: Send>(
+/// Runs `f(v, list of v)` for every vertex, the list being the mutable part of
+/// `data` that `offsets` gives v, on the pool's workers (vertices claimed in
+/// `ranges`); the results come back in vertex order.
+pub(crate) fn for_each_list<T: Send, R: Send>(
     data: &mut [T],
     offsets: &[usize],
     ranges: &[Range<usize>],
     pool: &Pool,
-    f: impl Fn(Range<usize>, &mut [T]) -> R + Sync,
+    f: impl Fn(usize, &mut [T]) -> R + Sync,
 ) -> Vec<R> {
     let lengths = ranges.iter().map(|r| offsets[r.end] - offsets[r.start]);
-    for_each_split(data, lengths, pool, |w, part| f(ranges[w].clone(), part))
+    let per_range = for_each_split(data, lengths, pool, |w, part| {
+        let base = offsets[ranges[w].start];
+        ranges[w]
+            .clone()
+            .map(|v| f(v, &mut part[offsets[v] - base..offsets[v + 1] - base]))
+            .collect::<Vec<_>>()
+    });
+    per_range.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
