@@ -124,7 +124,7 @@ impl Oriented {
 }
 
 /// Vertex ids in ascending (degree, id) order.
-fn by_degree(g: &Graph) -> Vec<u32> {
+pub(super) fn by_degree(g: &Graph) -> Vec<u32> {
     let n = g.vertices();
     let max = (0..n as u32).map(|v| g.degree(v)).max().unwrap_or(0);
     let mut start = vec![0usize; max + 2];

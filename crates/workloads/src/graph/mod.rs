@@ -146,10 +146,11 @@ fn exclusive_prefix(n: usize, counts: &mut [Vec<u32>]) -> Vec<usize> {
 }
 
 /// A pointer the workers share for writes to positions no two of them own.
-struct Disjoint(*mut u32);
+pub(crate) struct Disjoint<T>(pub(crate) *mut T);
 // SAFETY: the pointer is only written through at positions each worker owns alone
-// (see `scatter`), and the buffer outlives the broadcast that uses it.
-unsafe impl Sync for Disjoint {}
+// (see `scatter` and PageRank's `pull`), with values that may move between threads,
+// and the buffer outlives the broadcast that uses it.
+unsafe impl<T: Send> Sync for Disjoint<T> {}
 
 /// Every worker writes its slice of the edges at its own cursors.
 fn scatter(
@@ -301,19 +302,6 @@ pub(crate) fn for_each_range<T: Send, R: Send>(
 ) -> Vec<R> {
     for_each_split(data, ranges.iter().map(Range::len), pool, |w, part| {
         f(ranges[w].clone(), part)
-    })
-}
-
-/// Like [`for_each_range`] over two arrays indexed alike.
-pub(crate) fn for_each_range2<A: Send, B: Send, R: Send>(
-    a: &mut [A],
-    b: &mut [B],
-    ranges: &[Range<usize>],
-    pool: &Pool,
-    f: impl Fn(Range<usize>, &mut [A], &mut [B]) -> R + Sync,
-) -> Vec<R> {
-    for_each_split2(a, b, ranges.iter().map(Range::len), pool, |w, pa, pb| {
-        f(ranges[w].clone(), pa, pb)
     })
 }
 
