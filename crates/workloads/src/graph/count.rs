@@ -61,17 +61,18 @@ pub struct Oriented {
 }
 
 impl Oriented {
-    /// Ranks by a counting sort on degree (stable, so ties go by id), then the
-    /// pool's workers write and sort the renumbered lists, each a contiguous run of
-    /// ranks holding about the same number of entries.
+    /// Ranks by degree ([`DegreeRanks`]), then the pool's workers write and sort the
+    /// renumbered lists, each a contiguous run of ranks holding about the same
+    /// number of entries.
     pub fn new(g: &Graph, pool: &Pool) -> Oriented {
-        let order = by_degree(g);
+        let ranks = DegreeRanks::new(g);
+        let order = ranks.order();
         let n = order.len();
-        let mut rank = vec![0u32; n];
-        for (r, &v) in order.iter().enumerate() {
-            rank[v as usize] = r as u32;
+        let mut offsets = vec![0usize; n + 1];
+        for (r, d) in ranks.degrees().enumerate() {
+            offsets[r + 1] = offsets[r] + d;
         }
-        let offsets = rank_offsets(g, &order);
+        let rank = ranks.rank;
         let mut adj = vec![0u32; offsets[n]];
         let ranges = super::work_ranges(n, pool, |r| offsets[r]);
         let split = super::for_each_list(&mut adj, &offsets, &ranges, pool, |r, l| {
@@ -123,33 +124,50 @@ impl Oriented {
     }
 }
 
-/// Vertex ids in ascending (degree, id) order.
-pub(super) fn by_degree(g: &Graph) -> Vec<u32> {
-    let n = g.vertices();
-    let max = (0..n as u32).map(|v| g.degree(v)).max().unwrap_or(0);
-    let mut start = vec![0usize; max + 2];
-    for v in 0..n as u32 {
-        start[g.degree(v) + 1] += 1;
-    }
-    for d in 0..=max {
-        start[d + 1] += start[d];
-    }
-    let mut order = vec![0u32; n];
-    for v in 0..n as u32 {
-        let d = g.degree(v);
-        order[start[d]] = v;
-        start[d] += 1;
-    }
-    order
+/// Vertices ranked by ascending (degree, id), by a counting sort: one pass counts
+/// the degrees, one hands out ranks in vertex order, both sequential.
+pub(super) struct DegreeRanks {
+    /// Rank of each vertex.
+    pub(super) rank: Vec<u32>,
+    /// Ranks `first[d]..first[d + 1]` are the vertices of degree d.
+    first: Vec<usize>,
 }
 
-/// List offsets of the renumbered graph (vertex r has the degree of `order[r]`).
-fn rank_offsets(g: &Graph, order: &[u32]) -> Vec<usize> {
-    let mut offsets = vec![0usize; order.len() + 1];
-    for (r, &v) in order.iter().enumerate() {
-        offsets[r + 1] = offsets[r] + g.degree(v);
+impl DegreeRanks {
+    pub(super) fn new(g: &Graph) -> DegreeRanks {
+        let n = g.vertices();
+        let max = (0..n as u32).map(|v| g.degree(v)).max().unwrap_or(0);
+        let mut first = vec![0usize; max + 2];
+        for v in 0..n as u32 {
+            first[g.degree(v) + 1] += 1;
+        }
+        for d in 0..=max {
+            first[d + 1] += first[d];
+        }
+        let mut next = first.clone();
+        let rank = (0..n as u32)
+            .map(|v| {
+                let d = g.degree(v);
+                next[d] += 1;
+                (next[d] - 1) as u32
+            })
+            .collect();
+        DegreeRanks { rank, first }
     }
-    offsets
+
+    /// The degree of each rank, in rank order.
+    pub(super) fn degrees(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.first.windows(2).enumerate()).flat_map(|(d, w)| std::iter::repeat_n(d, w[1] - w[0]))
+    }
+
+    /// The vertex of each rank.
+    fn order(&self) -> Vec<u32> {
+        let mut order = vec![0u32; self.rank.len()];
+        for (v, &r) in self.rank.iter().enumerate() {
+            order[r as usize] = v as u32;
+        }
+        order
+    }
 }
 
 /// Calls `f(i, j)` for positions of common elements of two sorted lists.

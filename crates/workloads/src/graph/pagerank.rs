@@ -14,6 +14,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use super::count::DegreeRanks;
 use super::Graph;
 use crate::pool::Pool;
 
@@ -241,7 +242,16 @@ fn pull_pagerank(g: &Graph, tolerance: f64, ranges: &[Range<usize>], pool: &Pool
             } else {
                 Lists::Ranked(&ids)
             };
-            pull(g, &ranked.rank, &lists, contrib, scores, next, ranges, pool)
+            pull(
+                g,
+                ranked.rank(),
+                &lists,
+                contrib,
+                scores,
+                next,
+                ranges,
+                pool,
+            )
         });
     Ranks {
         scores,
@@ -333,32 +343,33 @@ fn contributions(
 /// Vertices are still visited in their own order, so the lists keep their layout;
 /// only the ids in them are rewritten, by the first iteration.
 struct Ranked {
-    rank: Vec<u32>,
+    ranks: DegreeRanks,
 }
 
 impl Ranked {
     fn new(g: &Graph) -> Ranked {
-        let order = super::count::by_degree(g);
-        let mut rank = vec![0u32; order.len()];
-        for (r, &v) in order.iter().enumerate() {
-            rank[v as usize] = r as u32;
+        Ranked {
+            ranks: DegreeRanks::new(g),
         }
-        Ranked { rank }
     }
 
-    /// The contributions of uniform scores, by rank.
+    fn rank(&self) -> &[u32] {
+        &self.ranks.rank
+    }
+
+    /// The contributions of uniform scores, by rank (written in rank order: the
+    /// ranks of one degree are consecutive).
     fn contributions(&self, g: &Graph) -> Vec<f32> {
-        let n = g.vertices();
-        let mut contrib = vec![0.0; n];
-        for v in 0..n {
-            let d = g.degree(v as u32);
-            contrib[self.rank[v] as usize] = if d > 0 {
-                (1.0 / n as f64 / d as f64) as f32
-            } else {
-                0.0
-            };
-        }
-        contrib
+        let n = g.vertices() as f64;
+        (self.ranks.degrees())
+            .map(|d| {
+                if d > 0 {
+                    (1.0 / n / d as f64) as f32
+                } else {
+                    0.0
+                }
+            })
+            .collect()
     }
 }
 
