@@ -49,9 +49,12 @@ impl std::str::FromStr for Pattern {
     }
 }
 
-/// The graph renumbered by rank (ascending degree, ties by id), lists sorted: vertex
-/// r's list holds its lower-ranked neighbours, then its higher-ranked ones (the
-/// out-neighbours of the orientation), with `split[r]` between them.
+/// The graph renumbered by rank (ascending degree, ties by id): vertex r's list holds
+/// its lower-ranked neighbours, in no particular order, then its higher-ranked ones
+/// (the out-neighbours of the orientation), sorted, with `split[r]` between them.
+/// Only the out-lists are sorted: they are short (a hub has few neighbours of higher
+/// degree), while the hubs' long lists are nearly all lower neighbours, which the
+/// kernels only walk.
 pub struct Oriented {
     offsets: Vec<usize>,
     split: Vec<usize>,
@@ -61,9 +64,10 @@ pub struct Oriented {
 }
 
 impl Oriented {
-    /// Ranks by degree ([`DegreeRanks`]), then the pool's workers write and sort the
-    /// renumbered lists, each a contiguous run of ranks holding about the same
-    /// number of entries.
+    /// Ranks by degree ([`DegreeRanks`]), then the pool's workers write the
+    /// renumbered lists, reading the graph's lists in order and each list's lower
+    /// neighbours to its front, higher ones to its back ([`scatter_ranked`]); then
+    /// sort the out-lists, each worker a contiguous run of ranks.
     pub fn new(g: &Graph, pool: &Pool) -> Oriented {
         let ranks = DegreeRanks::new(g);
         let order = ranks.order();
@@ -74,13 +78,12 @@ impl Oriented {
         }
         let rank = ranks.rank;
         let mut adj = vec![0u32; offsets[n]];
+        let lower = scatter_ranked(g, &rank, &offsets, &mut adj, pool);
         let ranges = super::work_ranges(n, pool, |r| offsets[r]);
         let split = super::for_each_list(&mut adj, &offsets, &ranges, pool, |r, l| {
-            for (d, &w) in l.iter_mut().zip(g.neighbors(order[r])) {
-                *d = rank[w as usize];
-            }
-            l.sort_unstable();
-            offsets[r] + l.partition_point(|&x| x < r as u32)
+            let below = lower[order[r] as usize] as usize;
+            l[below..].sort_unstable();
+            offsets[r] + below
         });
         Oriented {
             offsets,
@@ -118,10 +121,56 @@ impl Oriented {
         }
     }
 
-    /// Lower-ranked neighbours, sorted.
+    /// Lower-ranked neighbours, in no particular order.
     fn lower(&self, r: u32) -> &[u32] {
         &self.adj[self.offsets[r as usize]..self.split[r as usize]]
     }
+}
+
+/// Writes every vertex v's neighbours, as ranks, into the list of rank[v] in `adj`
+/// (`offsets` by rank): those ranked below v from the front, the others from the
+/// back. The graph's lists are read in order, so no read waits on a jump across
+/// memory (reading them in rank order did, one miss or two per vertex); the jumps
+/// are writes, which do not stall. Returns each vertex's count of lower neighbours.
+fn scatter_ranked(
+    g: &Graph,
+    rank: &[u32],
+    offsets: &[usize],
+    adj: &mut [u32],
+    pool: &Pool,
+) -> Vec<u32> {
+    let n = g.vertices();
+    assert!(rank.len() == n && offsets.len() == n + 1 && adj.len() == offsets[n]);
+    let out = super::Disjoint(adj.as_mut_ptr());
+    let mut lower = vec![0u32; n];
+    let ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
+    super::for_each_range(&mut lower, &ranges, pool, |vs, part| {
+        let out = &out;
+        for (below, v) in part.iter_mut().zip(vs) {
+            let r = rank[v];
+            let (start, end) = (offsets[r as usize], offsets[r as usize + 1]);
+            let list = g.neighbors(v as u32);
+            assert_eq!(end - start, list.len());
+            let (mut front, mut back) = (start, end);
+            for &w in list {
+                let x = rank[w as usize];
+                let at = if x < r {
+                    front += 1;
+                    front - 1
+                } else {
+                    back -= 1;
+                    back
+                };
+                // SAFETY: `at` lies in start..end, the list of rank r, which holds
+                // exactly v's list.len() entries (asserted): front and back meet
+                // after the last one. `rank` is a permutation, so rank r's list is
+                // written by this worker alone, for v; `adj` outlives the call.
+                unsafe { out.0.add(at).write(x) };
+            }
+            *below = (front - start) as u32;
+        }
+    });
+    lower
 }
 
 /// Vertices ranked by ascending (degree, id), by a counting sort: one pass counts
