@@ -40,7 +40,8 @@ for what in rounds[0]:
     ratios = [c['peer'] / c['ours'] for c in cells]
     per = '  '.join(f\"{c['peer']:.4g}/{c['ours']:.4g}={x:.1f}x\" for c, x in zip(cells, ratios))
     same = '' if all(c['same'] for c in cells) else '  COUNTS DIFFER'
-    print(f'{t:<8} {what:<26} {per}  median {statistics.median(ratios):.1f}x{same}')
+    iters = f\"  iterations (peer, ours) {cells[0]['iterations']}\" if 'iterations' in cells[0] else ''
+    print(f'{t:<8} {what:<26} {per}  median {statistics.median(ratios):.1f}x{same}{iters}')
 " "$t"
 done
 [ "$mscale" = 0 ] && exit 0

@@ -405,6 +405,13 @@ fn pull(
         let mut error = 0.0;
         for (s, v) in part.iter_mut().zip(vs) {
             let at = g.offsets[v] as usize..g.offsets[v + 1] as usize;
+            if at.is_empty() {
+                // No neighbours: the score is the base, and the contribution stays
+                // the zero both buffers start with.
+                *s = base;
+                error += (base - scores[v]).abs();
+                continue;
+            }
             let sum = match lists {
                 // SAFETY: the lists of the vertices in this range are written by this
                 // worker alone, at their own positions inside `ids`' length (the
@@ -416,11 +423,7 @@ fn pull(
                 Lists::Ranked(ids) => unsafe { gather_sum(&ids[at.clone()], contrib) },
             };
             *s = base + DAMPING * sum;
-            let c = if at.is_empty() {
-                0.0
-            } else {
-                (*s / at.len() as f64) as f32
-            };
+            let c = (*s / at.len() as f64) as f32;
             // SAFETY: `rank` is a permutation of 0..n (asserted length n) and v lies in
             // one range only, so slot rank[v] < n is written by this worker alone,
             // once; `next_contrib` has n slots and outlives the call.
