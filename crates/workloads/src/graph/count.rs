@@ -70,20 +70,17 @@ impl Oriented {
     /// sort the out-lists, each worker a contiguous run of ranks.
     pub fn new(g: &Graph, pool: &Pool) -> Oriented {
         let ranks = DegreeRanks::new(g);
-        let order = ranks.order();
-        let n = order.len();
+        let n = ranks.rank.len();
         let mut offsets = vec![0usize; n + 1];
         for (r, d) in ranks.degrees().enumerate() {
             offsets[r + 1] = offsets[r] + d;
         }
         let rank = ranks.rank;
         let mut adj = vec![0u32; offsets[n]];
-        let lower = scatter_ranked(g, &rank, &offsets, &mut adj, pool);
+        let split = scatter_ranked(g, &rank, &offsets, &mut adj, pool);
         let ranges = super::work_ranges(n, pool, |r| offsets[r]);
-        let split = super::for_each_list(&mut adj, &offsets, &ranges, pool, |r, l| {
-            let below = lower[order[r] as usize] as usize;
-            l[below..].sort_unstable();
-            offsets[r] + below
+        super::for_each_list(&mut adj, &offsets, &ranges, pool, |r, l| {
+            l[split[r] - offsets[r]..].sort_unstable();
         });
         Oriented {
             offsets,
@@ -131,30 +128,33 @@ impl Oriented {
 /// (`offsets` by rank): those ranked below v from the front, the others from the
 /// back. The graph's lists are read in order, so no read waits on a jump across
 /// memory (reading them in rank order did, one miss or two per vertex); the jumps
-/// are writes, which do not stall. Returns each vertex's count of lower neighbours.
+/// are writes, which do not stall. Returns where each rank's higher neighbours
+/// start (its `split`).
 fn scatter_ranked(
     g: &Graph,
     rank: &[u32],
     offsets: &[usize],
     adj: &mut [u32],
     pool: &Pool,
-) -> Vec<u32> {
+) -> Vec<usize> {
     let n = g.vertices();
     assert!(rank.len() == n && offsets.len() == n + 1 && adj.len() == offsets[n]);
     let out = super::Disjoint(adj.as_mut_ptr());
-    let mut lower = vec![0u32; n];
+    let mut split = vec![0usize; n];
+    let split_out = super::Disjoint(split.as_mut_ptr());
     let ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
-    super::for_each_range(&mut lower, &ranges, pool, |vs, part| {
-        let out = &out;
-        for (below, v) in part.iter_mut().zip(vs) {
-            let r = rank[v];
-            let (start, end) = (offsets[r as usize], offsets[r as usize + 1]);
+    // Units only to hand the vertex ranges out; every write goes through `out`.
+    super::for_each_range(&mut vec![(); n], &ranges, pool, |vs, _| {
+        let (out, split_out) = (&out, &split_out);
+        for v in vs {
+            let r = rank[v] as usize;
+            let (start, end) = (offsets[r], offsets[r + 1]);
             let list = g.neighbors(v as u32);
             assert_eq!(end - start, list.len());
             let (mut front, mut back) = (start, end);
             for &w in list {
                 let x = rank[w as usize];
-                let at = if x < r {
+                let at = if x < r as u32 {
                     front += 1;
                     front - 1
                 } else {
@@ -167,10 +167,12 @@ fn scatter_ranked(
                 // written by this worker alone, for v; `adj` outlives the call.
                 unsafe { out.0.add(at).write(x) };
             }
-            *below = (front - start) as u32;
+            // SAFETY: r < n (rank is a permutation of 0..n, asserted length n), and
+            // slot r belongs to v alone; `split` outlives the call.
+            unsafe { split_out.0.add(r).write(front) };
         }
     });
-    lower
+    split
 }
 
 /// Vertices ranked by ascending (degree, id), by a counting sort: one pass counts
@@ -207,15 +209,6 @@ impl DegreeRanks {
     /// The degree of each rank, in rank order.
     pub(super) fn degrees(&self) -> impl Iterator<Item = usize> + '_ {
         (self.first.windows(2).enumerate()).flat_map(|(d, w)| std::iter::repeat_n(d, w[1] - w[0]))
-    }
-
-    /// The vertex of each rank.
-    fn order(&self) -> Vec<u32> {
-        let mut order = vec![0u32; self.rank.len()];
-        for (v, &r) in self.rank.iter().enumerate() {
-            order[r as usize] = v as u32;
-        }
-        order
     }
 }
 

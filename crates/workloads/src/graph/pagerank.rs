@@ -3,11 +3,12 @@
 //! tolerance (1e-4). The pull form reads each vertex's in-neighbours' contributions
 //! (no synchronisation), kept by degree rank so the hubs' share cache lines and in
 //! single precision (half the bytes; relative error below 1e-6, against the
-//! tolerance's 1e-4), summed in double precision. The push form adds each vertex's contribution into its
-//! neighbours' next scores, which needs synchronisation, selectable to compare the
-//! mechanisms of the irregular-algorithms study: one coarse lock, K striped locks, or
-//! atomics (a compare-and-swap loop on the f64 bits), with `batch` updates made per
-//! critical section; or hardware transactions (Intel RTM), where the CPU has them.
+//! tolerance's 1e-4), summed in double precision. The push form adds each vertex's
+//! contribution into its neighbours' next scores, which needs synchronisation,
+//! selectable to compare the mechanisms of the irregular-algorithms study: one coarse
+//! lock, K striped locks, or atomics (a compare-and-swap loop on the f64 bits), with
+//! `batch` updates made per critical section; or hardware transactions (Intel RTM),
+//! where the CPU has them.
 //! Results are verified against an independent serial pull PageRank.
 
 use std::ops::Range;
@@ -227,11 +228,15 @@ pub fn pagerank(
     })
 }
 
-/// Pull PageRank with contributions kept by rank ([`Ranked`]); ranking is part of
-/// the time, and the first iteration writes the lists' ranks as it reads them.
+/// Pull PageRank. Each vertex's contribution lives at its rank by degree, so the
+/// hubs', which most lists read, share cache lines (Graph500 scrambles ids, so in
+/// vertex order they are spread over the whole array). Vertices are still visited in
+/// their own order, so the lists keep their layout; only the ids in them are
+/// rewritten as ranks, by the first iteration as it reads them. Ranking is part of
+/// the time.
 fn pull_pagerank(g: &Graph, tolerance: f64, ranges: &[Range<usize>], pool: &Pool) -> Ranks {
-    let ranked = Ranked::new(g);
-    let contrib = ranked.contributions(g);
+    let ranks = DegreeRanks::new(g);
+    let contrib = first_contributions(&ranks);
     // Zeroed pages are mapped on first write, so this costs nothing until then.
     let mut ids = vec![0u32; g.neighbors.len()];
     let mut first = true;
@@ -242,16 +247,7 @@ fn pull_pagerank(g: &Graph, tolerance: f64, ranges: &[Range<usize>], pool: &Pool
             } else {
                 Lists::Ranked(&ids)
             };
-            pull(
-                g,
-                ranked.rank(),
-                &lists,
-                contrib,
-                scores,
-                next,
-                ranges,
-                pool,
-            )
+            pull(g, &ranks.rank, &lists, contrib, scores, next, ranges, pool)
         });
     Ranks {
         scores,
@@ -337,40 +333,19 @@ fn contributions(
     });
 }
 
-/// The pull kernel's view of the vertices: each vertex's contribution lives at its
-/// rank by degree, so the hubs', which most lists read, share cache lines (Graph500
-/// scrambles ids, so in vertex order they are spread over the whole array).
-/// Vertices are still visited in their own order, so the lists keep their layout;
-/// only the ids in them are rewritten, by the first iteration.
-struct Ranked {
-    ranks: DegreeRanks,
-}
-
-impl Ranked {
-    fn new(g: &Graph) -> Ranked {
-        Ranked {
-            ranks: DegreeRanks::new(g),
-        }
-    }
-
-    fn rank(&self) -> &[u32] {
-        &self.ranks.rank
-    }
-
-    /// The contributions of uniform scores, by rank (written in rank order: the
-    /// ranks of one degree are consecutive).
-    fn contributions(&self, g: &Graph) -> Vec<f32> {
-        let n = g.vertices() as f64;
-        (self.ranks.degrees())
-            .map(|d| {
-                if d > 0 {
-                    (1.0 / n / d as f64) as f32
-                } else {
-                    0.0
-                }
-            })
-            .collect()
-    }
+/// The contributions of uniform scores, by rank (written in rank order: the ranks of
+/// one degree are consecutive).
+fn first_contributions(ranks: &DegreeRanks) -> Vec<f32> {
+    let n = ranks.rank.len() as f64;
+    (ranks.degrees())
+        .map(|d| {
+            if d > 0 {
+                (1.0 / n / d as f64) as f32
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// Where a pull iteration finds each vertex's neighbours by rank.
