@@ -14,6 +14,7 @@
 //! Induced counts follow: diamond_ind = diamond - 6 k4, c4_ind = c4 - diamond_ind - 3 k4.
 //! Work is shared out among the workers by vertex, interleaved for balance.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::Serialize;
@@ -71,10 +72,7 @@ impl Oriented {
     pub fn new(g: &Graph, pool: &Pool) -> Oriented {
         let ranks = DegreeRanks::new(g);
         let n = ranks.rank.len();
-        let mut offsets = vec![0usize; n + 1];
-        for (r, d) in ranks.degrees().enumerate() {
-            offsets[r + 1] = offsets[r] + d;
-        }
+        let offsets = ranks.offsets();
         let rank = ranks.rank;
         let mut adj = vec![0u32; offsets[n]];
         let split = scatter_ranked(g, &rank, &offsets, &mut adj, pool);
@@ -176,12 +174,17 @@ fn scatter_ranked(
 }
 
 /// Vertices ranked by ascending (degree, id), by a counting sort: one pass counts
-/// the degrees, one hands out ranks in vertex order, both sequential.
+/// the degrees, one hands out ranks in vertex order, both sequential. The ranks of
+/// one degree are consecutive, so the graph renumbered by rank has its lists laid out
+/// by degree, and where each starts follows from its rank and degree alone.
 pub(super) struct DegreeRanks {
     /// Rank of each vertex.
     pub(super) rank: Vec<u32>,
     /// Ranks `first[d]..first[d + 1]` are the vertices of degree d.
     first: Vec<usize>,
+    /// Where the lists of degree d start in the renumbered graph (`starts[d + 1]`
+    /// past the last; the last value is the entry count).
+    starts: Vec<usize>,
 }
 
 impl DegreeRanks {
@@ -192,7 +195,9 @@ impl DegreeRanks {
         for v in 0..n as u32 {
             first[g.degree(v) + 1] += 1;
         }
+        let mut starts = vec![0usize; max + 2];
         for d in 0..=max {
+            starts[d + 1] = starts[d] + d * first[d + 1];
             first[d + 1] += first[d];
         }
         let mut next = first.clone();
@@ -203,7 +208,49 @@ impl DegreeRanks {
                 (next[d] - 1) as u32
             })
             .collect();
-        DegreeRanks { rank, first }
+        DegreeRanks {
+            rank,
+            first,
+            starts,
+        }
+    }
+
+    /// Where the list of rank r, of degree d, starts in the renumbered graph.
+    #[inline]
+    pub(super) fn list_start(&self, r: usize, d: usize) -> usize {
+        self.starts[d] + (r - self.first[d]) * d
+    }
+
+    /// Where the list of rank r starts in the renumbered graph, for r in 0..=n (n:
+    /// the entry count).
+    pub(super) fn offset(&self, r: usize) -> usize {
+        if r == self.rank.len() {
+            return self.starts[self.starts.len() - 1];
+        }
+        self.list_start(r, self.degree(r))
+    }
+
+    /// The degree of rank r < n (a binary search over the degrees).
+    pub(super) fn degree(&self, r: usize) -> usize {
+        self.first.partition_point(|&f| f <= r) - 1
+    }
+
+    /// The ranks of degree d.
+    pub(super) fn of_degree(&self, d: usize) -> Range<usize> {
+        self.first[d]..self.first[d + 1]
+    }
+
+    /// Where each rank's list starts in the renumbered graph (n + 1 values, the last
+    /// the entry count).
+    pub(super) fn offsets(&self) -> Vec<usize> {
+        let mut offsets = Vec::with_capacity(self.rank.len() + 1);
+        offsets.push(0);
+        let mut at = 0;
+        offsets.extend(self.degrees().map(|d| {
+            at += d;
+            at
+        }));
+        offsets
     }
 
     /// The degree of each rank, in rank order.
@@ -640,5 +687,32 @@ mod reference_tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_ranked_layout_follows_from_rank_and_degree() {
+        let p = pool(2);
+        let (n, e) = generate(Kind::Kronecker, 9, &p);
+        let g = Graph::from_edges(n, &e, &p);
+        let ranks = DegreeRanks::new(&g);
+        let offsets = ranks.offsets();
+        assert_eq!(offsets.len(), n + 1);
+        assert_eq!(offsets[n], g.neighbors.len());
+        let mut seen = vec![false; n];
+        for v in 0..n {
+            let (r, d) = (ranks.rank[v] as usize, g.degree(v as u32));
+            assert!(!std::mem::replace(&mut seen[r], true), "rank {r} twice");
+            assert_eq!(ranks.degree(r), d);
+            assert!(ranks.of_degree(d).contains(&r));
+            assert_eq!(ranks.list_start(r, d), offsets[r]);
+            assert_eq!(offsets[r + 1] - offsets[r], d);
+        }
+        assert!((0..=n).all(|r| ranks.offset(r) == offsets[r]));
+        // Ascending by (degree, id).
+        let mut by_rank = vec![0; n];
+        (0..n).for_each(|v| by_rank[ranks.rank[v] as usize] = v);
+        assert!(by_rank
+            .windows(2)
+            .all(|w| (g.degree(w[0] as u32), w[0]) < (g.degree(w[1] as u32), w[1])));
     }
 }
