@@ -1,15 +1,15 @@
 //! PageRank as in the GAP benchmark suite (pr.cc): damping 0.85, at most 20
 //! iterations, stop when the sum of absolute score changes drops below the
 //! tolerance (1e-4). The pull form reads each vertex's in-neighbours' contributions
-//! (no synchronisation) over the graph renumbered by degree rank, which its first
-//! iteration writes, so the hubs' contributions share cache lines and vertices of one
-//! degree run together; contributions in single precision (half the bytes; relative
-//! error below 1e-6, against the tolerance's 1e-4), summed in double precision. The push form adds each vertex's
-//! contribution into its neighbours' next scores, which needs synchronisation,
-//! selectable to compare the mechanisms of the irregular-algorithms study: one coarse
-//! lock, K striped locks, or atomics (a compare-and-swap loop on the f64 bits), with
-//! `batch` updates made per critical section; or hardware transactions (Intel RTM),
-//! where the CPU has them.
+//! (no synchronisation) over the graph renumbered by degree rank, so the hubs'
+//! contributions share cache lines and vertices of one degree run together;
+//! contributions in single precision (half the bytes; relative error below 1e-6,
+//! against the tolerance's 1e-4), summed in double precision. The push form adds each
+//! vertex's contribution into its neighbours' next scores, which needs
+//! synchronisation, selectable to compare the mechanisms of the irregular-algorithms
+//! study: one coarse lock, K striped locks, or atomics (a compare-and-swap loop on
+//! the f64 bits), with `batch` updates made per critical section; or hardware
+//! transactions (Intel RTM), where the CPU has them.
 //! Results are verified against an independent serial pull PageRank.
 
 use std::ops::Range;
@@ -238,35 +238,21 @@ pub fn pagerank(
 /// are visited together, so the loops over their lists run the same number of times
 /// in a row (in vertex order the lengths are random and every list's end is a
 /// mispredicted branch; on a degree-sorted graph an iteration took 1.1-1.5x less).
-/// The first iteration writes the renumbered lists as it reads the graph's; ranking
-/// and renumbering are part of the time.
+/// Ranking and renumbering are part of the time (a quarter of it at kron:19, eight
+/// iterations; the renumbering fused into the first iteration was no faster).
 fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
     let ranks = DegreeRanks::new(g);
     let n = g.vertices();
-    let entries = ranks.offset(n);
-    let vertex_ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
+    let ids = renumber(g, &ranks, pool);
     let rank_ranges = super::work_ranges(n, pool, |r| ranks.offset(r));
-    // Every entry is written by the first iteration before any is read, so the
-    // buffer starts uninitialised (zeroing it cost a pass over memory of its own).
-    let mut ids: Vec<u32> = Vec::with_capacity(entries);
     let (by_rank, iterations) = iterate(
         n,
         tolerance,
         first_contributions(&ranks),
-        |contrib, scores, next| {
-            if ids.len() < entries {
-                let out = super::Disjoint(ids.as_mut_ptr());
-                let error = pull_renumbering(g, &ranks, &out, contrib, next, &vertex_ranges, pool);
-                // SAFETY: the renumbering wrote all `entries` entries (the lists of
-                // all ranks, which tile 0..entries), inside the capacity reserved.
-                unsafe { ids.set_len(entries) };
-                error
-            } else {
-                pull_ranked(&ranks, &ids, contrib, scores, next, &rank_ranges, pool)
-            }
-        },
+        |contrib, scores, next| pull(&ranks, &ids, contrib, scores, next, &rank_ranges, pool),
     );
     let mut scores = vec![0.0; n];
+    let vertex_ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
     super::for_each_range(&mut scores, &vertex_ranges, pool, |vs, part| {
         for (s, v) in part.iter_mut().zip(vs) {
             *s = by_rank[ranks.rank[v] as usize];
@@ -371,64 +357,48 @@ fn first_contributions(ranks: &DegreeRanks) -> Vec<f32> {
         .collect()
 }
 
-/// The first pull iteration, from uniform scores, in vertex order: each vertex's
-/// list is read from the graph, its ids written as ranks into the list of its own
-/// rank in `ids` while their contributions are summed; its score and contribution go
-/// to its rank in `next`. Returns the sum of absolute score changes.
-fn pull_renumbering(
-    g: &Graph,
-    ranks: &DegreeRanks,
-    ids: &super::Disjoint<u32>,
-    contrib: &[f32],
-    (next, next_contrib): (&mut [f64], &mut [f32]),
-    vertex_ranges: &[Range<usize>],
-    pool: &Pool,
-) -> f64 {
+/// The graph's lists renumbered by rank: each vertex's list, its ids mapped through
+/// `rank`, written as the list of its own rank (in the layout of
+/// [`DegreeRanks::list_start`]). The graph's lists are read in order, the writes
+/// jump. Ids are scrambled, so once the rank array outgrows the L2 cache nearly every
+/// lookup misses it (4 ns an entry at kron:19, a fault-in of the new pages
+/// included); renumbering the long lists one L2-sized tile of ids at a time was
+/// tried and was 1.5x slower, the runs per tile being short.
+fn renumber(g: &Graph, ranks: &DegreeRanks, pool: &Pool) -> Vec<u32> {
     let n = g.vertices();
-    let rank = &ranks.rank[..];
-    assert!(rank.len() == n && contrib.len() == n && next.len() == n && next_contrib.len() == n);
-    let (base, uniform) = ((1.0 - DAMPING) / n as f64, 1.0 / n as f64);
-    let out = super::Disjoint(next.as_mut_ptr());
-    let out_contrib = super::Disjoint(next_contrib.as_mut_ptr());
-    // Units only to hand the vertex ranges out; every write goes through a pointer.
-    super::for_each_range(&mut vec![(); n], vertex_ranges, pool, |vs, _| {
-        let (out, out_contrib) = (&out, &out_contrib);
-        let mut error = 0.0;
+    let entries = g.neighbors.len();
+    assert_eq!(ranks.offset(n), entries);
+    // Every entry is written below before any is read, so the buffer starts
+    // uninitialised (zeroing it would cost a pass over memory of its own).
+    let mut ids: Vec<u32> = Vec::with_capacity(entries);
+    let out = super::Disjoint(ids.as_mut_ptr());
+    let ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
+    // Units only to hand the vertex ranges out; every write goes through `out`.
+    super::for_each_range(&mut vec![(); n], &ranges, pool, |vs, _| {
+        let out = &out;
         for v in vs {
-            let r = rank[v] as usize;
             let list = g.neighbors(v as u32);
-            let s = if list.is_empty() {
-                base
-            } else {
-                let start = ranks.list_start(r, list.len());
-                // SAFETY: rank r's list, start..start + list.len(), lies inside the
-                // entries (the ranks of one degree tile their degree's lists) and is
-                // written by this worker alone (rank is a permutation and v lies in
-                // one range only); ranks are below n = contrib.len().
-                base + DAMPING * unsafe { gather_ranking(list, rank, ids.0.add(start), contrib) }
-            };
-            // SAFETY: r < n, and slot r belongs to v alone (as above); both buffers
-            // hold n values and outlive the call. A vertex without neighbours keeps
-            // the zero contribution both buffers start with.
-            unsafe {
-                out.0.add(r).write(s);
-                if !list.is_empty() {
-                    out_contrib.0.add(r).write((s / list.len() as f64) as f32);
-                }
+            let start = ranks.list_start(ranks.rank[v] as usize, list.len());
+            for (i, &w) in list.iter().enumerate() {
+                // SAFETY: v's rank's list, start..start + list.len(), lies inside the
+                // `entries` reserved (the ranks of one degree tile their degree's
+                // lists) and is written by this worker alone: `rank` is a
+                // permutation and v lies in one range only.
+                unsafe { out.0.add(start + i).write(ranks.rank[w as usize]) };
             }
-            error += (s - uniform).abs();
         }
-        error
-    })
-    .iter()
-    .sum()
+    });
+    // SAFETY: every vertex's list was written, and the lists of all ranks tile
+    // 0..entries.
+    unsafe { ids.set_len(entries) };
+    ids
 }
 
-/// A later pull iteration, in rank order over the renumbered lists, each worker
+/// One pull iteration, in rank order over the renumbered lists, each worker
 /// writing its own ranges of `next`; returns the sum of absolute score changes.
 /// The ranks of a range are walked one degree at a time, so every list the inner
 /// loop sums has the same length until the degree changes.
-fn pull_ranked(
+fn pull(
     ranks: &DegreeRanks,
     ids: &[u32],
     contrib: &[f32],
@@ -483,36 +453,6 @@ fn pull_ranked(
     )
     .iter()
     .sum()
-}
-
-/// [`gather_sum`] over a list of original ids, each mapped through `rank` (checked:
-/// this is where every id of the graph is first looked at) and the rank written to
-/// `out`.
-///
-/// # Safety
-/// `out` must be valid for `list.len()` writes that no other thread makes;
-/// `rank`'s values must be below `contrib.len()`.
-#[inline]
-unsafe fn gather_ranking(list: &[u32], rank: &[u32], out: *mut u32, contrib: &[f32]) -> f64 {
-    // SAFETY: i < list.len() positions are this caller's alone, and r, a value of
-    // `rank`, is below contrib.len() (the contract).
-    let at = |i: usize, w: u32| unsafe {
-        let r = rank[w as usize];
-        out.add(i).write(r);
-        f64::from(*contrib.get_unchecked(r as usize))
-    };
-    let mut acc = [0.0f64; 4];
-    let mut quads = list.chunks_exact(4);
-    for (k, q) in (&mut quads).enumerate() {
-        for (j, (a, &w)) in acc.iter_mut().zip(q).enumerate() {
-            *a += at(4 * k + j, w);
-        }
-    }
-    let done = list.len() / 4 * 4;
-    let rest: f64 = (quads.remainder().iter().enumerate())
-        .map(|(j, &w)| at(done + j, w))
-        .sum();
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
 }
 
 /// The sum of `contrib` over `ids`, in four independent running sums so the adds do
@@ -736,6 +676,26 @@ mod tests {
         for threads in [1, 2, 3, 5] {
             let r = pagerank(&g, &Sync::Pull, 1, 1e-6, &pool(threads)).unwrap();
             verify(&g, &r).unwrap_or_else(|e| panic!("{threads} threads: {e}"));
+        }
+    }
+
+    #[test]
+    fn renumbered_lists_are_the_graphs_lists_mapped_to_ranks() {
+        let p = pool(3);
+        let (n, e) = generate(Kind::Kronecker, 10, &p);
+        let g = Graph::from_edges(n, &e, &p);
+        let ranks = DegreeRanks::new(&g);
+        let ids = renumber(&g, &ranks, &p);
+        assert_eq!(ids.len(), g.neighbors.len());
+        for v in 0..n as u32 {
+            let d = g.degree(v);
+            let start = ranks.list_start(ranks.rank[v as usize] as usize, d);
+            let want: Vec<u32> = g
+                .neighbors(v)
+                .iter()
+                .map(|&w| ranks.rank[w as usize])
+                .collect();
+            assert_eq!(ids[start..start + d], want[..], "vertex {v}");
         }
     }
 }
