@@ -198,7 +198,7 @@ impl Placement {
 /// Why a placement could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlaceError {
-    #[error("unknown strategy `{name}` (expected compact, scatter, cores-first, smt-pairs, spread, or --cpus EXPR)")]
+    #[error("unknown strategy `{name}` (expected compact, scatter, cores-first, smt-pairs, spread, or cpus=LIST such as cpus=0-3)")]
     UnknownStrategy { name: String },
     #[error("{what} `{value}` is not valid (expected {expected})")]
     BadValue {
