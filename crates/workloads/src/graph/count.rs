@@ -221,8 +221,8 @@ impl DegreeRanks {
         self.starts[d] + (r - self.first[d]) * d
     }
 
-    /// Where the list of rank r starts in the renumbered graph, for r in 0..=n (n:
-    /// the entry count).
+    /// Where the list of rank r starts in the renumbered graph, for r in 0..=n
+    /// (`offset(n)` is the entry count).
     pub(super) fn offset(&self, r: usize) -> usize {
         if r == self.rank.len() {
             return self.starts[self.starts.len() - 1];

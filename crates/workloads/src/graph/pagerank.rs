@@ -363,7 +363,7 @@ fn first_contributions(ranks: &DegreeRanks) -> Vec<f32> {
 /// jump. Ids are scrambled, so once the rank array outgrows the L2 cache nearly every
 /// lookup misses it (4 ns an entry at kron:19, a fault-in of the new pages
 /// included); renumbering the long lists one L2-sized tile of ids at a time was
-/// tried and was 1.5x slower, the runs per tile being short.
+/// tried and was 1.5x slower, the runs per tile being short. `ranks` must be `g`'s.
 fn renumber(g: &Graph, ranks: &DegreeRanks, pool: &Pool) -> Vec<u32> {
     let n = g.vertices();
     let entries = g.neighbors.len();
@@ -381,9 +381,9 @@ fn renumber(g: &Graph, ranks: &DegreeRanks, pool: &Pool) -> Vec<u32> {
             let start = ranks.list_start(ranks.rank[v] as usize, list.len());
             for (i, &w) in list.iter().enumerate() {
                 // SAFETY: v's rank's list, start..start + list.len(), lies inside the
-                // `entries` reserved (the ranks of one degree tile their degree's
-                // lists) and is written by this worker alone: `rank` is a
-                // permutation and v lies in one range only.
+                // `entries` reserved (`ranks` are g's, so the ranks of one degree tile
+                // that degree's lists) and is written by this worker alone: `rank` is
+                // a permutation and v lies in one range only.
                 unsafe { out.0.add(start + i).write(ranks.rank[w as usize]) };
             }
         }
