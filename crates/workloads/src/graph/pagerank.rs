@@ -243,7 +243,9 @@ pub fn pagerank(
 fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
     let ranks = DegreeRanks::new(g);
     let n = g.vertices();
-    let ids = renumber(g, &ranks, pool);
+    // Vertex ranges with about the same number of list entries, claimed by the workers.
+    let vertex_ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
+    let ids = renumber(g, &ranks, &vertex_ranges, pool);
     let rank_ranges = super::work_ranges(n, pool, |r| ranks.offset(r));
     let (by_rank, iterations) = iterate(
         n,
@@ -252,7 +254,6 @@ fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
         |contrib, scores, next| pull(&ranks, &ids, contrib, scores, next, &rank_ranges, pool),
     );
     let mut scores = vec![0.0; n];
-    let vertex_ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
     super::for_each_range(&mut scores, &vertex_ranges, pool, |vs, part| {
         for (s, v) in part.iter_mut().zip(vs) {
             *s = by_rank[ranks.rank[v] as usize];
@@ -364,7 +365,12 @@ fn first_contributions(ranks: &DegreeRanks) -> Vec<f32> {
 /// lookup misses it (4 ns an entry at kron:19, a fault-in of the new pages
 /// included); renumbering the long lists one L2-sized tile of ids at a time was
 /// tried and was 1.5x slower, the runs per tile being short. `ranks` must be `g`'s.
-fn renumber(g: &Graph, ranks: &DegreeRanks, pool: &Pool) -> Vec<u32> {
+fn renumber(
+    g: &Graph,
+    ranks: &DegreeRanks,
+    vertex_ranges: &[Range<usize>],
+    pool: &Pool,
+) -> Vec<u32> {
     let n = g.vertices();
     let entries = g.neighbors.len();
     assert_eq!(ranks.offset(n), entries);
@@ -372,9 +378,8 @@ fn renumber(g: &Graph, ranks: &DegreeRanks, pool: &Pool) -> Vec<u32> {
     // uninitialised (zeroing it would cost a pass over memory of its own).
     let mut ids: Vec<u32> = Vec::with_capacity(entries);
     let out = super::Disjoint(ids.as_mut_ptr());
-    let ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
     // Units only to hand the vertex ranges out; every write goes through `out`.
-    super::for_each_range(&mut vec![(); n], &ranges, pool, |vs, _| {
+    super::for_each_range(&mut vec![(); n], vertex_ranges, pool, |vs, _| {
         let out = &out;
         for v in vs {
             let list = g.neighbors(v as u32);
@@ -685,7 +690,8 @@ mod tests {
         let (n, e) = generate(Kind::Kronecker, 10, &p);
         let g = Graph::from_edges(n, &e, &p);
         let ranks = DegreeRanks::new(&g);
-        let ids = renumber(&g, &ranks, &p);
+        let ranges = crate::graph::work_ranges(n, &p, |v| g.offsets[v] as usize);
+        let ids = renumber(&g, &ranks, &ranges, &p);
         assert_eq!(ids.len(), g.neighbors.len());
         for v in 0..n as u32 {
             let d = g.degree(v);
