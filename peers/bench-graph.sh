@@ -13,8 +13,7 @@ cd "$(dirname "$0")/.."
 scale=${1:-16}
 mscale=${2:-10}
 rounds=${3:-3}
-[ -x peers/.venv/bin/python ] || python3 -m venv peers/.venv
-peers/.venv/bin/python -c "import networkit, graphblas, igraph" 2>/dev/null || peers/.venv/bin/pip install -q networkit python-graphblas igraph
+PY=$(peers/venv.sh)   # peers/.venv with the pinned versions of peers/requirements.txt
 cargo build --release --quiet
 S=$PWD/target/release/scalescope
 work=$(mktemp -d)
@@ -27,10 +26,10 @@ d=collections.Counter()
 for l in open('$work/g.el'):
     u,v=l.split(); d[u]+=1; d[v]+=1
 print(max(d,key=d.get))")
-echo "graph kron:$scale ($(wc -l < "$work/g.el") edges), BFS source $src, $rounds rounds; $(peers/.venv/bin/python -c 'import networkit, graphblas; print("networkit", networkit.__version__, "python-graphblas", graphblas.__version__)')"
+echo "graph kron:$scale ($(wc -l < "$work/g.el") edges), BFS source $src, $rounds rounds; $("$PY" -c 'import networkit, graphblas; print("networkit", networkit.__version__, "python-graphblas", graphblas.__version__)')"
 printf "%-8s %-26s %-40s %s\n" threads what "per round: peer_s / scalescope_s = ratio" "median"
 for t in 1 2; do
-  peers/.venv/bin/python peers/graph_peers.py "$S" "$work/g.el" "$t" "$src" "$rounds" 2>/dev/null |
+  "$PY" peers/graph_peers.py "$S" "$work/g.el" "$t" "$src" "$rounds" 2>/dev/null |
     python3 -c "
 import json, statistics, sys
 t = sys.argv[1]
@@ -46,7 +45,7 @@ for what in rounds[0]:
 done
 [ "$mscale" = 0 ] && exit 0
 $S graph export --graph "kron:$mscale" --out "$work/m.el" >/dev/null
-peers/.venv/bin/python peers/graph_peers.py "$S" "$work/m.el" 1 0 0 --motifs 2>/dev/null | python3 -c "
+"$PY" peers/graph_peers.py "$S" "$work/m.el" 1 0 0 --motifs 2>/dev/null | python3 -c "
 import json, sys
 m = json.load(sys.stdin)['motifs']
 for key in ['ind_c4', 'ind_diamond', 'k4']:

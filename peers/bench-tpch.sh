@@ -9,16 +9,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sf=${1:-1}
 repeat=${2:-5}
-if [ ! -x peers/.venv/bin/python ]; then
-  python3 -m venv peers/.venv
-fi
-peers/.venv/bin/python -c "import duckdb, duckdb_ext" 2>/dev/null || peers/.venv/bin/pip install -q duckdb duckdb-ext-tpch
+PY=$(peers/venv.sh)   # peers/.venv with the pinned versions of peers/requirements.txt
 cargo build --release --quiet
 S=target/release/scalescope
-echo "TPC-H SF $sf, best of $repeat; duckdb $(peers/.venv/bin/python -c 'import duckdb; print(duckdb.__version__)')"
+echo "TPC-H SF $sf, best of $repeat; duckdb $("$PY" -c 'import duckdb; print(duckdb.__version__)')"
 printf "%-8s %-5s %14s %14s %8s  %s\n" threads query "duckdb ms" "scalescope ms" ratio "answers"
 for t in 1 2; do
-  duck=$(peers/.venv/bin/python peers/tpch_duckdb.py "$sf" "$t" "$repeat")
+  duck=$("$PY" peers/tpch_duckdb.py "$sf" "$t" "$repeat")
   for q in q1 q6; do
     ours=$($S tpch "$q" --sf "$sf" --threads "$t" --repeat "$repeat" --json)
     python3 - "$q" "$t" <<PY
