@@ -8,9 +8,9 @@ use std::process::Command as StdCommand;
 
 use assert_cmd::Command;
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_sweep::fingerprint::Fingerprint;
-use scalescope_sweep::plan::Plan;
-use scalescope_sweep::store::{CommandSpec, Header, ResultsStore, RunRecord, RunStatus};
+use scalescope_results::fingerprint::Fingerprint;
+use scalescope_results::plan::Plan;
+use scalescope_results::store::{CommandSpec, Header, ResultsStore, RunRecord, RunStatus};
 use scalescope_topo::Source;
 
 /// A sweep recorded on a 2 x 24 x 2 machine, with a hostile command line and host name.

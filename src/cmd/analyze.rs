@@ -10,7 +10,7 @@ use scalescope_analysis::{analyze, compare::compare, Basis};
 use scalescope_report::html::HtmlExporter;
 use scalescope_report::mem::Section;
 use scalescope_report::{charts, CsvExporter, Exporter, JsonExporter, ResultSet, TextExporter};
-use scalescope_sweep::store::{read_results, Header, RunRecord};
+use scalescope_results::store::{read_results, Header, RunRecord};
 
 use crate::cli::{AnalyzeArgs, CompareArgs, ReportArgs};
 

@@ -12,19 +12,19 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
+use scalescope_analysis::summary::{self, Baseline};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_report::Exporter;
+use scalescope_results::fingerprint::Fingerprint;
+use scalescope_results::plan::{parse_list, parse_threads, Job, Plan};
+use scalescope_results::store::{
+    CommandSpec, Header, MetricSpec, ResultsStore, RunRecord, RunStatus, RESULTS_SCHEMA_VERSION,
+};
 use scalescope_sweep::engine::{
     self, Clock, JobTemplate, PreparedPoint, Progress, SweepSetup, SystemClock,
 };
 use scalescope_sweep::exec::{Outcome, ProcessExecutor};
-use scalescope_sweep::fingerprint::Fingerprint;
 use scalescope_sweep::metric;
-use scalescope_sweep::plan::{parse_list, parse_threads, Job, Plan};
-use scalescope_sweep::store::{
-    CommandSpec, Header, MetricSpec, ResultsStore, RunRecord, RunStatus, RESULTS_SCHEMA_VERSION,
-};
-use scalescope_sweep::summary::{self, Baseline};
 use scalescope_topo::Topology;
 
 use crate::cli::SweepArgs;

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy, STRATEGY_NAMES};
+use scalescope_results::plan::Plan;
+use scalescope_results::store::{CommandSpec, MetricSpec, ResultsStore};
 use scalescope_sweep::engine::{self, Clock, SweepSetup, SystemClock};
 use scalescope_sweep::exec::ProcessExecutor;
-use scalescope_sweep::plan::Plan;
-use scalescope_sweep::store::{CommandSpec, MetricSpec, ResultsStore};
 use scalescope_topo::{NumberingReport, Source, Topology};
 
 use super::sweep::{new_header, template_of, Bar};
@@ -179,7 +179,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let sets = results
         .iter()
         .map(|p| {
-            let (h, r, _) = scalescope_sweep::store::read_results(p)?;
+            let (h, r, _) = scalescope_results::store::read_results(p)?;
             super::analyze::analysed(p.display().to_string(), h, r, None)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

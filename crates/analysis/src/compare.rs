@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use scalescope_sweep::plan::Point;
-use scalescope_sweep::stats::summarize;
-use scalescope_sweep::store::{Header, RunRecord, RunStatus};
+use crate::stats::summarize;
+use scalescope_results::plan::Point;
+use scalescope_results::store::{Header, RunRecord, RunStatus};
 
 use crate::welch::welch_t_test;
 use crate::Basis;

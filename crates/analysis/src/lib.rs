@@ -10,15 +10,17 @@ pub mod events;
 pub mod fit;
 pub mod hops;
 pub mod knee;
+pub mod stats;
+pub mod summary;
 pub mod welch;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::stats::summarize;
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_sweep::stats::summarize;
-use scalescope_sweep::store::{Header, RunRecord, RunStatus};
+use scalescope_results::store::{Header, RunRecord, RunStatus};
 use scalescope_topo::Topology;
 
 use events::{EventKind, TopologyEvent, Usage};
@@ -222,7 +224,7 @@ fn curve(
         runs: usize,
         perf: f64,
         se: f64,
-        time: Option<scalescope_sweep::stats::Summary>,
+        time: Option<crate::stats::Summary>,
         metric: Option<f64>,
     }
     let raw: Vec<Raw> = header

@@ -8,9 +8,9 @@ use std::path::Path;
 use scalescope_analysis::events::EventKind;
 use scalescope_analysis::{analyze, Analysis, Basis};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_sweep::fingerprint::Fingerprint;
-use scalescope_sweep::plan::{Plan, Point};
-use scalescope_sweep::store::{CommandSpec, Header, RunRecord, RunStatus};
+use scalescope_results::fingerprint::Fingerprint;
+use scalescope_results::plan::{Plan, Point};
+use scalescope_results::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_topo::{Source, Topology};
 
 fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> Header {

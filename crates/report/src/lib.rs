@@ -9,9 +9,9 @@ pub mod svg;
 
 use std::fmt::Write as _;
 
+use scalescope_analysis::summary::{csv_field, opt};
 use scalescope_analysis::{Analysis, Basis};
-use scalescope_sweep::store::{Header, RunRecord};
-use scalescope_sweep::summary::{csv_field, opt};
+use scalescope_results::store::{Header, RunRecord};
 
 use svg::{Band, LineChart, Series, PALETTE};
 

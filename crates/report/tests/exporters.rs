@@ -9,9 +9,9 @@ use scalescope_analysis::{analyze, Basis};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_report::html::HtmlExporter;
 use scalescope_report::{charts, CsvExporter, Exporter, JsonExporter, ResultSet, TextExporter};
-use scalescope_sweep::fingerprint::Fingerprint;
-use scalescope_sweep::plan::Plan;
-use scalescope_sweep::store::{CommandSpec, Header, RunRecord, RunStatus};
+use scalescope_results::fingerprint::Fingerprint;
+use scalescope_results::plan::Plan;
+use scalescope_results::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_topo::Source;
 
 fn set(argv: Vec<String>, hostname: &str) -> ResultSet {

@@ -13,9 +13,9 @@ use scalescope_topo::Topology;
 
 use crate::exec::{ExecSpec, Executor, Outcome};
 use crate::metric;
-use crate::plan::{Job, Point};
-use crate::store::{Header, ResultsStore, RunRecord, RunStatus};
 use crate::SweepError;
+use scalescope_results::plan::{Job, Point};
+use scalescope_results::store::{Header, ResultsStore, RunRecord, RunStatus};
 
 /// Wall-clock time for records (a seam so tests are deterministic).
 pub trait Clock {

@@ -21,8 +21,9 @@ use scalescope_place::mempolicy::PreparedPolicy;
 use scalescope_place::pin::to_cpu_set;
 use scalescope_topo::CpuSet;
 
-use crate::monitor::{Monitor, PlacementCheck};
-use crate::store::RunStatus;
+use crate::monitor::Monitor;
+use scalescope_results::check::PlacementCheck;
+use scalescope_results::store::RunStatus;
 
 /// Everything needed to start one run.
 #[derive(Debug, Clone)]

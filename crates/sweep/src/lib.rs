@@ -9,13 +9,10 @@
 
 pub mod engine;
 pub mod exec;
-pub mod fingerprint;
 pub mod metric;
 pub mod monitor;
-pub mod plan;
-pub mod stats;
-pub mod store;
-pub mod summary;
+
+use scalescope_results::ResultsError;
 
 use std::path::PathBuf;
 
@@ -28,14 +25,8 @@ pub enum SweepError {
         value: String,
         detail: String,
     },
-    #[error("{}: already holds results; pass --resume to finish that sweep, or choose another --out", path.display())]
-    ResultsExist { path: PathBuf },
-    #[error("{}:{line}: {detail}", path.display())]
-    Malformed {
-        path: PathBuf,
-        line: usize,
-        detail: String,
-    },
+    #[error(transparent)]
+    Results(#[from] ResultsError),
     #[error("--resume: {detail}")]
     ResumeMismatch { detail: String },
     #[error("{}", path.display())]

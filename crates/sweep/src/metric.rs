@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::store::MetricSpec;
 use crate::SweepError;
+use scalescope_results::store::MetricSpec;
 
 /// Parses `NAME=REGEX[:higher|lower]` (default: higher is better). The regex's first
 /// capture group (or the whole match) must be a number.

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use scalescope_place::{MemPolicy, Strategy};
 
-use crate::SweepError;
+use crate::ResultsError;
 
 /// One point of the sweep.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -86,20 +86,20 @@ impl Plan {
     }
 }
 
-/// Parses `--threads`: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all`, or a mix
+/// Parses a thread list: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all`, or a mix
 /// (`1,2..8:2`). `max` is the number of usable PUs (for `pow2` and `all`).
 ///
 /// # Errors
-/// [`SweepError::BadOption`] naming the bad item.
-pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, SweepError> {
-    let bad = |detail: String| SweepError::BadOption {
-        option: "--threads",
+/// [`ResultsError::BadList`] naming the bad item.
+pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, ResultsError> {
+    let bad = |detail: String| ResultsError::BadList {
+        field: "threads",
         value: text.to_string(),
         detail,
     };
     let mut out: Vec<usize> = Vec::new();
     for item in text.split(',').map(str::trim) {
-        let num = |s: &str| -> Result<usize, SweepError> {
+        let num = |s: &str| -> Result<usize, ResultsError> {
             s.parse::<usize>()
                 .ok()
                 .filter(|v| (1..=100_000).contains(v))
@@ -117,7 +117,7 @@ pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, SweepError> {
                     out.push(max);
                 }
             }
-            _ => match item.split_once("..") {
+            _ => match item.split_once("..").or_else(|| dash_range(item)) {
                 Some((a, rest)) => {
                     let (b, step) = match rest.split_once(':') {
                         Some((b, s)) => (b, num(s)?),
@@ -141,19 +141,72 @@ pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, SweepError> {
     Ok(out)
 }
 
-/// Parses a comma-separated list with `parse`, naming the option on error.
+/// `4-16` (how likwid, numactl and taskset write a range) split like `4..16`.
+fn dash_range(item: &str) -> Option<(&str, &str)> {
+    let (a, b) = item.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    (digits(a) && digits(b.split(':').next().unwrap_or(""))).then_some((a, b))
+}
+
+/// A thread list as written (`1,2,4`, `1..16`, `1-16`, `1..16:2`, `pow2`, `all`),
+/// checked when parsed and resolved against the machine's usable PUs later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadList(String);
+
+impl std::str::FromStr for ThreadList {
+    type Err = ResultsError;
+    fn from_str(s: &str) -> Result<Self, ResultsError> {
+        parse_threads(s, 1)?;
+        Ok(ThreadList(s.to_string()))
+    }
+}
+
+impl std::fmt::Display for ThreadList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl ThreadList {
+    /// The thread counts, `pow2` and `all` taken up to `usable` PUs.
+    ///
+    /// # Errors
+    /// None in practice: the text was checked when parsed.
+    pub fn resolve(&self, usable: usize) -> Result<Vec<usize>, ResultsError> {
+        parse_threads(&self.0, usable)
+    }
+}
+
+/// A comma-separated list of settings (`compact,scatter`, `first-touch,bind:1`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct List<T>(pub Vec<T>);
+
+impl<T: std::str::FromStr> std::str::FromStr for List<T>
+where
+    T::Err: std::fmt::Display,
+{
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        s.split(',')
+            .map(|item| item.trim().parse::<T>().map_err(|e| e.to_string()))
+            .collect::<Result<Vec<T>, String>>()
+            .map(List)
+    }
+}
+
+/// Parses a comma-separated list with `parse`, naming the field on error.
 ///
 /// # Errors
-/// [`SweepError::BadOption`] with the item's own error.
+/// [`ResultsError::BadList`] with the item's own error.
 pub fn parse_list<T>(
-    option: &'static str,
+    field: &'static str,
     text: &str,
     parse: impl Fn(&str) -> Result<T, scalescope_place::PlaceError>,
-) -> Result<Vec<T>, SweepError> {
+) -> Result<Vec<T>, ResultsError> {
     text.split(',')
         .map(|item| {
-            parse(item.trim()).map_err(|e| SweepError::BadOption {
-                option,
+            parse(item.trim()).map_err(|e| ResultsError::BadList {
+                field,
                 value: text.to_string(),
                 detail: e.to_string(),
             })
@@ -174,9 +227,11 @@ mod tests {
         assert_eq!(parse_threads("pow2", 16).unwrap(), vec![1, 2, 4, 8, 16]);
         assert_eq!(parse_threads("all", 3).unwrap(), vec![1, 2, 3]);
         assert_eq!(parse_threads("4,1..2", 3).unwrap(), vec![1, 2, 4]);
-        for bad in ["0", "x", "4..2", "1..", "1..4:0", ""] {
+        assert_eq!(parse_threads("1-4", 2).unwrap(), vec![1, 2, 3, 4]);
+        assert_eq!(parse_threads("2-8:2", 2).unwrap(), vec![2, 4, 6, 8]);
+        for bad in ["0", "x", "4..2", "1..", "1..4:0", "", "4-2", "-3", "1-"] {
             let e = parse_threads(bad, 4).unwrap_err().to_string();
-            assert!(e.starts_with("--threads"), "{bad}: {e}");
+            assert!(e.starts_with("threads"), "{bad}: {e}");
         }
     }
 

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use scalescope_place::{MemPolicy, Strategy};
 
-use crate::plan::{Plan, Point};
 use crate::stats::{summarize, Summary};
-use crate::store::{MetricSpec, RunRecord, RunStatus};
+use scalescope_results::plan::{Plan, Point};
+use scalescope_results::store::{MetricSpec, RunRecord, RunStatus};
 
 /// Which point speedups are measured against. Unset fields mean "the same as the
 /// point's own"; unset `threads` means 1, or the smallest count swept if 1 was not.

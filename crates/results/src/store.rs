@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use scalescope_topo::CpuSet;
 
-use crate::monitor::PlacementCheck;
+use crate::check::PlacementCheck;
 use crate::plan::{Plan, Point};
-use crate::SweepError;
+use crate::ResultsError;
 
 /// Version of the results format (docs/json.md). Bump on incompatible changes.
 pub const RESULTS_SCHEMA_VERSION: u32 = 1;
@@ -110,8 +110,8 @@ pub struct ResultsStore {
     file: File,
 }
 
-fn io_err(path: &Path, e: std::io::Error) -> SweepError {
-    SweepError::Io {
+fn io_err(path: &Path, e: std::io::Error) -> ResultsError {
+    ResultsError::Io {
         path: path.to_path_buf(),
         source: e,
     }
@@ -121,13 +121,13 @@ impl ResultsStore {
     /// Starts a new results directory with `header`.
     ///
     /// # Errors
-    /// [`SweepError::ResultsExist`] if the directory already holds results (use
+    /// [`ResultsError::ResultsExist`] if the directory already holds results (use
     /// resume), or an I/O error naming the path.
-    pub fn create(dir: &Path, header: &Header) -> Result<Self, SweepError> {
+    pub fn create(dir: &Path, header: &Header) -> Result<Self, ResultsError> {
         std::fs::create_dir_all(dir.join("logs")).map_err(|e| io_err(dir, e))?;
         let path = dir.join(RESULTS_FILE);
         if path.exists() {
-            return Err(SweepError::ResultsExist { path });
+            return Err(ResultsError::ResultsExist { path });
         }
         let file = OpenOptions::new()
             .create_new(true)
@@ -146,8 +146,8 @@ impl ResultsStore {
     /// the runs already recorded. A torn last line (no newline) is cut off.
     ///
     /// # Errors
-    /// [`SweepError::Malformed`] naming the line that cannot be read, or I/O errors.
-    pub fn resume(dir: &Path) -> Result<(Self, Header, Vec<RunRecord>), SweepError> {
+    /// [`ResultsError::Malformed`] naming the line that cannot be read, or I/O errors.
+    pub fn resume(dir: &Path) -> Result<(Self, Header, Vec<RunRecord>), ResultsError> {
         let path = dir.join(RESULTS_FILE);
         let (header, runs, good_len) = read_results(&path)?;
         let file = OpenOptions::new()
@@ -174,13 +174,13 @@ impl ResultsStore {
     ///
     /// # Errors
     /// I/O errors naming the results file.
-    pub fn append(&mut self, run: &RunRecord) -> Result<(), SweepError> {
+    pub fn append(&mut self, run: &RunRecord) -> Result<(), ResultsError> {
         self.write(&Record::Run(Box::new(run.clone())))
     }
 
-    fn write(&mut self, record: &Record) -> Result<(), SweepError> {
+    fn write(&mut self, record: &Record) -> Result<(), ResultsError> {
         let path = self.dir.join(RESULTS_FILE);
-        let mut line = serde_json::to_string(record).map_err(|e| SweepError::Malformed {
+        let mut line = serde_json::to_string(record).map_err(|e| ResultsError::Malformed {
             path: path.clone(),
             line: 0,
             detail: e.to_string(),
@@ -197,8 +197,8 @@ impl ResultsStore {
 /// Reads a results file: header, runs, and the byte length of the well-formed part.
 ///
 /// # Errors
-/// [`SweepError::Malformed`] with the line number, or I/O errors.
-pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), SweepError> {
+/// [`ResultsError::Malformed`] with the line number, or I/O errors.
+pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), ResultsError> {
     let file = File::open(path).map_err(|e| io_err(path, e))?;
     let mut reader = BufReader::new(file);
     let mut header = None;
@@ -218,7 +218,7 @@ pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), SweepE
         match parsed {
             Ok(Record::Header(h)) if number == 1 => header = Some(*h),
             Ok(Record::Header(_)) => {
-                return Err(SweepError::Malformed {
+                return Err(ResultsError::Malformed {
                     path: path.into(),
                     line: number,
                     detail: "a second header record".into(),
@@ -226,7 +226,7 @@ pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), SweepE
             }
             Ok(Record::Run(r)) if header.is_some() => runs.push(*r),
             Ok(Record::Run(_)) => {
-                return Err(SweepError::Malformed {
+                return Err(ResultsError::Malformed {
                     path: path.into(),
                     line: number,
                     detail: "a run record before the header".into(),
@@ -235,7 +235,7 @@ pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), SweepE
             // A line cut short by a crash: everything before it is good.
             Err(_) if !complete => break,
             Err(e) => {
-                return Err(SweepError::Malformed {
+                return Err(ResultsError::Malformed {
                     path: path.into(),
                     line: number,
                     detail: e.to_string(),
@@ -244,13 +244,13 @@ pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), SweepE
         }
         good_len += n as u64;
     }
-    let header = header.ok_or_else(|| SweepError::Malformed {
+    let header = header.ok_or_else(|| ResultsError::Malformed {
         path: path.into(),
         line: 1,
         detail: "no header record".into(),
     })?;
     if header.schema_version > RESULTS_SCHEMA_VERSION {
-        return Err(SweepError::Malformed {
+        return Err(ResultsError::Malformed {
             path: path.into(),
             line: 1,
             detail: format!("results schema version {} is newer than this scalescope understands ({RESULTS_SCHEMA_VERSION})", header.schema_version),

@@ -1,0 +1,40 @@
+//! Results as data: what a sweep planned ([`plan`]), the header that records the
+//! machine and the command ([`store::Header`], [`fingerprint`]), one record per run
+//! ([`store::RunRecord`], [`check`]), and the append-only `results.jsonl` that holds
+//! them ([`store::ResultsStore`], [`store::read_results`]).
+//!
+//! Everything downstream of a sweep (analysis, reports, comparisons) reads these
+//! types; nothing here starts a process, so those crates never depend on the one that
+//! does.
+
+pub mod check;
+pub mod fingerprint;
+pub mod plan;
+pub mod store;
+
+use std::path::PathBuf;
+
+/// Why results could not be planned, written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("{field} `{value}`: {detail}")]
+    BadList {
+        field: &'static str,
+        value: String,
+        detail: String,
+    },
+    #[error("{}: already holds results; resume that sweep, or choose another output directory", path.display())]
+    ResultsExist { path: PathBuf },
+    #[error("{}:{line}: {detail}", path.display())]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        detail: String,
+    },
+    #[error("{}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
