@@ -4,6 +4,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use scalescope_analysis::summary::Baseline;
+use scalescope_place::{MemPolicy, Strategy};
+use scalescope_results::plan::{List, ThreadList};
+use scalescope_results::store::MetricSpec;
+use scalescope_session::settings::{key_value, SweepSettings, Target};
 
 const ABOUT: &str =
     "Why does my parallel program stop scaling? Finds the machine's true topology, \
@@ -59,7 +64,7 @@ Examples:
 
 In arguments, {threads}, {cpus}, {places} and {thread_cpus} are replaced per run.
 Exit status: 0 all runs ok, 3 some runs failed, 130 interrupted (results kept).")]
-    Sweep(SweepArgs),
+    Sweep(Box<SweepArgs>),
     /// Explain a sweep: speedup, efficiency, serial fraction, Amdahl and USL fits,
     /// knees attributed to the topology, hyper-threading yield, findings.
     #[command(after_help = "\
@@ -401,15 +406,15 @@ pub struct TpchArgs {
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Thread counts: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all` [default: pow2].
-    #[arg(long, short = 't')]
-    pub threads: Option<String>,
+    /// Thread counts: `1,2,4`, `1..16` or `1-16`, `1..16:2`, `pow2`, `all` [default: pow2].
+    #[arg(long, short = 't', value_name = "LIST")]
+    pub threads: Option<ThreadList>,
     /// Placement strategies, comma-separated (see `scalescope place`) [default: cores-first].
-    #[arg(long, short = 'p')]
-    pub placement: Option<String>,
+    #[arg(long, short = 'p', value_name = "LIST")]
+    pub placement: Option<List<Strategy>>,
     /// Memory policies: first-touch, interleave, bind:N, preferred:N, local [default: first-touch].
-    #[arg(long)]
-    pub mem: Option<String>,
+    #[arg(long, value_name = "LIST")]
+    pub mem: Option<List<MemPolicy>>,
     /// Measured repetitions per point [default: 5].
     #[arg(long)]
     pub reps: Option<usize>,
@@ -419,17 +424,17 @@ pub struct SweepArgs {
     /// Kill a run (its whole process group) after this many seconds and record `timeout`.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// Seconds between SIGTERM and SIGKILL when a run is stopped.
-    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
-    pub kill_grace: f64,
+    /// Seconds between SIGTERM and SIGKILL when a run is stopped [default: 2].
+    #[arg(long, value_name = "SECS")]
+    pub kill_grace: Option<f64>,
     /// Extra environment for every run (repeatable).
-    #[arg(long = "env", value_name = "K=V")]
-    pub env: Vec<String>,
+    #[arg(long = "env", value_name = "K=V", value_parser = key_value)]
+    pub env: Vec<(String, String)>,
     /// A figure of merit parsed from the program's output: NAME=REGEX[:higher|lower]
     /// (the first capture group, last match). Repeatable.
-    #[arg(long = "metric", value_name = "NAME=REGEX")]
-    pub metrics: Vec<String>,
-    /// Results directory [default: scalescope-results/sweep-<unix time>].
+    #[arg(long = "metric", value_name = "NAME=REGEX", value_parser = metric_spec)]
+    pub metrics: Vec<MetricSpec>,
+    /// Results directory [default: scalescope-results/sweep-<UTC date and time>].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Finish the interrupted sweep in --out without repeating completed runs.
@@ -443,25 +448,54 @@ pub struct SweepArgs {
     pub dry_run: bool,
     /// Speedup baseline: `threads=1`, `placement=compact`, `mem=first-touch` (any subset).
     #[arg(long, value_name = "SPEC")]
-    pub baseline: Option<String>,
+    pub baseline: Option<Baseline>,
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Print the per-point summary as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Sweep a built-in workload instead of a program (`stream`).
+    /// Sweep a built-in workload instead of a program (stream, ep, is, ft, tpch, graph, ...).
     #[arg(long, conflicts_with = "shell")]
     pub workload: Option<String>,
     /// A workload parameter (repeatable), e.g. `size=256MiB`.
-    #[arg(long = "param", value_name = "K=V", requires = "workload")]
-    pub params: Vec<String>,
+    #[arg(long = "param", value_name = "K=V", requires = "workload", value_parser = key_value)]
+    pub params: Vec<(String, String)>,
     /// Topology source for --dry-run only (real runs use this machine).
     #[command(flatten)]
     pub source: SourceArgs,
     /// The program and its arguments, after `--`.
     #[arg(last = true, value_name = "PROGRAM")]
     pub command: Vec<String>,
+}
+
+impl SweepArgs {
+    /// The typed settings the session library takes.
+    pub fn settings(&self) -> SweepSettings {
+        SweepSettings {
+            threads: self.threads.clone(),
+            placements: self.placement.clone().map(|l| l.0),
+            mems: self.mem.clone().map(|l| l.0),
+            reps: self.reps,
+            warmup: self.warmup,
+            timeout_secs: self.timeout,
+            kill_grace_secs: self.kill_grace,
+            target: Target {
+                program: self.command.clone(),
+                shell: self.shell,
+                workload: self.workload.clone(),
+                params: self.params.iter().cloned().collect(),
+                env: self.env.clone(),
+                metrics: self.metrics.clone(),
+            },
+            out: self.out.clone(),
+        }
+    }
+}
+
+/// `NAME=REGEX[:higher|lower]` for clap.
+fn metric_spec(text: &str) -> Result<MetricSpec, String> {
+    scalescope_sweep::metric::parse_spec(text).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -492,8 +526,8 @@ pub struct WorkloadChildArgs {
     /// Each worker's CPUs, `;`-separated cpulists.
     #[arg(long)]
     pub thread_cpus: String,
-    #[arg(long = "param", value_name = "K=V")]
-    pub params: Vec<String>,
+    #[arg(long = "param", value_name = "K=V", value_parser = key_value)]
+    pub params: Vec<(String, String)>,
 }
 
 /// Where the topology comes from (default: this machine).

@@ -132,7 +132,7 @@ fn failing_runs_are_recorded_and_the_sweep_goes_on() {
         .args(["--", "sh", "-c", "exit 3"])
         .assert()
         .code(3)
-        .stderr(predicate::str::contains("Failed: exited with status 3"))
+        .stderr(predicate::str::contains("failed: exited with status 3"))
         .stderr(predicate::str::contains("4 runs did not succeed"));
     let runs = runs(&out);
     assert_eq!(runs.len(), 4);
@@ -181,7 +181,7 @@ fn a_program_ignoring_sigterm_is_killed_at_the_timeout() {
         .assert()
         .code(3)
         .stderr(predicate::str::contains(
-            "Timeout: timed out; process group killed",
+            "timeout: timed out; process group killed",
         ));
     assert!(t.elapsed() < Duration::from_secs(10));
     let runs = runs(&out);
@@ -391,22 +391,34 @@ fn shell_is_opt_in_and_dry_run_runs_nothing() {
 fn bad_option_values_get_one_clear_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res").display().to_string();
+    // Values that cannot be parsed are usage errors (exit 2), named on the first line.
     for (args, needle) in [
-        (vec!["--threads", "0", "--", "true"], "--threads `0`"),
+        (vec!["--threads", "0", "--", "true"], "threads `0`"),
         (vec!["--threads", "4..1", "--", "true"], "runs backwards"),
         (
             vec!["--placement", "closest", "--", "true"],
             "unknown strategy `closest`",
         ),
-        (vec!["--mem", "bind:9", "--", "true"], "memory node `9`"),
-        (
-            vec!["--mem", "somewhere", "--", "true"],
-            "--mem `somewhere`",
-        ),
+        (vec!["--mem", "somewhere", "--", "true"], "somewhere"),
+        (vec!["--metric", "noequals", "--", "true"], "NAME=REGEX"),
         (vec!["--metric", "x=(", "--", "true"], "bad regex"),
+        (vec!["--env", "=1", "--", "true"], "KEY=VALUE"),
+        (vec!["--reps", "x", "--", "true"], "invalid digit"),
+    ] {
+        let o = scalescope().arg("sweep").args(&args).output().unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        let first = err.lines().next().unwrap_or("");
+        assert!(first.contains(args[0]), "{args:?}: {err}");
+        assert!(first.contains(needle), "{args:?}: {err}");
+    }
+    // Values that parse but do not fit the machine or the files: one line, exit 1.
+    for (args, needle) in [
+        (vec!["--mem", "bind:9", "--", "true"], "memory node `9`"),
+        (vec!["--reps", "0", "--", "true"], "--reps"),
         (
             vec!["--timeout=0", "--", "true"],
-            "--timeout 0: must be a positive",
+            "timeout: 0: must be a positive",
         ),
         (
             vec!["--threads", "64", "--", "true"],
@@ -434,8 +446,4 @@ fn bad_option_values_get_one_clear_line() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
-    scalescope()
-        .args(["sweep", "--reps", "x", "--", "true"])
-        .assert()
-        .code(2);
 }

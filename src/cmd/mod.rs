@@ -5,6 +5,7 @@ mod graph;
 pub mod mem;
 mod npb;
 mod place;
+mod progress;
 mod sweep;
 mod topo;
 mod tour;
@@ -12,6 +13,8 @@ mod tpch;
 mod workload_child;
 
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use anyhow::Context;
 use scalescope_place::{place, PlaceRequest, Strategy};
@@ -60,6 +63,16 @@ pub fn load_topology(args: &SourceArgs) -> anyhow::Result<Topology> {
         Source::HwlocXml(_) => "loading the topology from --hwloc-xml",
         Source::Synthetic(_) => "building the topology from --synthetic",
     })
+}
+
+/// A flag set by Ctrl-C (SIGINT) or SIGTERM, for sessions to stop at.
+pub fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, interrupt.clone())
+            .context("installing the Ctrl-C handler")?;
+    }
+    Ok(interrupt)
 }
 
 /// Pinned workers on this machine: `threads` of them (default: every usable CPU)

@@ -23,11 +23,7 @@ pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
             CpuSet::parse_list(s).with_context(|| format!("--thread-cpus `{}`", args.thread_cpus))
         })
         .collect::<anyhow::Result<_>>()?;
-    let params: BTreeMap<String, String> = args
-        .params
-        .iter()
-        .map(|p| super::sweep::key_value("--param", p))
-        .collect::<anyhow::Result<_>>()?;
+    let params: BTreeMap<String, String> = args.params.iter().cloned().collect();
     let topo = Source::Live.load()?;
     let mut workload = build(&args.name, &params, &topo)?;
     let pool = Pool::new(&sets, None)?;

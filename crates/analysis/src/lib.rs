@@ -55,6 +55,30 @@ impl Basis {
         }
     }
 
+    /// `time`, `metric:NAME` (its direction taken from the header when it names
+    /// the metric), or the header's default when `text` is `None`.
+    ///
+    /// # Errors
+    /// A message naming the text when it is neither form.
+    pub fn parse(text: Option<&str>, header: &Header) -> Result<Basis, String> {
+        match text {
+            None => Ok(Basis::default_for(header)),
+            Some("time") => Ok(Basis::Time),
+            Some(t) => match t.strip_prefix("metric:") {
+                Some(name) if !name.is_empty() => Ok(Basis::Metric {
+                    name: name.to_string(),
+                    higher_is_better: header
+                        .command
+                        .metrics
+                        .iter()
+                        .find(|m| m.name == name)
+                        .is_none_or(|m| m.higher_is_better),
+                }),
+                _ => Err(format!("basis `{t}`: expected `time` or `metric:NAME`")),
+            },
+        }
+    }
+
     fn perf(&self, r: &RunRecord) -> Option<f64> {
         let v = match self {
             Basis::Time => 1.0 / r.wall_secs,

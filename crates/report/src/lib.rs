@@ -3,6 +3,8 @@
 //! report), and the SVG charts the report embeds and also writes on their own.
 //! Everything is a pure function of the results, so every format is snapshot-tested.
 
+pub mod compare;
+pub mod dir;
 pub mod html;
 pub mod mem;
 pub mod svg;
@@ -23,6 +25,24 @@ pub struct ResultSet {
     pub header: Header,
     pub records: Vec<RunRecord>,
     pub analysis: Analysis,
+}
+
+impl ResultSet {
+    /// Analyses `records` on `basis` and keeps them together under `label`.
+    pub fn analysed(
+        label: String,
+        header: Header,
+        records: Vec<RunRecord>,
+        basis: &Basis,
+    ) -> ResultSet {
+        let analysis = scalescope_analysis::analyze(&header, &records, basis);
+        ResultSet {
+            label,
+            header,
+            records,
+            analysis,
+        }
+    }
 }
 
 /// Bytes in one format.

@@ -72,6 +72,19 @@ pub enum RunStatus {
     Error,
 }
 
+impl RunStatus {
+    /// The status as people read it (the JSON keeps the lowercase names).
+    pub fn label(self) -> &'static str {
+        match self {
+            RunStatus::Ok => "ok",
+            RunStatus::Failed => "failed",
+            RunStatus::Signaled => "killed by a signal",
+            RunStatus::Timeout => "timeout",
+            RunStatus::Error => "could not start",
+        }
+    }
+}
+
 /// One run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {

@@ -19,16 +19,14 @@ use std::path::PathBuf;
 /// Why a sweep could not be set up or continued.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
-    #[error("{option} `{value}`: {detail}")]
-    BadOption {
-        option: &'static str,
+    #[error("{field} `{value}`: {detail}")]
+    BadSetting {
+        field: &'static str,
         value: String,
         detail: String,
     },
     #[error(transparent)]
     Results(#[from] ResultsError),
-    #[error("--resume: {detail}")]
-    ResumeMismatch { detail: String },
     #[error("{}", path.display())]
     Io {
         path: PathBuf,

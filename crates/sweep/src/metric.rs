@@ -13,10 +13,10 @@ use scalescope_results::store::MetricSpec;
 /// capture group (or the whole match) must be a number.
 ///
 /// # Errors
-/// [`SweepError::BadOption`] for a missing name, a bad regex or a bad direction.
+/// [`SweepError::BadSetting`] for a missing name, a bad regex or a bad direction.
 pub fn parse_spec(text: &str) -> Result<MetricSpec, SweepError> {
-    let bad = |detail: String| SweepError::BadOption {
-        option: "--metric",
+    let bad = |detail: String| SweepError::BadSetting {
+        field: "metric",
         value: text.to_string(),
         detail,
     };

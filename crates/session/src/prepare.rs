@@ -1,0 +1,307 @@
+//! A sweep made ready to run: the plan and command from the settings (defaults
+//! filled in), the per-run command template, every point's placement resolved, the
+//! header, and the results store, new or reopened for a resume.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use scalescope_results::fingerprint::Fingerprint;
+use scalescope_results::plan::{Plan, ThreadList};
+use scalescope_results::store::{
+    CommandSpec, Header, MetricSpec, ResultsStore, RunRecord, RESULTS_SCHEMA_VERSION,
+};
+use scalescope_sweep::engine::{self, Clock, JobTemplate, PreparedPoint, SystemClock};
+use scalescope_topo::Topology;
+
+use crate::settings::{self, SweepSettings, Target};
+use crate::SessionError;
+
+/// A sweep planned against a machine, before anything is written.
+#[derive(Debug)]
+pub struct Planned {
+    pub header: Header,
+    pub template: JobTemplate,
+    pub points: Vec<PreparedPoint>,
+}
+
+/// A planned sweep with its results store open, and the runs a resume found.
+pub struct Ready {
+    pub planned: Planned,
+    pub store: ResultsStore,
+    pub earlier: Vec<RunRecord>,
+}
+
+fn bad(field: &'static str, detail: impl Into<String>) -> SessionError {
+    SessionError::Setting {
+        field,
+        detail: detail.into(),
+    }
+}
+
+/// The plan from the settings, defaults filled in.
+///
+/// # Errors
+/// No measured repetition, or a thread list that resolves to nothing.
+pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError> {
+    let reps = s.reps.unwrap_or(settings::DEFAULT_REPS);
+    if reps == 0 {
+        return Err(bad("reps", "0: at least one measured repetition is needed"));
+    }
+    let default_threads: ThreadList = settings::DEFAULT_THREADS.parse()?;
+    Ok(Plan {
+        threads: s
+            .threads
+            .as_ref()
+            .unwrap_or(&default_threads)
+            .resolve(topo.usable_cpus().len())?,
+        placements: s
+            .placements
+            .clone()
+            .unwrap_or_else(|| vec![settings::default_placement()]),
+        mems: s
+            .mems
+            .clone()
+            .unwrap_or_else(|| vec![settings::default_mem()]),
+        reps,
+        warmup: s.warmup.unwrap_or(settings::DEFAULT_WARMUP),
+    })
+}
+
+/// What is swept; a built-in workload is built once here, so bad parameters fail
+/// before anything runs, and its primary figure becomes the figure of merit.
+///
+/// # Errors
+/// Neither or both of a program and a workload; a workload that does not build.
+pub fn command_of(t: &Target, topo: &Topology) -> Result<CommandSpec, SessionError> {
+    match (&t.workload, t.program.is_empty()) {
+        (Some(_), false) => {
+            return Err(bad(
+                "target",
+                "give either a workload or a program, not both",
+            ))
+        }
+        (None, true) => {
+            return Err(bad(
+                "target",
+                "nothing to sweep: no program and no workload",
+            ))
+        }
+        _ => {}
+    }
+    let mut metrics = t.metrics.clone();
+    if let Some(name) = &t.workload {
+        let w = scalescope_workloads::build(name, &t.params, topo)?;
+        metrics.insert(
+            0,
+            MetricSpec {
+                name: w.primary_figure().into(),
+                regex: None,
+                higher_is_better: true,
+            },
+        );
+    }
+    Ok(CommandSpec {
+        kind: if t.workload.is_some() {
+            "workload"
+        } else {
+            "external"
+        }
+        .into(),
+        argv: t.program.clone(),
+        shell: t.shell,
+        workload: t.workload.clone(),
+        params: t.params.clone(),
+        env: t.env.clone(),
+        metrics,
+    })
+}
+
+/// The per-run command line: the program as given, or this binary's workload child.
+///
+/// # Errors
+/// A non-positive timeout, or no path to this executable.
+pub fn template_of(
+    command: &CommandSpec,
+    timeout_secs: Option<f64>,
+    grace_secs: f64,
+) -> Result<JobTemplate, SessionError> {
+    let argv = match &command.workload {
+        Some(name) => workload_child_argv(name, command)?,
+        None => command.argv.clone(),
+    };
+    let timeout = match timeout_secs {
+        Some(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(bad(
+                "timeout",
+                format!("{t}: must be a positive number of seconds"),
+            ))
+        }
+        None => None,
+    };
+    Ok(JobTemplate {
+        argv,
+        shell: command.shell,
+        env: command.env.clone(),
+        timeout,
+        grace: Duration::from_secs_f64(if grace_secs.is_finite() {
+            grace_secs.max(0.0)
+        } else {
+            0.0
+        }),
+        extra_threads: usize::from(command.workload.is_some()),
+        workload: command.workload.is_some(),
+    })
+}
+
+/// `scalescope __workload NAME --thread-cpus {thread_cpus} --param K=V ...`.
+fn workload_child_argv(name: &str, command: &CommandSpec) -> Result<Vec<String>, SessionError> {
+    let exe = std::env::current_exe().map_err(SessionError::CurrentExe)?;
+    let mut v = vec![
+        exe.display().to_string(),
+        "__workload".into(),
+        name.to_string(),
+        "--thread-cpus".into(),
+        "{thread_cpus}".into(),
+    ];
+    for (k, val) in &command.params {
+        v.push("--param".into());
+        v.push(format!("{k}={val}"));
+    }
+    Ok(v)
+}
+
+/// Fails early when the program cannot be found, instead of recording N errors.
+///
+/// # Errors
+/// [`SessionError::ProgramNotFound`].
+pub fn check_program(command: &CommandSpec) -> Result<(), SessionError> {
+    if command.shell || command.workload.is_some() {
+        return Ok(());
+    }
+    let Some(program) = command.argv.first() else {
+        return Err(bad("target", "no program"));
+    };
+    let found = if program.contains('/') {
+        Path::new(program).is_file()
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(SessionError::ProgramNotFound(program.clone()))
+    }
+}
+
+/// The header of a new sweep on this machine.
+pub fn new_header(
+    command: CommandSpec,
+    plan: Plan,
+    timeout_secs: Option<f64>,
+    topo: &Topology,
+) -> Header {
+    Header {
+        schema: "scalescope.results".into(),
+        schema_version: RESULTS_SCHEMA_VERSION,
+        scalescope_version: env!("CARGO_PKG_VERSION").into(),
+        started_unix_secs: SystemClock.unix_secs(),
+        command,
+        plan,
+        timeout_secs,
+        machine: Fingerprint::read(Path::new("/"), topo),
+    }
+}
+
+/// Plans a new sweep from its settings (nothing is written).
+///
+/// # Errors
+/// Bad settings, a workload that does not build, a point the machine cannot host.
+pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionError> {
+    let plan = plan_of(s, topo)?;
+    let command = command_of(&s.target, topo)?;
+    let grace = s
+        .kill_grace_secs
+        .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
+    let template = template_of(&command, s.timeout_secs, grace)?;
+    let points = engine::prepare_points(topo, &plan.points())?;
+    let header = new_header(command, plan, s.timeout_secs, topo);
+    Ok(Planned {
+        header,
+        template,
+        points,
+    })
+}
+
+/// Where a new sweep's results go: the given directory, or a fresh one under
+/// `scalescope-results/`.
+pub fn out_dir(s: &SweepSettings, header: &Header) -> PathBuf {
+    s.out.clone().unwrap_or_else(|| {
+        crate::names::fresh_dir(
+            Path::new("scalescope-results"),
+            "sweep",
+            header.started_unix_secs,
+        )
+    })
+}
+
+/// Plans a new sweep and creates its results directory.
+///
+/// # Errors
+/// As [`plan_new`], a program that cannot be found, or a directory that already
+/// holds results.
+pub fn start(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> {
+    let planned = plan_new(s, topo)?;
+    check_program(&planned.header.command)?;
+    let out = out_dir(s, &planned.header);
+    let store = ResultsStore::create(&out, &planned.header)?;
+    Ok(Ready {
+        planned,
+        store,
+        earlier: Vec::new(),
+    })
+}
+
+/// Reopens the sweep in `s.out` to finish it; settings its header fixes are refused.
+///
+/// # Errors
+/// No output directory, a plan setting given, a different machine, an unreadable
+/// results file.
+pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> {
+    let out = s
+        .out
+        .as_ref()
+        .ok_or_else(|| bad("out", "a resume needs the results directory"))?;
+    let given = s.plan_fields_given();
+    if !given.is_empty() {
+        return Err(SessionError::Resume(format!(
+            "{} holds the plan and command of the sweep being finished; drop {}",
+            out.display(),
+            given.join(", ")
+        )));
+    }
+    let (store, header, earlier) = ResultsStore::resume(out)?;
+    if header.machine.topology.summary() != topo.summary() {
+        return Err(SessionError::Resume(format!(
+            "{} was recorded on a different machine ({}); this one is {}",
+            out.display(),
+            header.machine.topology.summary(),
+            topo.summary()
+        )));
+    }
+    let grace = s
+        .kill_grace_secs
+        .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
+    let template = template_of(&header.command, header.timeout_secs, grace)?;
+    let points = engine::prepare_points(topo, &header.plan.points())?;
+    Ok(Ready {
+        planned: Planned {
+            header,
+            template,
+            points,
+        },
+        store,
+        earlier,
+    })
+}

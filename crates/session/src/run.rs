@@ -1,0 +1,211 @@
+//! Running a ready sweep to its end: the engine (every run appended as it ends),
+//! the per-point summaries and `summary.csv`, the analysis, and the report directory
+//! beside the results. Also the dry-run description of a planned sweep.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use scalescope_analysis::summary::{self, Baseline, PointSummary};
+use scalescope_analysis::Basis;
+use scalescope_report::ResultSet;
+use scalescope_results::plan::Job;
+use scalescope_results::store::{RunRecord, RESULTS_FILE};
+use scalescope_sweep::engine::{self, Progress, SweepSetup, SystemClock};
+use scalescope_sweep::exec::ProcessExecutor;
+
+use crate::prepare::{Planned, Ready};
+use crate::SessionError;
+
+/// What the person running the sweep sees and can do while it runs.
+pub struct Hooks<'a> {
+    pub progress: &'a mut dyn Progress,
+    /// Set by Ctrl-C or SIGTERM: the current run is stopped and the session ends.
+    pub interrupt: &'a AtomicBool,
+}
+
+/// How the finished runs are summarised and reported.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub baseline: Baseline,
+    /// Write `report/` beside the results (the tour writes one report for all).
+    pub write_report: bool,
+}
+
+/// A session's outcome and where it left its files.
+pub struct Finished {
+    pub dir: PathBuf,
+    pub results: PathBuf,
+    pub summary_csv: PathBuf,
+    pub report_index: Option<PathBuf>,
+    pub summaries: Vec<PointSummary>,
+    /// The analysed results (every run in the file, earlier ones included).
+    pub set: ResultSet,
+    pub interrupted: bool,
+    /// Measured runs that did not end `ok`, this session and before.
+    pub failed_runs: usize,
+}
+
+/// Runs every job not yet in the results file, then summarises, analyses and
+/// (if asked) writes the report.
+///
+/// # Errors
+/// I/O on the results file, `summary.csv` or the report directory.
+pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, SessionError> {
+    let Ready {
+        planned,
+        mut store,
+        earlier,
+    } = ready;
+    let setup = SweepSetup {
+        header: &planned.header,
+        template: &planned.template,
+        points: &planned.points,
+    };
+    let outcome = engine::run(
+        &setup,
+        &mut store,
+        earlier,
+        &mut ProcessExecutor,
+        hooks.progress,
+        hooks.interrupt,
+        &SystemClock,
+    )?;
+    let dir = store.dir().to_path_buf();
+    let summaries = summary::summarize_points(
+        &planned.header.plan,
+        &outcome.records,
+        &planned.header.command.metrics,
+        &options.baseline,
+    );
+    let summary_csv = dir.join("summary.csv");
+    std::fs::write(&summary_csv, summary::to_csv(&summaries)).map_err(|source| {
+        scalescope_report::dir::WriteError {
+            path: summary_csv.clone(),
+            source,
+        }
+    })?;
+    let results = dir.join(RESULTS_FILE);
+    let basis = Basis::default_for(&planned.header);
+    let set = ResultSet::analysed(
+        results.display().to_string(),
+        planned.header,
+        outcome.records,
+        &basis,
+    );
+    let report_index = if options.write_report {
+        Some(scalescope_report::dir::write_dir(
+            std::slice::from_ref(&set),
+            &[],
+            &dir.join("report"),
+        )?)
+    } else {
+        None
+    };
+    Ok(Finished {
+        dir,
+        results,
+        summary_csv,
+        report_index,
+        summaries,
+        set,
+        interrupted: outcome.interrupted,
+        failed_runs: outcome.failed_runs,
+    })
+}
+
+/// Failed runs and placement violations, one line each (at most 10 of each).
+pub fn problems(records: &[RunRecord]) -> Vec<String> {
+    let mut out = Vec::new();
+    let failed = records
+        .iter()
+        .filter(|r| r.status != scalescope_results::store::RunStatus::Ok);
+    for r in failed.take(10) {
+        out.push(format!(
+            "run {} rep {}{}: {}: {}",
+            r.point,
+            r.rep,
+            if r.warmup { " (warm-up)" } else { "" },
+            r.status.label(),
+            r.error.as_deref().unwrap_or("")
+        ));
+    }
+    let outside = records.iter().filter_map(|r| {
+        r.placement_check
+            .as_ref()
+            .filter(|c| !c.inside_plan)
+            .map(|c| (r, c))
+    });
+    for (r, c) in outside.take(10) {
+        let v: Vec<String> = c
+            .violations
+            .iter()
+            .map(|v| {
+                let cpu = v.cpu.map_or("?".to_string(), |c| c.to_string());
+                format!("thread {} on CPU {cpu} allowed {}", v.tid, v.allowed)
+            })
+            .collect();
+        out.push(format!(
+            "run {} rep {}: threads ran outside the planned CPUs: {}",
+            r.point,
+            r.rep,
+            v.join("; ")
+        ));
+    }
+    let crowded = records.iter().filter_map(|r| {
+        r.placement_check
+            .as_ref()
+            .filter(|c| c.more_threads_than_planned)
+            .map(|c| (r, c))
+    });
+    for (r, c) in crowded.take(3) {
+        out.push(format!(
+            "run {} rep {}: {} threads seen, {} planned",
+            r.point, r.rep, c.max_threads, c.planned_threads
+        ));
+    }
+    out
+}
+
+/// Every point's CPUs, memory policy, environment and command line, for a dry run.
+pub fn dry_run_text(planned: &Planned) -> String {
+    let plan = &planned.header.plan;
+    let mut out = format!(
+        "{} points x {} reps (+{} warm-up) = {} runs\n",
+        planned.points.len(),
+        plan.reps,
+        plan.warmup,
+        planned.points.len() * (plan.reps + plan.warmup)
+    );
+    for p in &planned.points {
+        let job = Job {
+            point: p.point.clone(),
+            rep: 0,
+            warmup: false,
+        };
+        let spec = planned.template.spec(&job, p, Path::new("logs"));
+        let sets: Vec<String> = p.placement.threads.iter().map(|s| s.to_string()).collect();
+        out += &format!("\n{}\n  cpus per thread: {}\n", p.point, sets.join(" | "));
+        out += &format!(
+            "  process affinity: {}\n  memory policy: {}\n",
+            spec.cpus, p.point.mem
+        );
+        for (k, v) in &spec.env {
+            out += &format!("  env {k}={v}\n");
+        }
+        let argv: Vec<String> = spec.argv.iter().map(|a| shell_quote(a)).collect();
+        out += &format!("  command: {}\n", argv.join(" "));
+    }
+    out
+}
+
+/// Quotes an argument for display so it can be pasted into a shell.
+pub fn shell_quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}

@@ -1,0 +1,84 @@
+//! What a sweep is asked to do, parsed once into types, and the defaults that fill
+//! what was not given. Fields left `None` stay `None` so a resume can tell which
+//! settings were given and refuse the ones its header already fixes.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use scalescope_place::{MemPolicy, Strategy};
+use scalescope_results::plan::ThreadList;
+use scalescope_results::store::MetricSpec;
+
+/// Thread counts swept when none are given.
+pub const DEFAULT_THREADS: &str = "pow2";
+/// Measured repetitions per point when none are given.
+pub const DEFAULT_REPS: usize = 5;
+/// Unmeasured warm-up runs per point when none are given.
+pub const DEFAULT_WARMUP: usize = 1;
+/// Seconds between SIGTERM and SIGKILL when a run is stopped.
+pub const DEFAULT_KILL_GRACE_SECS: f64 = 2.0;
+
+/// The placement every sweep uses unless told otherwise.
+pub fn default_placement() -> Strategy {
+    Strategy::CoresFirst
+}
+
+/// The memory policy every sweep uses unless told otherwise.
+pub fn default_mem() -> MemPolicy {
+    MemPolicy::FirstTouch
+}
+
+/// What to run: a program (argv, optionally through a shell) or a built-in workload.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Target {
+    pub program: Vec<String>,
+    pub shell: bool,
+    pub workload: Option<String>,
+    pub params: BTreeMap<String, String>,
+    pub env: Vec<(String, String)>,
+    pub metrics: Vec<MetricSpec>,
+}
+
+/// A sweep's settings as given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SweepSettings {
+    pub threads: Option<ThreadList>,
+    pub placements: Option<Vec<Strategy>>,
+    pub mems: Option<Vec<MemPolicy>>,
+    pub reps: Option<usize>,
+    pub warmup: Option<usize>,
+    pub timeout_secs: Option<f64>,
+    pub kill_grace_secs: Option<f64>,
+    pub target: Target,
+    pub out: Option<PathBuf>,
+}
+
+impl SweepSettings {
+    /// The settings a resume may not change (its header fixes them), named.
+    pub fn plan_fields_given(&self) -> Vec<&'static str> {
+        [
+            ("threads", self.threads.is_some()),
+            ("placement", self.placements.is_some()),
+            ("mem", self.mems.is_some()),
+            ("reps", self.reps.is_some()),
+            ("warmup", self.warmup.is_some()),
+            ("workload", self.target.workload.is_some()),
+            ("metric", !self.target.metrics.is_empty()),
+            ("a program", !self.target.program.is_empty()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+}
+
+/// `K=V` into a pair.
+///
+/// # Errors
+/// A message naming the text when it has no `=` or an empty key.
+pub fn key_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("`{text}`: expected KEY=VALUE")),
+    }
+}

@@ -1,0 +1,163 @@
+//! The tour (`scalescope` with no arguments): short sweeps of three built-in
+//! workloads that bend for different reasons (NAS EP, compute-bound; STREAM,
+//! bandwidth-bound; diamond counting on a Kronecker graph, irregular) over the
+//! placements that actually differ on this machine, and one report for all three.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
+use scalescope_report::ResultSet;
+use scalescope_results::plan::Plan;
+use scalescope_sweep::engine::{Clock, SystemClock};
+use scalescope_topo::Topology;
+
+use crate::prepare::{self, Ready};
+use crate::run::{self, Hooks, Options};
+use crate::settings::Target;
+use crate::SessionError;
+
+/// One workload of the tour: its name, what it shows, its parameters.
+pub struct TourWorkload {
+    pub name: &'static str,
+    pub what: &'static str,
+    pub params: &'static [(&'static str, &'static str)],
+}
+
+/// The tour's workloads, in the order they run.
+pub const WORKLOADS: [TourWorkload; 3] = [
+    TourWorkload {
+        name: "ep",
+        what: "NAS EP class S (compute-bound)",
+        params: &[("class", "S")],
+    },
+    TourWorkload {
+        name: "stream",
+        what: "STREAM, 4x the last-level cache per array (bandwidth-bound)",
+        params: &[("ntimes", "4")],
+    },
+    TourWorkload {
+        name: "graph",
+        what: "diamond counting on a Kronecker graph, scale 14 (irregular, memory-hungry)",
+        params: &[("graph", "kron:14"), ("pattern", "diamond")],
+    },
+];
+
+/// Seconds after which a tour run is stopped.
+const TOUR_TIMEOUT_SECS: f64 = 300.0;
+
+/// Thread counts: every count on small machines, powers of two (and the maximum)
+/// on large ones.
+pub fn threads(usable: usize) -> Vec<usize> {
+    if usable <= 8 {
+        return (1..=usable).collect();
+    }
+    let mut v: Vec<usize> = std::iter::successors(Some(1), |t| Some(t * 2))
+        .take_while(|t| *t < usable)
+        .collect();
+    v.push(usable);
+    v
+}
+
+/// Strategies whose CPU choices differ somewhere along `threads` (one per group,
+/// in the order cores-first, compact, scatter, spread, smt-pairs).
+pub fn distinct_placements(topo: &Topology, threads: &[usize]) -> Vec<Strategy> {
+    let order = [
+        Strategy::CoresFirst,
+        Strategy::Compact,
+        Strategy::Scatter,
+        Strategy::Spread,
+        Strategy::SmtPairs,
+    ];
+    let mut seen: Vec<Vec<Vec<u32>>> = Vec::new();
+    let mut out = Vec::new();
+    for strategy in order {
+        let choices: Option<Vec<Vec<u32>>> = threads
+            .iter()
+            .map(|&t| {
+                place(topo, &PlaceRequest::new(strategy.clone(), t))
+                    .ok()
+                    .map(|p| p.first_cpus())
+            })
+            .collect();
+        let Some(choices) = choices else { continue };
+        if !seen.contains(&choices) {
+            seen.push(choices);
+            out.push(strategy);
+        }
+    }
+    out
+}
+
+/// The plan every tour workload runs: 3 measured runs after a warm-up per point.
+pub fn plan(topo: &Topology) -> Plan {
+    let threads = threads(topo.usable_cpus().len());
+    Plan {
+        placements: distinct_placements(topo, &threads),
+        threads,
+        mems: vec![MemPolicy::FirstTouch],
+        reps: 3,
+        warmup: 1,
+    }
+}
+
+/// A fresh tour directory under `scalescope-results/`.
+pub fn out_dir() -> PathBuf {
+    crate::names::fresh_dir(
+        Path::new("scalescope-results"),
+        "tour",
+        SystemClock.unix_secs(),
+    )
+}
+
+/// One tour workload's sweep, ready to run in `dir/NAME`.
+///
+/// # Errors
+/// A workload that does not build, a point the machine cannot host, I/O.
+pub fn ready(
+    topo: &Topology,
+    plan: &Plan,
+    w: &TourWorkload,
+    dir: &Path,
+) -> Result<Ready, SessionError> {
+    let params: BTreeMap<String, String> = w
+        .params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let target = Target {
+        workload: Some(w.name.into()),
+        params,
+        ..Target::default()
+    };
+    let command = prepare::command_of(&target, topo)?;
+    let template = prepare::template_of(&command, Some(TOUR_TIMEOUT_SECS), 2.0)?;
+    let points = scalescope_sweep::engine::prepare_points(topo, &plan.points())?;
+    let header = prepare::new_header(command, plan.clone(), Some(TOUR_TIMEOUT_SECS), topo);
+    let store = scalescope_results::store::ResultsStore::create(&dir.join(w.name), &header)?;
+    Ok(Ready {
+        planned: prepare::Planned {
+            header,
+            template,
+            points,
+        },
+        store,
+        earlier: Vec::new(),
+    })
+}
+
+/// Runs one tour workload; the caller collects the sets and writes one report.
+///
+/// # Errors
+/// As [`ready`] and [`run::run`].
+pub fn sweep(
+    topo: &Topology,
+    plan: &Plan,
+    w: &TourWorkload,
+    dir: &Path,
+    hooks: Hooks,
+) -> Result<(ResultSet, bool), SessionError> {
+    let r = ready(topo, plan, w, dir)?;
+    let finished = run::run(r, hooks, &Options::default())?;
+    Ok((finished.set, finished.interrupted))
+}
