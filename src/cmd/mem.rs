@@ -235,12 +235,15 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
         for (l, s) in &caches {
             if r.bytes as u64 > *s && !marked.contains(l) {
                 marked.push(*l);
-                mark += &format!("  <- past L{l} ({})", super::topo::human_bytes(*s));
+                mark += &format!(
+                    "  <- past L{l} ({})",
+                    scalescope_report::machine::human_bytes(*s)
+                );
             }
         }
         println!(
             "{:>12} {:>10.2}{mark}",
-            super::topo::human_bytes(r.bytes as u64),
+            scalescope_report::machine::human_bytes(r.bytes as u64),
             r.ns
         );
     }
@@ -373,8 +376,8 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
             threads,
             placement.strategy,
             policy,
-            super::topo::human_bytes(bytes),
-            super::topo::human_bytes(3 * bytes),
+            scalescope_report::machine::human_bytes(bytes),
+            scalescope_report::machine::human_bytes(3 * bytes),
             args.ntimes - 1,
             if args.nt { ", non-temporal stores" } else { "" }
         );

@@ -1,12 +1,11 @@
 //! `scalescope place`: one placement, per thread and in every tool's syntax.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_place::{place, render, PlaceRequest, Placement, Restriction, Strategy};
-use scalescope_topo::{CpuSet, Topology};
+use scalescope_place::{place, render, PlaceRequest, Restriction, Strategy};
+use scalescope_topo::CpuSet;
 use serde::Serialize;
 
 use crate::cli::PlaceArgs;
@@ -77,43 +76,10 @@ pub fn run(args: &PlaceArgs) -> anyhow::Result<ExitCode> {
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        print!("{}", render_text(&topo, &placement));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn render_text(topo: &Topology, p: &Placement) -> String {
-    let mut out = format!(
-        "{} threads, strategy {}, granularity {} on {}\n\n",
-        p.threads.len(),
-        p.strategy,
-        p.granularity,
-        topo.summary()
-    );
-    let _ = writeln!(
-        out,
-        "{:>6}  {:<12} {:>5} {:>8} {:>5}",
-        "thread", "cpus", "core", "package", "numa"
-    );
-    for (i, cpus) in p.threads.iter().enumerate() {
-        let pu = cpus.first().and_then(|c| topo.pu(c));
-        let field = |v: Option<usize>| v.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            out,
-            "{i:>6}  {:<12} {:>5} {:>8} {:>5}",
-            cpus.to_string(),
-            field(pu.and_then(|p| p.core)),
-            field(pu.and_then(|p| p.package)),
-            field(pu.and_then(|p| p.numa_node).map(|n| n as usize)),
+        print!(
+            "{}",
+            scalescope_report::machine::placement_text(&topo, &placement)
         );
     }
-    out.push('\n');
-    for (tool, text) in render::renderings(p) {
-        if text.contains('\n') {
-            let _ = writeln!(out, "{tool}:\n  {}", text.replace('\n', "\n  "));
-        } else {
-            let _ = writeln!(out, "{tool:<18} {text}");
-        }
-    }
-    out
+    Ok(ExitCode::SUCCESS)
 }

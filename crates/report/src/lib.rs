@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod dir;
 pub mod html;
+pub mod machine;
 pub mod mem;
 pub mod svg;
 

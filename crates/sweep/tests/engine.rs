@@ -344,7 +344,10 @@ fn an_existing_results_directory_is_not_overwritten() {
         .err()
         .unwrap()
         .to_string();
-    assert!(e.contains("already holds results; resume that sweep"), "{e}");
+    assert!(
+        e.contains("already holds results; resume that sweep"),
+        "{e}"
+    );
     std::fs::write(dir.path().join("results.jsonl"), "{\"record\":\"run\"}\n").unwrap();
     let e = ResultsStore::resume(dir.path()).err().unwrap().to_string();
     assert!(e.contains("results.jsonl:1:"), "{e}");
