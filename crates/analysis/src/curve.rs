@@ -1,0 +1,184 @@
+//! One curve per placement and memory policy: each point's performance, speedup
+//! against the baseline with its standard deviation, efficiency and Karp-Flatt
+//! fraction; the Amdahl and USL fits; the knees, each attributed to the topology
+//! event it coincides with.
+
+use scalescope_place::{MemPolicy, Strategy};
+use scalescope_results::store::{Header, RunRecord, RunStatus};
+use scalescope_topo::Topology;
+
+use crate::events::{self, EventKind, TopologyEvent};
+use crate::knee::{self, Knee};
+use crate::stats::summarize;
+use crate::{fit, AttributedKnee, Basis, Curve, CurvePoint};
+
+pub(crate) fn ok_runs<'a>(
+    records: &'a [RunRecord],
+    threads: usize,
+    pl: &Strategy,
+    mem: &MemPolicy,
+) -> Vec<&'a RunRecord> {
+    records
+        .iter()
+        .filter(|r| {
+            !r.warmup
+                && r.status == RunStatus::Ok
+                && r.point.threads == threads
+                && &r.point.placement == pl
+                && &r.point.mem == mem
+        })
+        .collect()
+}
+
+/// A point's repetitions reduced: median performance and its standard error, the
+/// wall-time summary, the figure of merit's median.
+struct Raw {
+    threads: usize,
+    runs: usize,
+    perf: f64,
+    se: f64,
+    time: Option<crate::stats::Summary>,
+    metric: Option<f64>,
+}
+
+fn raw_points(
+    header: &Header,
+    records: &[RunRecord],
+    basis: &Basis,
+    pl: &Strategy,
+    mem: &MemPolicy,
+) -> Vec<Raw> {
+    header
+        .plan
+        .threads
+        .iter()
+        .filter_map(|&t| {
+            let runs = ok_runs(records, t, pl, mem);
+            let perfs: Vec<f64> = runs.iter().filter_map(|r| basis.perf(r)).collect();
+            let s = summarize(&perfs)?;
+            let metric = match basis {
+                Basis::Metric { name, .. } => summarize(
+                    &runs
+                        .iter()
+                        .filter_map(|r| r.metrics.get(name).copied())
+                        .collect::<Vec<_>>(),
+                )
+                .map(|m| m.median),
+                Basis::Time => None,
+            };
+            Some(Raw {
+                threads: t,
+                runs: s.n,
+                perf: s.median,
+                se: s.stddev / (s.n as f64).sqrt(),
+                time: summarize(&runs.iter().map(|r| r.wall_secs).collect::<Vec<_>>()),
+                metric,
+            })
+        })
+        .collect()
+}
+
+/// Speedup (with its propagated standard deviation), efficiency and Karp-Flatt
+/// against the first point.
+fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> {
+    let Some(base) = raw.first() else {
+        return Vec::new();
+    };
+    let (base_t, base_perf, base_rel) = (base.threads, base.perf, base.se / base.perf);
+    raw.iter()
+        .map(|r| {
+            let speedup = r.perf / base_perf;
+            let p = r.threads as f64;
+            let rel = if r.threads == base_t {
+                0.0
+            } else {
+                ((r.se / r.perf).powi(2) + base_rel.powi(2)).sqrt()
+            };
+            CurvePoint {
+                threads: r.threads,
+                runs: r.runs,
+                perf: r.perf,
+                perf_se: r.se,
+                time_median_secs: r.time.as_ref().map(|t| t.median),
+                time_ci95_secs: r.time.as_ref().map(|t| t.ci95),
+                metric_median: r.metric,
+                speedup,
+                speedup_sd: speedup * rel,
+                efficiency: speedup * base_t as f64 / p,
+                karp_flatt: (base_t == 1 && r.threads > 1)
+                    .then(|| (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / p)),
+                usage: events::usage(topo, pl, r.threads),
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn curve(
+    topo: &Topology,
+    header: &Header,
+    records: &[RunRecord],
+    basis: &Basis,
+    pl: &Strategy,
+    mem: &MemPolicy,
+) -> Option<Curve> {
+    let raw = raw_points(header, records, basis, pl, mem);
+    let base_t = raw.first()?.threads;
+    let points = curve_points(topo, pl, &raw);
+    let fit_points: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.threads as f64, p.speedup))
+        .collect();
+    let (amdahl, usl) = if base_t == 1 {
+        (fit::fit_amdahl(&fit_points), fit::fit_usl(&fit_points))
+    } else {
+        (None, None)
+    };
+    let max_t = points.last().map(|p| p.threads).unwrap_or(1);
+    let events = events::events(topo, pl, max_t);
+    let samples: Vec<knee::Sample> = points
+        .iter()
+        .map(|p| (p.threads as f64, p.speedup, p.speedup_sd))
+        .collect();
+    let knees = knee::find_knees(&samples)
+        .into_iter()
+        .map(|k| attribute(k, &events))
+        .collect();
+    Some(Curve {
+        placement: pl.clone(),
+        mem: mem.clone(),
+        baseline_threads: base_t,
+        points,
+        amdahl,
+        usl,
+        knees,
+        events,
+    })
+}
+
+/// The most specific event in (threads, next_threads]: a package boundary before a
+/// NUMA node before an L3 domain before SMT sharing before all cores busy.
+fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
+    let rank = |k: &EventKind| match k {
+        EventKind::Oversubscribed => 0,
+        EventKind::SmtSharing => 1,
+        EventKind::NewPackage => 2,
+        EventKind::NewNumaNode => 3,
+        EventKind::NewL3 => 4,
+        EventKind::AllCoresBusy => 5,
+    };
+    // "All cores busy" at n explains a bend right at n as well.
+    let inside = |e: &TopologyEvent| {
+        (e.threads > knee.threads && e.threads <= knee.next_threads)
+            || (e.kind == EventKind::AllCoresBusy && e.threads == knee.threads)
+    };
+    let cause = events
+        .iter()
+        .filter(|e| inside(e))
+        .min_by_key(|e| rank(&e.kind))
+        .cloned();
+    AttributedKnee {
+        attribution: if cause.is_some() { "coincides" } else { "none" }.into(),
+        cause,
+        knee,
+    }
+}
