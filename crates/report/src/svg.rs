@@ -104,9 +104,52 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
+/// The plotting area and the data ranges it shows.
+struct Frame {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    pw: f64,
+    ph: f64,
+}
+
+impl Frame {
+    fn sx(&self, x: f64) -> f64 {
+        LEFT + (x - self.x0) / (self.x1 - self.x0) * self.pw
+    }
+    fn sy(&self, y: f64) -> f64 {
+        TOP + self.ph - (y - self.y0) / (self.y1 - self.y0) * self.ph
+    }
+}
+
 impl LineChart {
     /// The chart as a standalone SVG document.
     pub fn to_svg(&self) -> String {
+        let f = self.frame();
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="12" role="img"><title>{}</title>"#,
+            escape(&self.title)
+        );
+        let _ = write!(
+            s,
+            r##"<rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/>"##
+        );
+        let band_labels = self.write_bands(&mut s, &f);
+        self.write_ticks(&mut s, &f);
+        s.push_str(&band_labels);
+        self.write_titles(&mut s, &f);
+        for (i, ser) in self.series.iter().enumerate() {
+            write_series(&mut s, &f, i, ser);
+        }
+        s.push_str("</svg>");
+        s
+    }
+
+    /// The data ranges (with a margin on top), the y axis from zero if asked.
+    fn frame(&self) -> Frame {
         let pts = self.series.iter().flat_map(|s| s.points.iter());
         let xs: Vec<f64> = pts.clone().map(|p| p.0).collect();
         let ys: Vec<f64> = pts
@@ -136,28 +179,28 @@ impl LineChart {
             y1 = y0 + 1.0;
         }
         y1 += (y1 - y0) * 0.05;
-        let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-        let sx = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
-        let sy = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="12" role="img"><title>{}</title>"#,
-            escape(&self.title)
-        );
-        let _ = write!(
-            s,
-            r##"<rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/>"##
-        );
+        Frame {
+            x0,
+            x1,
+            y0,
+            y1,
+            pw: W - LEFT - RIGHT,
+            ph: H - TOP - BOTTOM,
+        }
+    }
+
+    /// Shaded topology regions; returns their labels, drawn later above the grid.
+    fn write_bands(&self, s: &mut String, f: &Frame) -> String {
         let mut band_labels = String::new();
         for (i, b) in self.bands.iter().enumerate() {
-            let (a, z) = (sx(b.from.max(x0)), sx(b.to.min(x1)));
+            let (a, z) = (f.sx(b.from.max(f.x0)), f.sx(b.to.min(f.x1)));
             if z > a {
                 let shade = ["#f2f2f2", "#e4e4e4", "#d6d6d6"][i % 3];
                 let _ = write!(
                     s,
-                    r#"<rect class="band" x="{a:.1}" y="{TOP}" width="{:.1}" height="{ph}" fill="{shade}"><title>{}</title></rect>"#,
+                    r#"<rect class="band" x="{a:.1}" y="{TOP}" width="{:.1}" height="{}" fill="{shade}"><title>{}</title></rect>"#,
                     z - a,
+                    f.ph,
                     escape(&b.tooltip)
                 );
                 let _ = write!(
@@ -169,37 +212,50 @@ impl LineChart {
                 );
             }
         }
+        band_labels
+    }
+
+    /// Grid lines and tick labels on both axes.
+    fn write_ticks(&self, s: &mut String, f: &Frame) {
         // Thread counts are whole numbers: no tick at 1.5 threads.
-        let integral = xs.iter().all(|x| x.fract() == 0.0);
-        let mut xt: Vec<f64> = ticks(x0, x1, 8)
+        let integral = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .all(|p| p.0.fract() == 0.0);
+        let mut xt: Vec<f64> = ticks(f.x0, f.x1, 8)
             .into_iter()
             .filter(|t| !integral || t.fract() == 0.0)
             .collect();
         if integral && xt.len() < 2 {
-            xt = (x0 as i64..=x1 as i64).map(|v| v as f64).collect();
+            xt = (f.x0 as i64..=f.x1 as i64).map(|v| v as f64).collect();
         }
         for t in xt {
-            let x = sx(t);
+            let x = f.sx(t);
             let _ = write!(
                 s,
                 r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#ddd"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-                TOP + ph,
-                TOP + ph + 16.0,
+                TOP + f.ph,
+                TOP + f.ph + 16.0,
                 fmt_num(t)
             );
         }
-        for t in ticks(y0, y1, 6) {
-            let y = sy(t);
+        for t in ticks(f.y0, f.y1, 6) {
+            let y = f.sy(t);
             let _ = write!(
                 s,
                 r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-                LEFT + pw,
+                LEFT + f.pw,
                 LEFT - 6.0,
                 y + 4.0,
                 fmt_num(t)
             );
         }
-        s.push_str(&band_labels);
+    }
+
+    /// The frame, the title and both axis labels.
+    fn write_titles(&self, s: &mut String, f: &Frame) {
+        let (pw, ph) = (f.pw, f.ph);
         let _ = write!(
             s,
             r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
@@ -223,60 +279,60 @@ impl LineChart {
             TOP + ph / 2.0,
             escape(&self.y_label)
         );
-        for (i, ser) in self.series.iter().enumerate() {
-            let dash = if ser.dashed {
-                r#" stroke-dasharray="6 4""#
-            } else {
-                ""
-            };
-            let path: Vec<String> = ser
-                .points
-                .iter()
-                .filter(|p| p.1.is_finite())
-                .map(|p| format!("{:.1},{:.1}", sx(p.0), sy(p.1)))
-                .collect();
-            let color = escape(&ser.color);
+    }
+}
+
+/// One series: its line, whiskers, markers with tooltips, and its legend entry.
+fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
+    let dash = if ser.dashed {
+        r#" stroke-dasharray="6 4""#
+    } else {
+        ""
+    };
+    let path: Vec<String> = ser
+        .points
+        .iter()
+        .filter(|p| p.1.is_finite())
+        .map(|p| format!("{:.1},{:.1}", f.sx(p.0), f.sy(p.1)))
+        .collect();
+    let color = escape(&ser.color);
+    let _ = write!(
+        s,
+        r#"<polyline class="series" fill="none" stroke="{color}" stroke-width="2.5"{dash} points="{}"/>"#,
+        path.join(" ")
+    );
+    for p in ser.points.iter().filter(|p| p.1.is_finite()) {
+        if let Some((lo, hi)) = p.2 {
+            let x = f.sx(p.0);
             let _ = write!(
                 s,
-                r#"<polyline class="series" fill="none" stroke="{color}" stroke-width="2.5"{dash} points="{}"/>"#,
-                path.join(" ")
-            );
-            for p in ser.points.iter().filter(|p| p.1.is_finite()) {
-                if let Some((lo, hi)) = p.2 {
-                    let x = sx(p.0);
-                    let _ = write!(
-                        s,
-                        r#"<line class="whisker" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5"/>"#,
-                        sy(lo),
-                        sy(hi)
-                    );
-                }
-                if !ser.dashed {
-                    let _ = write!(
-                        s,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{color}"><title>{}: {} at {}</title></circle>"#,
-                        sx(p.0),
-                        sy(p.1),
-                        escape(&ser.name),
-                        fmt_num(p.1),
-                        fmt_num(p.0)
-                    );
-                }
-            }
-            let ly = TOP + 14.0 + 18.0 * i as f64;
-            let lx = LEFT + pw + 12.0;
-            let _ = write!(
-                s,
-                r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2.5"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
-                lx + 22.0,
-                lx + 28.0,
-                ly + 4.0,
-                escape(&ser.name)
+                r#"<line class="whisker" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5"/>"#,
+                f.sy(lo),
+                f.sy(hi)
             );
         }
-        s.push_str("</svg>");
-        s
+        if !ser.dashed {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{color}"><title>{}: {} at {}</title></circle>"#,
+                f.sx(p.0),
+                f.sy(p.1),
+                escape(&ser.name),
+                fmt_num(p.1),
+                fmt_num(p.0)
+            );
+        }
     }
+    let ly = TOP + 14.0 + 18.0 * i as f64;
+    let lx = LEFT + f.pw + 12.0;
+    let _ = write!(
+        s,
+        r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2.5"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
+        lx + 22.0,
+        lx + 28.0,
+        ly + 4.0,
+        escape(&ser.name)
+    );
 }
 
 /// A matrix of values with row and column labels, coloured from low to high.
