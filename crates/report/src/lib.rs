@@ -245,9 +245,75 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
         .flat_map(|c| c.points.iter())
         .map(|p| p.threads as f64)
         .fold(1.0, f64::max);
-    let color = |i: usize| PALETTE[i % PALETTE.len()].to_string();
-    let mut speedup: Vec<Series> = a
-        .curves
+    let per_curve = |f: &YOf| per_curve_series(a, many_mems, f);
+    let chart = |file: &str, title: &str, line: LineChart| Chart {
+        file: format!("{prefix}{file}"),
+        title: title.to_string(),
+        svg: line.to_svg(),
+    };
+    let threads_chart = |title: String, y_label: &str, series, bands| LineChart {
+        title,
+        x_label: "threads".into(),
+        y_label: y_label.to_string(),
+        series,
+        bands,
+        y_from_zero: true,
+    };
+    let mut out = vec![
+        chart(
+            "speedup.svg",
+            "Speedup",
+            threads_chart(
+                format!("Speedup ({})", a.basis.label()),
+                "speedup",
+                speedup_series(a, many_mems, x_max),
+                bands(a, x_max),
+            ),
+        ),
+        chart(
+            "efficiency.svg",
+            "Parallel efficiency",
+            threads_chart(
+                "Parallel efficiency".into(),
+                "efficiency",
+                per_curve(&|p| Some((p.efficiency, None))),
+                bands(a, x_max),
+            ),
+        ),
+        chart(
+            "time.svg",
+            "Wall time",
+            threads_chart(
+                "Wall time (median, 95% CI)".into(),
+                "seconds",
+                per_curve(&|p| p.time_median_secs.map(|t| (t, p.time_ci95_secs))),
+                Vec::new(),
+            ),
+        ),
+    ];
+    if let Basis::Metric { name, .. } = &a.basis {
+        out.push(chart(
+            "metric.svg",
+            &format!("Figure of merit: {name}"),
+            threads_chart(
+                format!("Figure of merit: {name} (median)"),
+                name,
+                per_curve(&|p| p.metric_median.map(|m| (m, None))),
+                bands(a, x_max),
+            ),
+        ));
+    }
+    out.push(Chart {
+        file: format!("{prefix}topology.svg"),
+        title: "Topology".into(),
+        svg: svg::topology_picture(&set.header.machine.topology),
+    });
+    out
+}
+
+/// One series per curve, with the y value (and whisker) `f` picks from each point.
+fn per_curve_series(a: &Analysis, many_mems: bool, f: &YOf) -> Vec<Series> {
+    a.curves
         .iter()
         .enumerate()
         .map(|(i, c)| Series {
@@ -255,18 +321,22 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
             points: c
                 .points
                 .iter()
-                .map(|p| {
-                    (
-                        p.threads as f64,
-                        p.speedup,
-                        Some((p.speedup - p.speedup_sd, p.speedup + p.speedup_sd)),
-                    )
-                })
+                .filter_map(|p| f(p).map(|(y, w)| (p.threads as f64, y, w)))
                 .collect(),
-            color: color(i),
+            color: PALETTE[i % PALETTE.len()].to_string(),
             dashed: false,
         })
-        .collect();
+        .collect()
+}
+
+/// Speedup per curve with one-standard-deviation whiskers, and the ideal line.
+fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64) -> Vec<Series> {
+    let mut speedup = per_curve_series(a, many_mems, &|p| {
+        Some((
+            p.speedup,
+            Some((p.speedup - p.speedup_sd, p.speedup + p.speedup_sd)),
+        ))
+    });
     if let Some(c) = a.curves.first() {
         let b = c.baseline_threads as f64;
         speedup.push(Series {
@@ -276,82 +346,5 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
             dashed: true,
         });
     }
-    let per_curve = |f: &YOf| -> Vec<Series> {
-        a.curves
-            .iter()
-            .enumerate()
-            .map(|(i, c)| Series {
-                name: series_name(c, many_mems),
-                points: c
-                    .points
-                    .iter()
-                    .filter_map(|p| f(p).map(|(y, w)| (p.threads as f64, y, w)))
-                    .collect(),
-                color: color(i),
-                dashed: false,
-            })
-            .collect()
-    };
-    let mut out = vec![
-        Chart {
-            file: format!("{prefix}speedup.svg"),
-            title: "Speedup".into(),
-            svg: LineChart {
-                title: format!("Speedup ({})", a.basis.label()),
-                x_label: "threads".into(),
-                y_label: "speedup".into(),
-                series: speedup,
-                bands: bands(a, x_max),
-                y_from_zero: true,
-            }
-            .to_svg(),
-        },
-        Chart {
-            file: format!("{prefix}efficiency.svg"),
-            title: "Parallel efficiency".into(),
-            svg: LineChart {
-                title: "Parallel efficiency".into(),
-                x_label: "threads".into(),
-                y_label: "efficiency".into(),
-                series: per_curve(&|p| Some((p.efficiency, None))),
-                bands: bands(a, x_max),
-                y_from_zero: true,
-            }
-            .to_svg(),
-        },
-        Chart {
-            file: format!("{prefix}time.svg"),
-            title: "Wall time".into(),
-            svg: LineChart {
-                title: "Wall time (median, 95% CI)".into(),
-                x_label: "threads".into(),
-                y_label: "seconds".into(),
-                series: per_curve(&|p| p.time_median_secs.map(|t| (t, p.time_ci95_secs))),
-                bands: Vec::new(),
-                y_from_zero: true,
-            }
-            .to_svg(),
-        },
-    ];
-    if let Basis::Metric { name, .. } = &a.basis {
-        out.push(Chart {
-            file: format!("{prefix}metric.svg"),
-            title: format!("Figure of merit: {name}"),
-            svg: LineChart {
-                title: format!("Figure of merit: {name} (median)"),
-                x_label: "threads".into(),
-                y_label: name.clone(),
-                series: per_curve(&|p| p.metric_median.map(|m| (m, None))),
-                bands: bands(a, x_max),
-                y_from_zero: true,
-            }
-            .to_svg(),
-        });
-    }
-    out.push(Chart {
-        file: format!("{prefix}topology.svg"),
-        title: "Topology".into(),
-        svg: svg::topology_picture(&set.header.machine.topology),
-    });
-    out
+    speedup
 }
