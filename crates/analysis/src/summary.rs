@@ -109,84 +109,96 @@ pub fn summarize_points(
     metrics: &[MetricSpec],
     baseline: &Baseline,
 ) -> Vec<PointSummary> {
+    let raw: Vec<PointSummary> = plan
+        .points()
+        .into_iter()
+        .map(|point| point_summary(point, records))
+        .collect();
+    raw.iter()
+        .map(|s| with_speedups(s, &raw, plan, baseline, metrics))
+        .collect()
+}
+
+/// One point's runs summarised, speedups not yet known.
+fn point_summary(point: Point, records: &[RunRecord]) -> PointSummary {
+    let mine: Vec<&RunRecord> = records
+        .iter()
+        .filter(|r| !r.warmup && r.point == point)
+        .collect();
+    let ok: Vec<&&RunRecord> = mine.iter().filter(|r| r.status == RunStatus::Ok).collect();
+    let wall: Vec<f64> = ok.iter().map(|r| r.wall_secs).collect();
+    let mut by_metric: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in &ok {
+        for (k, v) in &r.metrics {
+            by_metric.entry(k.clone()).or_default().push(*v);
+        }
+    }
+    let checks: Vec<_> = mine
+        .iter()
+        .filter_map(|r| r.placement_check.as_ref())
+        .collect();
+    PointSummary {
+        runs: ok.len(),
+        failed: mine.len() - ok.len(),
+        wall_secs: summarize(&wall),
+        metrics: by_metric
+            .into_iter()
+            .filter_map(|(k, v)| summarize(&v).map(|s| (k, s)))
+            .collect(),
+        baseline: None,
+        speedup: None,
+        efficiency: None,
+        metric_speedups: BTreeMap::new(),
+        placement_ok: (!checks.is_empty()).then(|| checks.iter().all(|c| c.inside_plan)),
+        more_threads_than_planned: checks.iter().any(|c| c.more_threads_than_planned),
+        point,
+    }
+}
+
+/// `s` with its speedup, efficiency and figure-of-merit ratios against its baseline.
+fn with_speedups(
+    s: &PointSummary,
+    all: &[PointSummary],
+    plan: &Plan,
+    baseline: &Baseline,
+    metrics: &[MetricSpec],
+) -> PointSummary {
     let higher = |name: &str| {
         metrics
             .iter()
             .find(|m| m.name == name)
             .is_none_or(|m| m.higher_is_better)
     };
-    let raw: Vec<PointSummary> = plan
-        .points()
-        .into_iter()
-        .map(|point| {
-            let mine: Vec<&RunRecord> = records
-                .iter()
-                .filter(|r| !r.warmup && r.point == point)
-                .collect();
-            let ok: Vec<&&RunRecord> = mine.iter().filter(|r| r.status == RunStatus::Ok).collect();
-            let wall: Vec<f64> = ok.iter().map(|r| r.wall_secs).collect();
-            let mut by_metric: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-            for r in &ok {
-                for (k, v) in &r.metrics {
-                    by_metric.entry(k.clone()).or_default().push(*v);
-                }
+    let base_point = baseline_for(&s.point, plan, baseline);
+    let base = all.iter().find(|b| b.point == base_point);
+    let mut out = s.clone();
+    out.baseline = Some(base_point.clone());
+    if let (Some(b), Some(w)) = (
+        base.and_then(|b| b.wall_secs.as_ref()),
+        s.wall_secs.as_ref(),
+    ) {
+        if w.median > 0.0 {
+            let speedup = b.median / w.median;
+            out.speedup = Some(speedup);
+            out.efficiency = Some(speedup * base_point.threads as f64 / s.point.threads as f64);
+        }
+    }
+    let Some(b) = base else {
+        return out;
+    };
+    for (name, m) in &s.metrics {
+        if let Some(bm) = b.metrics.get(name) {
+            let ratio = if higher(name) {
+                m.median / bm.median
+            } else {
+                bm.median / m.median
+            };
+            if ratio.is_finite() {
+                out.metric_speedups.insert(name.clone(), ratio);
             }
-            let checks: Vec<_> = mine
-                .iter()
-                .filter_map(|r| r.placement_check.as_ref())
-                .collect();
-            PointSummary {
-                runs: ok.len(),
-                failed: mine.len() - ok.len(),
-                wall_secs: summarize(&wall),
-                metrics: by_metric
-                    .into_iter()
-                    .filter_map(|(k, v)| summarize(&v).map(|s| (k, s)))
-                    .collect(),
-                baseline: None,
-                speedup: None,
-                efficiency: None,
-                metric_speedups: BTreeMap::new(),
-                placement_ok: (!checks.is_empty()).then(|| checks.iter().all(|c| c.inside_plan)),
-                more_threads_than_planned: checks.iter().any(|c| c.more_threads_than_planned),
-                point,
-            }
-        })
-        .collect();
-    raw.iter()
-        .map(|s| {
-            let base_point = baseline_for(&s.point, plan, baseline);
-            let base = raw.iter().find(|b| b.point == base_point);
-            let mut out = s.clone();
-            out.baseline = Some(base_point.clone());
-            if let (Some(b), Some(w)) = (
-                base.and_then(|b| b.wall_secs.as_ref()),
-                s.wall_secs.as_ref(),
-            ) {
-                if w.median > 0.0 {
-                    let speedup = b.median / w.median;
-                    out.speedup = Some(speedup);
-                    out.efficiency =
-                        Some(speedup * base_point.threads as f64 / s.point.threads as f64);
-                }
-            }
-            if let Some(b) = base {
-                for (name, m) in &s.metrics {
-                    if let Some(bm) = b.metrics.get(name) {
-                        let ratio = if higher(name) {
-                            m.median / bm.median
-                        } else {
-                            bm.median / m.median
-                        };
-                        if ratio.is_finite() {
-                            out.metric_speedups.insert(name.clone(), ratio);
-                        }
-                    }
-                }
-            }
-            out
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 /// Every metric any point has, sorted.

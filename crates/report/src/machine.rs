@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use scalescope_place::{place, render, PlaceRequest, Placement, Strategy, STRATEGY_NAMES};
-use scalescope_topo::{NumberingReport, Topology};
+use scalescope_topo::{CpuSet, NumberingReport, Topology};
 
 /// Everything a person wants to see, in reading order.
 pub fn topology_text(topo: &Topology) -> String {
@@ -67,40 +67,14 @@ fn tree(topo: &Topology) -> String {
             .map(|i| format!(" (physical id {i})"))
             .unwrap_or_default();
         let _ = writeln!(out, "Package {}{os}: CPUs {}", pkg.id, pkg.cpus);
-        let groups: Vec<(String, scalescope_topo::CpuSet)> = {
-            let l3: Vec<_> = topo
-                .l3
-                .iter()
-                .filter(|c| c.cpus.is_subset(&pkg.cpus))
-                .collect();
-            if l3.is_empty() {
-                vec![(String::new(), pkg.cpus.clone())]
-            } else {
-                l3.iter()
-                    .map(|c| {
-                        let size = c
-                            .size_bytes
-                            .map(|b| format!(" {}", human_bytes(b)))
-                            .unwrap_or_default();
-                        (format!("L3 #{}{size}", c.id), c.cpus.clone())
-                    })
-                    .collect()
-            }
-        };
-        for (label, cpus) in groups {
+        for (label, cpus) in l3_groups(topo, &pkg.cpus) {
             let cores: Vec<String> = topo
                 .cores
                 .iter()
                 .filter(|c| c.cpus.is_subset(&cpus))
                 .map(|c| {
-                    format!(
-                        "[{}]",
-                        c.cpus
-                            .iter()
-                            .map(|x| x.to_string())
-                            .collect::<Vec<_>>()
-                            .join("+")
-                    )
+                    let pus: Vec<String> = c.cpus.iter().map(|x| x.to_string()).collect();
+                    format!("[{}]", pus.join("+"))
                 })
                 .collect();
             let prefix = if label.is_empty() {
@@ -111,7 +85,33 @@ fn tree(topo: &Topology) -> String {
             out += &wrapped(&prefix, &cores);
         }
     }
-    let offline: scalescope_topo::CpuSet = topo
+    out += &unusual_cpus(topo);
+    out.push('\n');
+    out
+}
+
+/// A package's L3 domains, labelled with their size (the whole package, unlabelled,
+/// when no L3 is known).
+fn l3_groups(topo: &Topology, pkg: &CpuSet) -> Vec<(String, CpuSet)> {
+    let l3: Vec<_> = topo.l3.iter().filter(|c| c.cpus.is_subset(pkg)).collect();
+    if l3.is_empty() {
+        return vec![(String::new(), pkg.clone())];
+    }
+    l3.iter()
+        .map(|c| {
+            let size = c
+                .size_bytes
+                .map(|b| format!(" {}", human_bytes(b)))
+                .unwrap_or_default();
+            (format!("L3 #{}{size}", c.id), c.cpus.clone())
+        })
+        .collect()
+}
+
+/// Offline CPUs, CPUs this process may not use, and core kinds, where there are any.
+fn unusual_cpus(topo: &Topology) -> String {
+    let mut out = String::new();
+    let offline: CpuSet = topo
         .pus
         .iter()
         .filter(|p| !p.online)
@@ -120,7 +120,7 @@ fn tree(topo: &Topology) -> String {
     if !offline.is_empty() {
         let _ = writeln!(out, "Offline CPUs: {offline}");
     }
-    let forbidden: scalescope_topo::CpuSet = topo
+    let forbidden: CpuSet = topo
         .pus
         .iter()
         .filter(|p| p.online && !p.allowed)
@@ -137,7 +137,6 @@ fn tree(topo: &Topology) -> String {
             let _ = writeln!(out, "Core kind {} ({}): CPUs {}", k.id, k.name, k.cpus);
         }
     }
-    out.push('\n');
     out
 }
 
