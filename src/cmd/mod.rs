@@ -65,10 +65,15 @@ pub fn load_topology(args: &SourceArgs) -> anyhow::Result<Topology> {
     })
 }
 
-/// A flag set by Ctrl-C (SIGINT) or SIGTERM, for sessions to stop at.
+/// A flag set by Ctrl-C (SIGINT), SIGTERM or SIGHUP (a closed terminal or ssh
+/// session), for sessions to stop at: the running child is stopped, finished runs stay.
 pub fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
     let interrupt = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
         signal_hook::flag::register(signal, interrupt.clone())
             .context("installing the Ctrl-C handler")?;
     }

@@ -25,6 +25,10 @@ pub enum ResultsError {
     },
     #[error("{}: already holds results; resume that sweep, or choose another output directory", path.display())]
     ResultsExist { path: PathBuf },
+    #[error("{}: in use by a running scalescope (PID {pid}); wait for it to finish, or choose another output directory", dir.display())]
+    InUse { dir: PathBuf, pid: String },
+    #[error("{}: no complete header record (the sweep ended while writing its first line), so there is nothing to resume; start the sweep again with the same output directory", path.display())]
+    NoHeader { path: PathBuf },
     #[error("{}:{line}: {detail}", path.display())]
     Malformed {
         path: PathBuf,

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -121,6 +121,45 @@ pub enum Record {
 pub struct ResultsStore {
     dir: PathBuf,
     file: File,
+    /// Held (locked) while the store is open, so a second writer is refused.
+    _lock: DirLock,
+}
+
+/// Name of the lock file in a results directory.
+pub const LOCK_FILE: &str = ".scalescope.lock";
+
+/// An exclusive `flock` on `DIR/.scalescope.lock`, holding the writer's PID. The
+/// kernel drops it when the process ends, however it ends, so a crashed sweep never
+/// leaves a stale lock behind.
+struct DirLock {
+    _file: File,
+}
+
+impl DirLock {
+    fn take(dir: &Path) -> Result<DirLock, ResultsError> {
+        use std::os::fd::AsRawFd;
+        let path = dir.join(LOCK_FILE);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| io_err(&path, e))?;
+        // SAFETY: flock takes a file descriptor we own (it lives as long as `file`)
+        // and a flag constant; it touches no memory of ours.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            return Err(ResultsError::InUse {
+                dir: dir.to_path_buf(),
+                pid: holder.trim().to_string(),
+            });
+        }
+        file.set_len(0).map_err(|e| io_err(&path, e))?;
+        write!(file, "{}", std::process::id()).map_err(|e| io_err(&path, e))?;
+        Ok(DirLock { _file: file })
+    }
 }
 
 fn io_err(path: &Path, e: std::io::Error) -> ResultsError {
@@ -138,18 +177,23 @@ impl ResultsStore {
     /// resume), or an I/O error naming the path.
     pub fn create(dir: &Path, header: &Header) -> Result<Self, ResultsError> {
         std::fs::create_dir_all(dir.join("logs")).map_err(|e| io_err(dir, e))?;
+        let lock = DirLock::take(dir)?;
         let path = dir.join(RESULTS_FILE);
-        if path.exists() {
+        if path.exists() && holds_header(&path) {
             return Err(ResultsError::ResultsExist { path });
         }
+        // A file without a complete header (a sweep killed while writing its first
+        // line) holds no run: starting afresh loses nothing.
         let file = OpenOptions::new()
-            .create_new(true)
-            .append(true)
+            .create(true)
+            .truncate(true)
+            .write(true)
             .open(&path)
             .map_err(|e| io_err(&path, e))?;
         let mut store = ResultsStore {
             dir: dir.to_path_buf(),
             file,
+            _lock: lock,
         };
         store.write(&Record::Header(Box::new(header.clone())))?;
         Ok(store)
@@ -162,17 +206,36 @@ impl ResultsStore {
     /// [`ResultsError::Malformed`] naming the line that cannot be read, or I/O errors.
     pub fn resume(dir: &Path) -> Result<(Self, Header, Vec<RunRecord>), ResultsError> {
         let path = dir.join(RESULTS_FILE);
-        let (header, runs, good_len) = read_results(&path)?;
-        let file = OpenOptions::new()
+        if !path.exists() {
+            return Err(io_err(
+                &path,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        let lock = DirLock::take(dir)?;
+        let (header, runs, good_len) = read_results(&path).map_err(|e| match e {
+            ResultsError::Malformed { line: 1, .. } if !holds_header(&path) => {
+                ResultsError::NoHeader { path: path.clone() }
+            }
+            e => e,
+        })?;
+        let mut file = OpenOptions::new()
             .append(true)
+            .read(true)
             .open(&path)
             .map_err(|e| io_err(&path, e))?;
         file.set_len(good_len).map_err(|e| io_err(&path, e))?;
+        // A last record written whole but without its newline: end the line, so the
+        // next record starts on its own.
+        if !ends_with_newline(&mut file).map_err(|e| io_err(&path, e))? {
+            file.write_all(b"\n").map_err(|e| io_err(&path, e))?;
+        }
         std::fs::create_dir_all(dir.join("logs")).map_err(|e| io_err(dir, e))?;
         Ok((
             ResultsStore {
                 dir: dir.to_path_buf(),
                 file,
+                _lock: lock,
             },
             header,
             runs,
@@ -207,6 +270,38 @@ impl ResultsStore {
     }
 }
 
+/// Whether the file's first line is a complete header record.
+fn holds_header(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    let mut limited = BufReader::new(file.take(MAX_LINE_BYTES));
+    if limited.read_line(&mut first).is_err() || !first.ends_with('\n') {
+        return false;
+    }
+    matches!(
+        serde_json::from_str(first.trim_end()),
+        Ok(Record::Header(_))
+    )
+}
+
+/// Whether a non-empty file's last byte is a newline (an empty file counts as ended).
+fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    if file.seek(SeekFrom::End(0))? == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
+/// The longest line a results file may hold (a run record with long logs paths
+/// and many metrics is a few KiB; a header with a 1,000-PU topology ~1 MiB).
+pub const MAX_LINE_BYTES: u64 = 64 << 20;
+
 /// Reads a results file: header, runs, and the byte length of the well-formed part.
 ///
 /// # Errors
@@ -221,7 +316,24 @@ pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), Result
     let mut number = 0;
     loop {
         line.clear();
-        let n = reader.read_line(&mut line).map_err(|e| io_err(path, e))?;
+        let n = (&mut reader)
+            .take(MAX_LINE_BYTES)
+            .read_line(&mut line)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::InvalidData => ResultsError::Malformed {
+                    path: path.into(),
+                    line: number + 1,
+                    detail: "not UTF-8 text".into(),
+                },
+                _ => io_err(path, e),
+            })?;
+        if n as u64 == MAX_LINE_BYTES && !line.ends_with('\n') {
+            return Err(ResultsError::Malformed {
+                path: path.into(),
+                line: number + 1,
+                detail: format!("a line longer than {} MiB", MAX_LINE_BYTES >> 20),
+            });
+        }
         if n == 0 {
             break;
         }

@@ -48,7 +48,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
         return Err(bad("reps", "0: at least one measured repetition is needed"));
     }
     let default_threads: ThreadList = settings::DEFAULT_THREADS.parse()?;
-    Ok(Plan {
+    let plan = Plan {
         threads: s
             .threads
             .as_ref()
@@ -64,7 +64,38 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
             .unwrap_or_else(|| vec![settings::default_mem()]),
         reps,
         warmup: s.warmup.unwrap_or(settings::DEFAULT_WARMUP),
-    })
+    };
+    check_size(&plan)?;
+    Ok(plan)
+}
+
+/// Most runs one sweep may plan (each is a process and a line in the results).
+pub const MAX_RUNS: u64 = 1_000_000;
+/// Most thread placements one sweep may hold in memory (threads summed over points).
+pub const MAX_PLANNED_THREADS: u64 = 10_000_000;
+
+/// Refuses plans whose size alone would exhaust memory or outlive the user, before
+/// anything is allocated for them.
+fn check_size(plan: &Plan) -> Result<(), SessionError> {
+    let points = (plan.threads.len() * plan.placements.len() * plan.mems.len()) as u64;
+    let per_point = (plan.reps as u64).saturating_add(plan.warmup as u64);
+    let runs = points.saturating_mul(per_point);
+    if runs > MAX_RUNS {
+        return Err(bad(
+            "reps",
+            format!("{points} points x {per_point} runs each = {runs} runs, more than the {MAX_RUNS} one sweep may plan"),
+        ));
+    }
+    let threads: u64 = plan.threads.iter().map(|&t| t as u64).sum::<u64>()
+        * (plan.placements.len() * plan.mems.len()) as u64;
+    if threads > MAX_PLANNED_THREADS {
+        return Err(bad(
+            "threads",
+            format!("{} thread counts up to {} place {threads} threads in all, more than {MAX_PLANNED_THREADS}; use pow2 or a range with a step (1..N:S)",
+                plan.threads.len(), plan.threads.last().copied().unwrap_or(0)),
+        ));
+    }
+    Ok(())
 }
 
 /// What is swept; a built-in workload is built once here, so bad parameters fail
@@ -282,6 +313,7 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
         )));
     }
     let (store, header, earlier) = ResultsStore::resume(out)?;
+    check_size(&header.plan)?;
     if header.machine.topology.summary() != topo.summary() {
         return Err(SessionError::Resume(format!(
             "{} was recorded on a different machine ({}); this one is {}",

@@ -1,0 +1,151 @@
+//! The results directory as a user meets it after accidents: a second writer, a
+//! crash mid-line, a crash before the first record.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use scalescope_place::{MemPolicy, Strategy};
+use scalescope_results::fingerprint::Fingerprint;
+use scalescope_results::plan::{Plan, Point};
+use scalescope_results::store::{
+    read_results, CommandSpec, Header, ResultsStore, RunRecord, RunStatus, RESULTS_FILE,
+};
+use scalescope_results::ResultsError;
+use scalescope_topo::Source;
+
+fn header() -> Header {
+    let topo = Source::Synthetic("core:2".into()).load().unwrap();
+    Header {
+        schema: "scalescope.results".into(),
+        schema_version: 1,
+        scalescope_version: "test".into(),
+        started_unix_secs: 0.0,
+        command: CommandSpec {
+            kind: "external".into(),
+            argv: vec!["true".into()],
+            shell: false,
+            workload: None,
+            params: BTreeMap::new(),
+            env: vec![],
+            metrics: vec![],
+        },
+        plan: Plan {
+            threads: vec![1],
+            placements: vec![Strategy::Compact],
+            mems: vec![MemPolicy::FirstTouch],
+            reps: 2,
+            warmup: 0,
+        },
+        timeout_secs: None,
+        machine: Fingerprint::read(std::path::Path::new("/nonexistent"), &topo),
+    }
+}
+
+fn run(rep: usize) -> RunRecord {
+    RunRecord {
+        point: Point {
+            threads: 1,
+            placement: Strategy::Compact,
+            mem: MemPolicy::FirstTouch,
+        },
+        rep,
+        warmup: false,
+        thread_cpus: vec![],
+        started_unix_secs: 0.0,
+        wall_secs: 1.0,
+        user_secs: None,
+        sys_secs: None,
+        max_rss_bytes: None,
+        status: RunStatus::Ok,
+        exit_code: Some(0),
+        signal: None,
+        error: None,
+        metrics: BTreeMap::new(),
+        placement_check: None,
+        stdout_log: None,
+        stderr_log: None,
+    }
+}
+
+#[test]
+fn a_second_writer_is_refused_with_the_holders_pid() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = ResultsStore::create(dir.path(), &header()).unwrap();
+    match ResultsStore::resume(dir.path()) {
+        Err(ResultsError::InUse { pid, .. }) => assert_eq!(pid, std::process::id().to_string()),
+        Err(e) => panic!("expected InUse, got {e}"),
+        Ok(_) => panic!("a second writer got the directory"),
+    }
+    let e = ResultsStore::create(dir.path(), &header())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("in use by a running scalescope"), "{e}");
+}
+
+#[test]
+fn the_lock_is_released_when_the_writer_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(ResultsStore::create(dir.path(), &header()).unwrap());
+    assert!(ResultsStore::resume(dir.path()).is_ok());
+}
+
+#[test]
+fn resume_ends_a_last_line_that_lost_its_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = ResultsStore::create(dir.path(), &header()).unwrap();
+    store.append(&run(0)).unwrap();
+    drop(store);
+    let path = dir.path().join(RESULTS_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.trim_end()).unwrap();
+    let (mut store, _, runs) = ResultsStore::resume(dir.path()).unwrap();
+    assert_eq!(runs.len(), 1);
+    store.append(&run(1)).unwrap();
+    drop(store);
+    let (_, runs, _) = read_results(&path).unwrap();
+    assert_eq!(runs.iter().map(|r| r.rep).collect::<Vec<_>>(), vec![0, 1]);
+}
+
+#[test]
+fn a_torn_header_can_be_started_afresh_and_resume_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(RESULTS_FILE);
+    let mut f = std::fs::File::create(&path).unwrap();
+    f.write_all(br#"{"record":"header","schema":"scal"#)
+        .unwrap();
+    drop(f);
+    let e = ResultsStore::resume(dir.path()).err().unwrap();
+    assert!(matches!(e, ResultsError::NoHeader { .. }), "{e}");
+    assert!(e.to_string().contains("start the sweep again"), "{e}");
+    let store = ResultsStore::create(dir.path(), &header()).unwrap();
+    drop(store);
+    assert!(read_results(&path).is_ok());
+    // An empty file likewise.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join(RESULTS_FILE), "").unwrap();
+    assert!(ResultsStore::create(other.path(), &header()).is_ok());
+}
+
+#[test]
+fn a_complete_sweep_is_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(ResultsStore::create(dir.path(), &header()).unwrap());
+    let e = ResultsStore::create(dir.path(), &header()).err().unwrap();
+    assert!(matches!(e, ResultsError::ResultsExist { .. }), "{e}");
+}
+
+#[test]
+fn non_utf8_and_overlong_lines_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(ResultsStore::create(dir.path(), &header()).unwrap());
+    let path = dir.path().join(RESULTS_FILE);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(b"\xff\xfe\n").unwrap();
+    drop(f);
+    let e = read_results(&path).err().unwrap().to_string();
+    assert!(e.contains(":2: not UTF-8"), "{e}");
+}
