@@ -4,9 +4,10 @@
 //! input must end in a value or a typed error: no panic, no absurd allocation, no
 //! hang, and no error that names a command-line flag.
 //!
-//! A short campaign runs with the normal tests; a long one with
-//! `SCALESCOPE_FUZZ_CASES=100000 cargo test --release -p scalescope-place --test fuzz_parsers`
-//! (see docs/RELIABILITY.md, "Placement parsers").
+//! A short campaign (256 cases) runs with the normal tests; a long one with
+//! `SCALESCOPE_FUZZ_CASES=100000 cargo test -p scalescope-place --test fuzz_parsers`
+//! (see docs/RELIABILITY.md, "Placement parsers"). Keep it a debug build: overflow
+//! checks are on there, so unchecked arithmetic on input panics instead of wrapping.
 //!
 //! This binary installs a counting allocator, so it lives apart from the other tests.
 
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use proptest::strategy::Strategy as PropStrategy;
+use proptest::test_runner::TestRunner;
 use scalescope_place::{
     likwid, max_threads, place, render, Granularity, MemPolicy, PlaceRequest, Strategy,
 };
@@ -25,6 +27,10 @@ use scalescope_topo::{Source, Topology};
 /// The largest single allocation any input may cause. The machines below have at
 /// most 32 PUs, so a legitimate placement stays far below this.
 const ALLOCATION_LIMIT_BYTES: usize = 64 << 20;
+
+/// Repeated parts stop growing an input past this (a command-line argument is at
+/// most 128 KiB on Linux; a results-file line is what the sweep wrote).
+const MAX_INPUT_BYTES: usize = 4096;
 
 /// The longest one input may take (debug build, a loaded 2-core runner).
 const CASE_LIMIT: Duration = Duration::from_secs(5);
@@ -226,7 +232,12 @@ fn mutate(seed: &str, mutations: &[Mutation]) -> String {
             }
             Mutation::Repeat { times } => {
                 let one = b.clone();
+                // Repeats compound; past a few KiB an input only tests the speed of
+                // copying it into error messages.
                 for _ in 1..times {
+                    if b.len() >= MAX_INPUT_BYTES {
+                        break;
+                    }
                     b.push(b'@');
                     b.extend_from_slice(&one);
                 }
@@ -238,6 +249,12 @@ fn mutate(seed: &str, mutations: &[Mutation]) -> String {
 
 fn input() -> impl PropStrategy<Value = String> {
     prop_oneof![
+        // Near-valid input reaches placement and rendering, not just the first check.
+        3 => (0..SEEDS.len(), prop::collection::vec(mutation(), 0..2))
+            .prop_map(|(seed, ms)| mutate(SEEDS[seed], &ms)),
+        2 => "(N|S[0-3]|M[0-3]|C[0-3]|D[0-3]):[0-9](-[0-9]{1,2})?(,[0-9]{1,2})?(@(N|S[0-3]|M[0-3]):[0-9](-[0-9])?)?",
+        1 => "E:(N|S[0-3]|M[0-3]|C0|D0):[0-9]{1,2}(:[0-9]:[0-9])?(@[0-9]{1,2})?",
+        1 => "[0-9]{1,2}(-[0-9]{1,2})?(,[0-9]{1,2}){0,3}",
         6 => (0..SEEDS.len(), prop::collection::vec(mutation(), 0..6))
             .prop_map(|(seed, ms)| mutate(SEEDS[seed], &ms)),
         2 => "[NSMCDE0-9:,@x+é -]{0,40}",
@@ -265,7 +282,9 @@ fn names_no_flag(input: &str, message: &str) -> Result<(), TestCaseError> {
 }
 
 fn check_expression(topo: &Topology, expr: &str) -> Result<(), TestCaseError> {
-    match likwid::resolve(topo, expr) {
+    let resolved = likwid::resolve(topo, expr);
+    Tally::count(&tally().expressions, resolved.is_ok());
+    match resolved {
         Ok(cpus) => {
             let mut distinct = cpus.clone();
             distinct.sort_unstable();
@@ -303,7 +322,9 @@ fn check_strategy(
         req.threads = threads;
         req.granularity = granularity;
         req.oversubscribe = oversubscribe;
-        match place(topo, &req) {
+        let placed = place(topo, &req);
+        Tally::count(&tally().placements, placed.is_ok());
+        match placed {
             Ok(p) => {
                 let usable = topo.usable_pus().count();
                 prop_assert!(p.threads.len() <= max_threads(usable), "{:?}", text);
@@ -317,7 +338,9 @@ fn check_strategy(
 }
 
 fn check_mem_policy(topo: &Topology, text: &str) -> Result<(), TestCaseError> {
-    match text.parse::<MemPolicy>() {
+    let parsed = text.parse::<MemPolicy>();
+    Tally::count(&tally().policies, parsed.is_ok());
+    match parsed {
         Ok(policy) => {
             prop_assert_eq!(
                 policy.to_string().parse::<MemPolicy>().ok(),
@@ -332,34 +355,86 @@ fn check_mem_policy(topo: &Topology, text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+/// How the inputs ended, so a campaign shows it reached past the first error.
+#[derive(Default)]
+struct Tally {
+    expressions: [AtomicUsize; 2],
+    placements: [AtomicUsize; 2],
+    policies: [AtomicUsize; 2],
+    largest_allocation_bytes: AtomicUsize,
+}
 
-    #[test]
-    fn place_parsers_never_panic(
-        text in input(),
-        threads in threads(),
-        oversubscribe in any::<bool>(),
-    ) {
-        let started = Instant::now();
-        // Per case, so a shrunk failure is the input that allocated, not a later one.
-        LARGEST_ALLOCATION_BYTES.store(0, Ordering::Relaxed);
-        for topo in machines() {
-            check_expression(topo, &text)?;
-            check_strategy(topo, &text, threads, oversubscribe)?;
-            check_strategy(topo, &format!("cpus={text}"), threads, oversubscribe)?;
-            check_mem_policy(topo, &text)?;
-        }
-        if let Err(e) = text.parse::<Granularity>() {
-            names_no_flag(&text, &e.to_string())?;
-        }
-        let largest = LARGEST_ALLOCATION_BYTES.load(Ordering::Relaxed);
-        prop_assert!(
-            largest <= ALLOCATION_LIMIT_BYTES,
-            "{:?}: an allocation of {} bytes", text, largest
-        );
-        prop_assert!(started.elapsed() < CASE_LIMIT, "{:?}: took {:?}", text, started.elapsed());
+impl Tally {
+    fn count(pair: &[AtomicUsize; 2], ok: bool) {
+        pair[usize::from(!ok)].fetch_add(1, Ordering::Relaxed);
     }
+}
+
+static TALLY: OnceLock<Tally> = OnceLock::new();
+
+fn tally() -> &'static Tally {
+    TALLY.get_or_init(Tally::default)
+}
+
+fn check_case(
+    text: &str,
+    threads: Option<usize>,
+    oversubscribe: bool,
+) -> Result<(), TestCaseError> {
+    let started = Instant::now();
+    // Per case, so a shrunk failure is the input that allocated, not a later one.
+    LARGEST_ALLOCATION_BYTES.store(0, Ordering::Relaxed);
+    for topo in machines() {
+        check_expression(topo, text)?;
+        check_strategy(topo, text, threads, oversubscribe)?;
+        check_strategy(topo, &format!("cpus={text}"), threads, oversubscribe)?;
+        check_mem_policy(topo, text)?;
+    }
+    if let Err(e) = text.parse::<Granularity>() {
+        names_no_flag(text, &e.to_string())?;
+    }
+    let largest = LARGEST_ALLOCATION_BYTES.load(Ordering::Relaxed);
+    tally()
+        .largest_allocation_bytes
+        .fetch_max(largest, Ordering::Relaxed);
+    prop_assert!(
+        largest <= ALLOCATION_LIMIT_BYTES,
+        "{:?}: an allocation of {} bytes",
+        text,
+        largest
+    );
+    prop_assert!(
+        started.elapsed() < CASE_LIMIT,
+        "{:?}: took {:?}",
+        text,
+        started.elapsed()
+    );
+    Ok(())
+}
+
+#[test]
+fn place_parsers_never_panic() {
+    let cases = cases();
+    let mut runner = TestRunner::new(ProptestConfig::with_cases(cases));
+    let started = Instant::now();
+    let result = runner.run(
+        &(input(), threads(), any::<bool>()),
+        |(text, threads, oversubscribe)| check_case(&text, threads, oversubscribe),
+    );
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let t = tally();
+    let pair = |p: &[AtomicUsize; 2]| (p[0].load(Ordering::Relaxed), p[1].load(Ordering::Relaxed));
+    // Counts are per machine (4) and include shrinking; shown with --nocapture.
+    eprintln!(
+        "{cases} cases in {:.1?}: expressions ok/err {:?}, placements ok/err {:?}, memory policies ok/err {:?}, largest allocation {} bytes",
+        started.elapsed(),
+        pair(&t.expressions),
+        pair(&t.placements),
+        pair(&t.policies),
+        t.largest_allocation_bytes.load(Ordering::Relaxed),
+    );
 }
 
 #[test]
