@@ -276,11 +276,11 @@ fn place_once_crashing_inputs_are_one_clear_line() {
         (vec!["place", "--cpus", "é:0"], "unknown domain `é`"),
         (
             vec!["place", "--cpus", "E:N:18446744073709551615"],
-            "E:N:18446744073709551615: the domain has only 8 CPUs",
+            "count 18446744073709551615 is more than the 8 CPUs of domain N",
         ),
         (
             vec!["place", "--cpus", "E:N:1000000000000"],
-            "E:N:1000000000000: the domain has only 8 CPUs",
+            "count 1000000000000 is more than the 8 CPUs of domain N",
         ),
         (
             vec!["place", "--threads", "100000000000", "--oversubscribe"],

@@ -222,7 +222,7 @@ pub enum PlaceError {
     },
     #[error("0 threads requested: ask for at least 1")]
     ZeroThreads,
-    #[error("{requested} threads requested but only {available} usable PUs{where_}, and oversubscription is off (threads would share PUs)")]
+    #[error("{requested} threads requested but only {available} usable PUs{where_} (oversubscription is off)")]
     TooManyThreads {
         requested: usize,
         available: usize,

@@ -258,7 +258,7 @@ fn expression_part(topo: &Topology, rest: &str) -> Result<Vec<u32>, String> {
     // The count is checked against the domain before anything is allocated.
     if count > members.len() {
         return Err(format!(
-            "E:{domain}:{count}: the domain has only {} CPUs",
+            "E: count {count} is more than the {} CPUs of domain {domain}",
             members.len()
         ));
     }
@@ -357,7 +357,7 @@ mod tests {
             ("S2:0", "does not exist"),
             ("S0:9", "out of range"),
             ("Q0:1", "unknown domain"),
-            ("E:S0:99", "only 8 CPUs"),
+            ("E:S0:99", "count 99 is more than the 8 CPUs of domain S0"),
             ("E:S0:x", "positive integer"),
             ("0-3@", "empty part"),
             ("0,0", "named twice"),
