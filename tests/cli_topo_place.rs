@@ -224,6 +224,10 @@ fn place_errors_are_one_clear_line() {
             "9 threads requested but only 8 usable PUs",
         ),
         (
+            vec!["place", "--threads", "9", "--synthetic", "package:1 core:8"],
+            "pass --oversubscribe to let threads share PUs",
+        ),
+        (
             vec![
                 "place",
                 "--cpus",
@@ -263,6 +267,36 @@ fn place_errors_are_one_clear_line() {
         .args(["place", "--threads", "-1"])
         .assert()
         .code(2);
+}
+
+/// Inputs that once ended in a panic (exit 101) or an abort (exit 134).
+#[test]
+fn place_once_crashing_inputs_are_one_clear_line() {
+    for (args, needle) in [
+        (vec!["place", "--cpus", "é:0"], "unknown domain `é`"),
+        (
+            vec!["place", "--cpus", "E:N:18446744073709551615"],
+            "count 18446744073709551615 is more than the 8 CPUs of domain N",
+        ),
+        (
+            vec!["place", "--cpus", "E:N:1000000000000"],
+            "count 1000000000000 is more than the 8 CPUs of domain N",
+        ),
+        (
+            vec!["place", "--threads", "100000000000", "--oversubscribe"],
+            "100000000000 threads requested, more than the limit of 512",
+        ),
+    ] {
+        let out = scalescope()
+            .args(&args)
+            .args(["--synthetic", "package:1 core:4 pu:2"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_place::{place, render, PlaceRequest, Restriction, Strategy};
+use scalescope_place::{place, render, PlaceError, PlaceRequest, Restriction, Strategy};
 use scalescope_topo::CpuSet;
 use serde::Serialize;
 
@@ -58,7 +58,13 @@ pub fn request_of(args: &PlaceArgs) -> anyhow::Result<PlaceRequest> {
 pub fn run(args: &PlaceArgs) -> anyhow::Result<ExitCode> {
     let req = request_of(args)?;
     let topo = super::load_topology(&args.source)?;
-    let placement = place(&topo, &req)?;
+    let placement = place(&topo, &req).map_err(|e| match e {
+        // The library names no flags; this is the command that has one.
+        PlaceError::TooManyThreads { .. } => {
+            anyhow::anyhow!("{e}; pass --oversubscribe to let threads share PUs")
+        }
+        e => e.into(),
+    })?;
     if args.json {
         let doc = PlaceJson {
             strategy: placement.strategy.to_string(),

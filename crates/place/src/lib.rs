@@ -195,6 +195,20 @@ impl Placement {
     }
 }
 
+/// The most threads one usable PU may carry when oversubscribing.
+pub const MAX_THREADS_PER_PU: usize = 64;
+
+/// The most threads any placement may have, however large the machine.
+pub const MAX_THREADS: usize = 1 << 20;
+
+/// The most threads a placement over `usable_pus` PUs may have (with
+/// oversubscription; without it the limit is `usable_pus` itself).
+pub fn max_threads(usable_pus: usize) -> usize {
+    usable_pus
+        .saturating_mul(MAX_THREADS_PER_PU)
+        .clamp(1, MAX_THREADS)
+}
+
 /// Why a placement could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlaceError {
@@ -208,11 +222,19 @@ pub enum PlaceError {
     },
     #[error("0 threads requested: ask for at least 1")]
     ZeroThreads,
-    #[error("{requested} threads requested but only {available} usable PUs{where_}; pass --oversubscribe to wrap around")]
+    #[error("{requested} threads requested but only {available} usable PUs{where_} (oversubscription is off)")]
     TooManyThreads {
         requested: usize,
         available: usize,
         where_: String,
+    },
+    /// Even with oversubscription, a placement is one CPU set per thread: past
+    /// [`max_threads`] it would be absurdly large (and no run could use it).
+    #[error("{requested} threads requested, more than the limit of {limit} ({MAX_THREADS_PER_PU} per usable PU, at most {MAX_THREADS}) for {available} usable PUs")]
+    ThreadsOverLimit {
+        requested: usize,
+        limit: usize,
+        available: usize,
     },
     #[error("no usable PU in {what}")]
     EmptyRestriction { what: String },

@@ -25,6 +25,11 @@ struct Hw {
 
 /// Resolves an expression to CPUs in thread order.
 ///
+/// Every size is checked against the machine before anything is allocated: a list
+/// index or CPU past the domain, an `E:` count larger than the domain, or a CPU named
+/// twice is refused, so no expression makes the result longer than the machine has
+/// PUs (plus one part).
+///
 /// # Errors
 /// [`PlaceError::BadExpression`] naming the part that is wrong and why.
 pub fn resolve(topo: &Topology, expr: &str) -> Result<Vec<u32>, PlaceError> {
@@ -36,13 +41,15 @@ pub fn resolve(topo: &Topology, expr: &str) -> Result<Vec<u32>, PlaceError> {
         return Err(bad("empty expression".into()));
     }
     let mut out: Vec<u32> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for part in expr.split('@') {
         let cpus = resolve_part(topo, part.trim()).map_err(&bad)?;
+        // Checked part by part, so `0-7@0-7@...` stops at the first repeat instead of
+        // growing with the input.
+        if let Some(dup) = cpus.iter().find(|c| !seen.insert(**c)) {
+            return Err(bad(format!("CPU {dup} is named twice")));
+        }
         out.extend(cpus);
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    if let Some(dup) = out.iter().find(|c| !seen.insert(**c)) {
-        return Err(bad(format!("CPU {dup} is named twice")));
     }
     Ok(out)
 }
@@ -56,50 +63,89 @@ fn resolve_part(topo: &Topology, part: &str) -> Result<Vec<u32>, String> {
     }
     match part.split_once(':') {
         None => {
-            parse_ordered_list(part, u32::MAX).map(|v| v.into_iter().map(|i| i as u32).collect())
+            // Physical OS indexes: each must be a CPU this machine has.
+            let end = topo
+                .pus
+                .iter()
+                .map(|p| p.cpu)
+                .max()
+                .map_or(0, |m| u64::from(m) + 1);
+            let limit = Limit {
+                end,
+                what: "CPU",
+                out_of_range: |v, end| {
+                    format!("CPU {v} does not exist (this machine's CPUs are numbered below {end})")
+                },
+            };
+            parse_ordered_list(part, &limit).map(|v| v.into_iter().map(|i| i as u32).collect())
         }
         Some((domain, "scatter")) => scatter(topo, domain),
         Some((domain, list)) => {
             let members = logical(domain_members(topo, domain)?);
-            let idx = parse_ordered_list(list, members.len() as u32)
-                .map_err(|e| format!("{domain}: {e}"))?;
-            Ok(idx.into_iter().map(|i| members[i].cpu).collect())
+            let limit = Limit {
+                end: members.len() as u64,
+                what: "index",
+                out_of_range: |v, end| {
+                    format!(
+                        "index {v} is out of range (the domain has {end} CPUs, 0-{})",
+                        end.saturating_sub(1)
+                    )
+                },
+            };
+            let idx = parse_ordered_list(list, &limit).map_err(|e| format!("{domain}: {e}"))?;
+            Ok(idx.into_iter().map(|i| members[i as usize].cpu).collect())
         }
     }
 }
 
-/// Indexes in the written order: `3,0-1` is 3, 0, 1. Each must be below `limit`.
-fn parse_ordered_list(text: &str, limit: u32) -> Result<Vec<usize>, String> {
+/// What a list's numbers must stay below, and how to say one does not.
+struct Limit {
+    end: u64,
+    what: &'static str,
+    out_of_range: fn(u64, u64) -> String,
+}
+
+/// Numbers in the written order: `3,0-1` is 3, 0, 1. Each must be below
+/// `limit.end` and appear once, so the list is never longer than `limit.end`.
+fn parse_ordered_list(text: &str, limit: &Limit) -> Result<Vec<u64>, String> {
     let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for token in text.split(',') {
-        let num = |t: &str| -> Result<u32, String> {
-            let t = t.trim();
-            if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) || t.len() > 6 {
-                return Err(format!("`{token}` is not a number or range"));
-            }
-            let v: u32 = t
-                .parse()
-                .map_err(|_| format!("`{token}` is not a number"))?;
-            if v >= limit {
-                return Err(format!(
-                    "index {v} is out of range (the domain has {limit} CPUs, 0-{})",
-                    limit.saturating_sub(1)
-                ));
+        let num = |t: &str| -> Result<u64, String> {
+            let v =
+                decimal(t.trim()).ok_or_else(|| format!("`{token}` is not a number or range"))?;
+            if v >= limit.end {
+                return Err((limit.out_of_range)(v, limit.end));
             }
             Ok(v)
         };
-        match token.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (num(a)?, num(b)?);
-                if b < a {
-                    return Err(format!("range `{token}` runs backwards"));
-                }
-                out.extend((a..=b).map(|v| v as usize));
+        let (a, b) = match token.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => {
+                let v = num(token)?;
+                (v, v)
             }
-            None => out.push(num(token)? as usize),
+        };
+        if b < a {
+            return Err(format!("range `{token}` runs backwards"));
+        }
+        for v in a..=b {
+            if !seen.insert(v) {
+                return Err(format!("{} {v} is named twice", limit.what));
+            }
+            out.push(v);
         }
     }
     Ok(out)
+}
+
+/// A plain decimal number (ASCII digits only: no sign, no spaces), or `None` when
+/// the text is not one or does not fit in a `u64`.
+fn decimal(t: &str) -> Option<u64> {
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    t.parse().ok()
 }
 
 fn usable(topo: &Topology) -> Vec<Hw> {
@@ -116,21 +162,25 @@ fn usable(topo: &Topology) -> Vec<Hw> {
 /// The usable PUs of one domain (`N`, `S0`, `M1`, `C0`, `D0`), unordered.
 fn domain_members(topo: &Topology, domain: &str) -> Result<Vec<Hw>, String> {
     let all = usable(topo);
-    let (kind, index) = domain.split_at(domain.len().min(1));
-    if kind == "N" && index.is_empty() {
+    if domain == "N" {
         return Ok(all);
     }
-    let i: usize = index
-        .parse()
-        .map_err(|_| format!("unknown domain `{domain}` (N, S<i>, M<i>, C<i>, D<i>)"))?;
-    let sets = domain_sets(topo, kind)
-        .ok_or_else(|| format!("unknown domain `{domain}` (N, S<i>, M<i>, C<i>, D<i>)"))?;
-    let set = sets.get(i).ok_or_else(|| {
-        format!(
-            "domain `{domain}` does not exist (this machine has {kind}0-{kind}{})",
-            sets.len().saturating_sub(1)
-        )
-    })?;
+    let unknown = || format!("unknown domain `{domain}` (N, S<i>, M<i>, C<i>, D<i>)");
+    // Split after the first character, not the first byte: the name may be any text.
+    let mut chars = domain.chars();
+    let kind = chars.next().ok_or_else(unknown)?;
+    let index = chars.as_str();
+    let sets = domain_sets(topo, kind.encode_utf8(&mut [0; 4])).ok_or_else(unknown)?;
+    let i = decimal(index).ok_or_else(unknown)?;
+    let set = usize::try_from(i)
+        .ok()
+        .and_then(|i| sets.get(i))
+        .ok_or_else(|| {
+            format!(
+                "domain `{domain}` does not exist (this machine has {kind}0-{kind}{})",
+                sets.len().saturating_sub(1)
+            )
+        })?;
     let members: Vec<Hw> = all.into_iter().filter(|h| set.contains(h.cpu)).collect();
     if members.is_empty() {
         return Err(format!("domain `{domain}` has no usable CPU"));
@@ -186,9 +236,9 @@ fn compact(mut v: Vec<Hw>) -> Vec<Hw> {
 fn expression_part(topo: &Topology, rest: &str) -> Result<Vec<u32>, String> {
     let fields: Vec<&str> = rest.split(':').collect();
     let number = |s: &str, what: &str| -> Result<usize, String> {
-        s.parse::<usize>()
-            .ok()
+        decimal(s)
             .filter(|v| *v >= 1)
+            .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
             .ok_or_else(|| format!("E: {what} `{s}` must be a positive integer"))
     };
     let (domain, count, chunk, stride) = match fields.as_slice() {
@@ -205,8 +255,15 @@ fn expression_part(topo: &Topology, rest: &str) -> Result<Vec<u32>, String> {
         return Err(format!("E: stride {stride} is smaller than chunk {chunk}"));
     }
     let members = compact(domain_members(topo, domain)?);
+    // The count is checked against the domain before anything is allocated.
+    if count > members.len() {
+        return Err(format!(
+            "E: count {count} is more than the {} CPUs of domain {domain}",
+            members.len()
+        ));
+    }
     let mut out = Vec::with_capacity(count);
-    let mut start = 0;
+    let mut start = 0usize;
     while out.len() < count {
         if start >= members.len() {
             return Err(format!(
@@ -215,13 +272,14 @@ fn expression_part(topo: &Topology, rest: &str) -> Result<Vec<u32>, String> {
                 members.len()
             ));
         }
+        let end = start.saturating_add(chunk).min(members.len());
         out.extend(
-            members[start..(start + chunk).min(members.len())]
+            members[start..end]
                 .iter()
                 .take(count - out.len())
                 .map(|h| h.cpu),
         );
-        start += stride;
+        start = start.saturating_add(stride);
     }
     Ok(out)
 }
@@ -299,7 +357,7 @@ mod tests {
             ("S2:0", "does not exist"),
             ("S0:9", "out of range"),
             ("Q0:1", "unknown domain"),
-            ("E:S0:99", "only 8 CPUs"),
+            ("E:S0:99", "count 99 is more than the 8 CPUs of domain S0"),
             ("E:S0:x", "positive integer"),
             ("0-3@", "empty part"),
             ("0,0", "named twice"),

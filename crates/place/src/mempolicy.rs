@@ -41,16 +41,25 @@ impl FromStr for MemPolicy {
             "local" => MemPolicy::Local,
             _ => {
                 if let Some(nodes) = s.strip_prefix("bind:") {
-                    let v: Result<Vec<u32>, _> = nodes.split('+').map(str::parse).collect();
-                    MemPolicy::Bind(v.map_err(|_| bad())?)
+                    let v: Option<Vec<u32>> = nodes.split('+').map(node_id).collect();
+                    MemPolicy::Bind(v.ok_or_else(bad)?)
                 } else if let Some(node) = s.strip_prefix("preferred:") {
-                    MemPolicy::Preferred(node.parse().map_err(|_| bad())?)
+                    MemPolicy::Preferred(node_id(node).ok_or_else(bad)?)
                 } else {
                     return Err(bad());
                 }
             }
         })
     }
+}
+
+/// A node number as written: ASCII digits only (`str::parse` would also take `+1`,
+/// which then prints back as `1`), fitting a `u32`.
+fn node_id(text: &str) -> Option<u32> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }
 
 impl fmt::Display for MemPolicy {
@@ -254,7 +263,16 @@ mod tests {
         ] {
             assert_eq!(s.parse::<MemPolicy>().unwrap().to_string(), s);
         }
-        for s in ["bind:", "bind:x", "preferred:", "everywhere"] {
+        for s in [
+            "bind:",
+            "bind:x",
+            "preferred:",
+            "everywhere",
+            "preferred:+1",
+            "bind:0+-1",
+            "bind:4294967296",
+            "preferred:é",
+        ] {
             assert!(s.parse::<MemPolicy>().is_err(), "{s}");
         }
     }

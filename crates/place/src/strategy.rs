@@ -71,7 +71,9 @@ pub(crate) fn slots(topo: &Topology, req: &PlaceRequest) -> Result<Vec<Slot>, Pl
 ///
 /// # Errors
 /// [`PlaceError`] for zero threads, more threads than usable PUs without
-/// oversubscription, an empty restriction, smt-pairs without SMT, or a bad expression.
+/// oversubscription, more than [`crate::max_threads`] with it, an empty restriction,
+/// smt-pairs without SMT, or a bad expression. The thread count is checked before
+/// anything is allocated for it.
 pub fn place(topo: &Topology, req: &PlaceRequest) -> Result<Placement, PlaceError> {
     let slots = slots(topo, req)?;
     let ordered: Vec<Slot> = match &req.strategy {
@@ -82,6 +84,16 @@ pub fn place(topo: &Topology, req: &PlaceRequest) -> Result<Placement, PlaceErro
         Strategy::Spread => return spread(&slots, req),
         Strategy::Cpus(expr) => expression(topo, &slots, expr)?,
     };
+    if ordered.is_empty() {
+        // Only reachable through an expression that names no CPU; never divide by it.
+        return Err(PlaceError::BadExpression {
+            expr: match &req.strategy {
+                Strategy::Cpus(e) => e.clone(),
+                other => other.to_string(),
+            },
+            detail: "names no CPU".into(),
+        });
+    }
     let threads = req.threads.unwrap_or(ordered.len());
     check_count(threads, ordered.len(), req)?;
     let sets = (0..threads)
@@ -103,6 +115,14 @@ fn sorted<K: Ord>(slots: &[Slot], key: impl Fn(&Slot) -> K) -> Vec<Slot> {
 fn check_count(threads: usize, available: usize, req: &PlaceRequest) -> Result<(), PlaceError> {
     if threads == 0 {
         return Err(PlaceError::ZeroThreads);
+    }
+    let limit = crate::max_threads(available);
+    if threads > limit && req.oversubscribe {
+        return Err(PlaceError::ThreadsOverLimit {
+            requested: threads,
+            limit,
+            available,
+        });
     }
     if threads > available && !req.oversubscribe {
         let r = &req.restriction;
