@@ -2,6 +2,8 @@
 //! study's 2 x 24 x 2 machine and on a recorded single-package machine: each knee
 //! must be found where it is and attributed to the right topology boundary.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -11,6 +11,8 @@
 //!
 //! This binary installs a counting allocator, so it lives apart from the other tests.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;

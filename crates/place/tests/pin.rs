@@ -1,6 +1,8 @@
 //! Pinning changes process state, so it lives in its own test binary: on this
 //! machine, a thread placed by a strategy really runs where planned.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use scalescope_place::pin::{current_affinity, current_cpu, pin_current_thread};
 use scalescope_place::{place, PlaceRequest, Strategy};
 use scalescope_topo::Source;

@@ -3,6 +3,8 @@
 //! `place`, `analyze`, `report` and `sweep --resume` all reach these parsers through
 //! `Strategy::from_str` and [`place`], so one fix and one test cover them all.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use scalescope_place::{
     likwid, max_threads, place, MemPolicy, PlaceError, PlaceRequest, Strategy, MAX_THREADS,
 };

@@ -2,6 +2,8 @@
 //! models are checked against hwloc in the topo crate) and on synthetic ones:
 //! the machine, the strategy, the expected CPUs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;

@@ -205,8 +205,10 @@ fn strategies_section(topo: &Topology) -> String {
         .count();
     let n = per_pkg.clamp(2.min(usable.len()), usable.len());
     let mut out = format!("What each strategy picks for {n} threads:\n");
-    for name in STRATEGY_NAMES {
-        let strategy: Strategy = name.parse().expect("built-in strategy names parse");
+    for (name, strategy) in STRATEGY_NAMES
+        .iter()
+        .filter_map(|n| n.parse::<Strategy>().ok().map(|s| (n, s)))
+    {
         let line = match place(topo, &PlaceRequest::new(strategy, n)) {
             Ok(p) => {
                 let cpus = p.first_cpus();

@@ -2,6 +2,8 @@
 //! machine, two placements, hand-set times), snapshot-tested byte for byte; and a
 //! hostile string in the results comes out escaped.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

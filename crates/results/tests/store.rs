@@ -1,6 +1,8 @@
 //! The results directory as a user meets it after accidents: a second writer, a
 //! crash mid-line, a crash before the first record.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::io::Write;
 

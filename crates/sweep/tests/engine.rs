@@ -1,6 +1,8 @@
 //! The sweep's bookkeeping with a fake executor and a fixed clock: order, results
 //! on disk, failures, resume, statistics. No process is started.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

@@ -4,6 +4,8 @@
 //! (NAME.expected.json). The hwloc XML export of the same machine must give the same
 //! model as the tree.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,5 +1,7 @@
 //! Shared by the fixture tests: unpacks hwloc's recorded machines once per process.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
