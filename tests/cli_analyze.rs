@@ -1,5 +1,7 @@
 //! `analyze`, `compare` and `report` on results written by real sweeps.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::path::Path;
 
 use assert_cmd::Command;

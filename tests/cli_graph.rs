@@ -1,5 +1,7 @@
 //! `scalescope graph count` as a user meets it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;

@@ -3,6 +3,8 @@
 //! machine and says so, core-to-core latency pairs every CPU; bad sizes and node
 //! numbers get clear errors.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;

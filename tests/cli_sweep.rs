@@ -2,6 +2,8 @@
 //! here, `sleep`, a program that exits 3, one that ignores SIGTERM, one that re-pins
 //! itself elsewhere; Ctrl-C then resume; bad option values.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};

@@ -1,6 +1,8 @@
 //! The `topo` and `place` commands as a user meets them: output, JSON, and clear
 //! one-line errors (never a panic) for bad input.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 #[path = "../crates/topo/tests/common/mod.rs"]
 mod common;
 

@@ -1,6 +1,8 @@
 //! TPC-H and NPB as a user runs them: exact answers at SF 0.01 and 0.1, a .tbl round
 //! trip, NPB classes S and W verified, bad input refused; and both as sweep workloads.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::io::Write;
 
 use assert_cmd::Command;

@@ -2,6 +2,8 @@
 //! (Debian's), screenshotted, and the charts' series colours found painted; the DOM
 //! holds the SVG charts and no markup smuggled in through the results.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command as StdCommand;
