@@ -111,6 +111,17 @@ Examples:
   scalescope sync
   scalescope sync --table 64 --batches 1,2,4,8,16,32 --json     (high contention)")]
     Sync(SyncArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "\
+Examples:
+  scalescope completions bash > ~/.local/share/bash-completion/completions/scalescope
+  scalescope completions zsh > ~/.zfunc/_scalescope")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), generated from these definitions.
+    #[command(after_help = "\
+Examples:
+  scalescope man > scalescope.1 && man ./scalescope.1")]
+    Man,
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
@@ -589,4 +600,10 @@ pub struct PlaceArgs {
     /// Print JSON: {"threads":[{"thread":0,"cpus":[..]}..], "renderings":{..}}.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    pub shell: clap_complete::Shell,
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand; each takes its parsed arguments and returns an exit code.
 
 pub mod analyze;
+mod docs;
 mod graph;
 pub mod mem;
 mod npb;
@@ -37,6 +38,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Tpch(args)) => tpch::run(&args),
         Some(Command::Graph(cmd)) => graph::run(&cmd),
         Some(Command::Sync(args)) => graph::sync_cmd(&args),
+        Some(Command::Completions(args)) => docs::completions(args.shell),
+        Some(Command::Man) => docs::man(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
     }
 }
