@@ -44,7 +44,9 @@ fn the_man_page_is_roff_with_every_command() {
     assert!(out.status.success());
     let page = String::from_utf8(out.stdout).unwrap();
     assert!(page.contains(".TH scalescope 1"));
-    for cmd in ["topo", "place", "sweep", "analyze", "report", "compare", "mem"] {
+    for cmd in [
+        "topo", "place", "sweep", "analyze", "report", "compare", "mem",
+    ] {
         assert!(page.contains(cmd), "no `{cmd}` in the man page");
     }
 }
