@@ -90,7 +90,7 @@ fn bandwidth_cell(
         let sums = pool.broadcast(|i| {
             // SAFETY: read-only access; no worker writes during the pass.
             let w = unsafe { buf.as_mut_slice::<f64>() };
-            crate::stream::sum8(&w[chunk(n, t, i, 8)])
+            super::stream::sum8(&w[chunk(n, t, i, 8)])
         });
         best = best.min(t0.elapsed().as_secs_f64());
         std::hint::black_box(sums);
