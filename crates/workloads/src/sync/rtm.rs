@@ -65,14 +65,20 @@ impl Aborts {
 /// XBEGIN's abort status if it aborted (and all of `f`'s effects were rolled back).
 /// After an abort the processor restores every register to its state at XBEGIN and
 /// resumes at the instruction after it, so both outcomes leave the asm block the same
-/// way. Callers check [`rtm_available`] first; `f` must not make system calls.
+/// way. `f` should not make system calls (they abort the transaction).
+///
+/// Safe on any CPU: where CPUID does not advertise RTM (XBEGIN would fault as an
+/// invalid instruction) it runs nothing and returns `Err(0)`, an abort without a
+/// cause bit. [`rtm_available`] tells callers whether transactions can commit at all.
 #[cfg(target_arch = "x86_64")]
 pub fn transaction_status(f: impl FnOnce()) -> Result<(), u32> {
-    debug_assert!(std::arch::is_x86_feature_detected!("rtm"));
+    if !std::arch::is_x86_feature_detected!("rtm") {
+        return Err(0);
+    }
     let mut status: u32 = u32::MAX;
-    // SAFETY: RTM is supported (checked by every caller through rtm_available, or by
-    // its CPUID probe); xbegin either starts a transaction, leaving eax at u32::MAX,
-    // or lands at label 2 after an abort with the cause in eax.
+    // SAFETY: CPUID advertises RTM (checked just above), so xbegin is a valid
+    // instruction; it either starts a transaction, leaving eax at u32::MAX, or lands
+    // at label 2 after an abort with the cause in eax.
     unsafe { std::arch::asm!("xbegin 2f", "2:", inout("eax") status, options(nostack)) };
     if status != u32::MAX {
         return Err(status);
@@ -95,7 +101,9 @@ pub struct ElidedLock {
 
 impl ElidedLock {
     /// Runs `f` elided, or under the lock after an abort; returns the abort status
-    /// when the fallback was taken.
+    /// when the fallback was taken. Safe on any CPU: without RTM every attempt
+    /// aborts at once (status 0, see [`transaction_status`]) and `f` runs under the
+    /// lock.
     pub fn run(&self, f: impl Fn()) -> Option<u32> {
         #[cfg(target_arch = "x86_64")]
         {
