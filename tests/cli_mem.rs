@@ -146,10 +146,10 @@ fn bad_sizes_and_nodes_get_clear_errors() {
             "`lots` is not a size",
         ),
         (vec!["mem", "stream", "--mem", "bind:7"], "memory node `7`"),
-        (vec!["mem", "stream", "--ntimes", "1"], "--ntimes 1"),
+        (vec!["mem", "stream", "--ntimes", "1"], "`ntimes`: 1"),
         (
             vec!["mem", "matrix", "--size", "0"],
-            "--size: `0` is out of range",
+            "`size`: `0` is out of range",
         ),
         (vec!["mem", "matrix", "--passes", "0"], "--passes 0"),
         (

@@ -3,12 +3,13 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
+use scalescope_report::machine::human_bytes;
 use scalescope_topo::Source;
 use scalescope_workloads::stream::Stream;
 use scalescope_workloads::{execute, Pool};
 
 use crate::cli::{C2cArgs, LatencyArgs, MatrixArgs, MemCommand, StreamArgs};
+use crate::shared::{verdict_exit, verdict_line};
 
 /// Version of the `mem matrix|latency|c2c --json` documents (docs/json.md).
 pub const MEM_SCHEMA_VERSION: u32 = 1;
@@ -22,33 +23,14 @@ pub fn run(cmd: &MemCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Total last-level cache from the topology (L3, else L2), if known.
-fn llc_bytes(topo: &scalescope_topo::Topology) -> Option<u64> {
-    let llc = if topo.l3.is_empty() {
-        &topo.l2
-    } else {
-        &topo.l3
-    };
-    let total: u64 = llc.iter().filter_map(|c| c.size_bytes).sum();
-    (total > 0).then_some(total)
-}
-
-/// A size flag, or `times` x the last-level cache.
+/// A size setting, or `times` x the last-level cache.
 fn size_or_llc(
-    flag: &str,
+    field: &str,
     text: Option<&str>,
     topo: &scalescope_topo::Topology,
     times: u64,
 ) -> anyhow::Result<usize> {
-    match text {
-        Some(t) => Ok(scalescope_workloads::size::parse_bytes(t)
-            .map_err(|e| anyhow::anyhow!("{flag}: {e}"))? as usize),
-        None => llc_bytes(topo)
-            .map(|b| (b * times) as usize)
-            .ok_or_else(|| {
-                anyhow::anyhow!("the last-level cache size is unknown here; give {flag}")
-            }),
-    }
+    Ok(scalescope_workloads::mem::size_or_llc(field, text, topo, times)? as usize)
 }
 
 fn matrix_table(
@@ -78,9 +60,9 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--passes 0: at least one pass is needed");
     }
     let cfg = scalescope_workloads::mem::matrix::MatrixConfig {
-        bandwidth_bytes: size_or_llc("--size", args.size.as_deref(), &topo, 4)?,
+        bandwidth_bytes: size_or_llc("size", args.size.as_deref(), &topo, 4)?,
         passes: args.passes,
-        latency_bytes: size_or_llc("--latency-size", args.latency_size.as_deref(), &topo, 4)?,
+        latency_bytes: size_or_llc("latency_size", args.latency_size.as_deref(), &topo, 4)?,
         latency_steps: 4_000_000,
         threads_per_node: args.threads_per_node,
     };
@@ -196,7 +178,7 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
         ),
         None => topo.usable_cpus().first().context("no usable CPU")?,
     };
-    let max = size_or_llc("--max-size", args.max_size.as_deref(), &topo, 8)?;
+    let max = size_or_llc("max_size", args.max_size.as_deref(), &topo, 8)?;
     let sizes = scalescope_workloads::mem::matrix::ladder_sizes(max);
     let rungs = scalescope_workloads::mem::matrix::ladder(cpu, &sizes, 5_000_000)?;
     let pu = topo.pu(cpu);
@@ -235,17 +217,10 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
         for (l, s) in &caches {
             if r.bytes as u64 > *s && !marked.contains(l) {
                 marked.push(*l);
-                mark += &format!(
-                    "  <- past L{l} ({})",
-                    scalescope_report::machine::human_bytes(*s)
-                );
+                mark += &format!("  <- past L{l} ({})", human_bytes(*s));
             }
         }
-        println!(
-            "{:>12} {:>10.2}{mark}",
-            scalescope_report::machine::human_bytes(r.bytes as u64),
-            r.ns
-        );
+        println!("{:>12} {:>10.2}{mark}", human_bytes(r.bytes as u64), r.ns);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -340,70 +315,57 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
-    let strategy: Strategy = args.placement.parse()?;
-    let policy: MemPolicy = args.mem.parse()?;
-    if args.ntimes < 2 {
-        anyhow::bail!(
-            "--ntimes {}: STREAM needs at least 2 iterations (the first is not counted)",
-            args.ntimes
-        );
-    }
-    let topo = Source::Live.load()?;
-    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
-    let resolved = policy.resolve(&topo)?;
+    let topo = Source::Live
+        .load()
+        .context("reading this machine's topology")?;
     let bytes = Stream::array_bytes(args.size.as_deref(), &topo)?;
-    let mut stream = Stream::new((bytes / 8) as usize, args.ntimes, args.nt);
-    let pool = Pool::new(&placement.threads, Some(&resolved)).context("starting pinned workers")?;
+    let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?;
+    let resolved = args.mem.resolve(&topo)?;
+    let (pool, placement) = Pool::placed(&topo, &args.placement, args.threads, Some(&resolved))?;
     let report = execute(&mut stream, &pool)?;
+    let v = &report.verification;
     if args.json {
         let doc = serde_json::json!({
             "kind": "scalescope.mem-stream",
             "schema_version": MEM_SCHEMA_VERSION,
-            "threads": threads,
+            "threads": report.threads,
             "placement": placement.strategy.to_string(),
-            "mem": policy.to_string(),
-            "verified": report.verified,
-            "verification": report.verification,
+            "mem": args.mem.to_string(),
+            "verified": v.passed(),
+            "verdict": v.verdict(),
+            "verification": v.why(),
             "array_bytes": report.detail["array_bytes"],
             "kernels": report.detail["kernels"],
             "report": report,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
+        return Ok(verdict_exit(v));
+    }
+    println!(
+        "STREAM: {} threads ({}), {}, {} per array ({} total), best of {} iterations{}",
+        report.threads,
+        placement.strategy,
+        args.mem,
+        human_bytes(bytes),
+        human_bytes(3 * bytes),
+        args.ntimes - 1,
+        if args.nt { ", non-temporal stores" } else { "" }
+    );
+    println!(
+        "{:<8} {:>12} {:>12} {:>12} {:>12}",
+        "kernel", "GB/s", "best s", "avg s", "max s"
+    );
+    for name in scalescope_workloads::stream::KERNELS {
+        let k = &report.detail["kernels"][name];
+        let f = |key: &str| k[key].as_f64().unwrap_or(f64::NAN);
         println!(
-            "STREAM: {} threads ({}), {}, {} per array ({} total), best of {} iterations{}",
-            threads,
-            placement.strategy,
-            policy,
-            scalescope_report::machine::human_bytes(bytes),
-            scalescope_report::machine::human_bytes(3 * bytes),
-            args.ntimes - 1,
-            if args.nt { ", non-temporal stores" } else { "" }
-        );
-        println!(
-            "{:<8} {:>12} {:>12} {:>12} {:>12}",
-            "kernel", "GB/s", "best s", "avg s", "max s"
-        );
-        for name in scalescope_workloads::stream::KERNELS {
-            let k = &report.detail["kernels"][name];
-            println!(
-                "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}",
-                k["gb_per_s"].as_f64().unwrap_or(f64::NAN),
-                k["best_secs"].as_f64().unwrap_or(f64::NAN),
-                k["avg_secs"].as_f64().unwrap_or(f64::NAN),
-                k["max_secs"].as_f64().unwrap_or(f64::NAN)
-            );
-        }
-        println!(
-            "validation: {} ({})",
-            if report.verified { "passed" } else { "FAILED" },
-            report.verification
+            "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}",
+            f("gb_per_s"),
+            f("best_secs"),
+            f("avg_secs"),
+            f("max_secs")
         );
     }
-    Ok(if report.verified {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(super::workload_child::EXIT_UNVERIFIED)
-    })
+    println!("{}", verdict_line(v));
+    Ok(verdict_exit(v))
 }

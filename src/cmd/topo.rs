@@ -18,7 +18,7 @@ struct TopoJson<'a> {
 }
 
 pub fn run(args: &TopoArgs) -> anyhow::Result<ExitCode> {
-    let topo = super::load_topology(&args.source)?;
+    let topo = crate::shared::load_topology(&args.source)?;
     if args.json {
         let doc = TopoJson {
             topology: &topo,

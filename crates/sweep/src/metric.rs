@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use regex::Regex;
-use serde::Deserialize;
 
 use crate::SweepError;
 use scalescope_results::store::MetricSpec;
@@ -74,21 +73,6 @@ pub fn extract(specs: &[MetricSpec], output: &str) -> (BTreeMap<String, f64>, Ve
     (found, missing)
 }
 
-/// What a built-in workload prints as its last stdout line.
-#[derive(Debug, Clone, Deserialize)]
-pub struct WorkloadReport {
-    pub verified: bool,
-    #[serde(default)]
-    pub verification: Option<String>,
-    pub figures: BTreeMap<String, f64>,
-}
-
-/// The workload's report from its stdout, if the last non-empty line is one.
-pub fn workload_report(output: &str) -> Option<WorkloadReport> {
-    let line = output.lines().rev().find(|l| !l.trim().is_empty())?;
-    serde_json::from_str(line).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,15 +97,5 @@ mod tests {
         let (found, missing) = extract(&specs, "rate: 1.5\nrate: 2.5e3\n");
         assert_eq!(found["rate"], 2500.0);
         assert_eq!(missing, vec!["teps"]);
-    }
-
-    #[test]
-    fn workload_lines() {
-        let r =
-            workload_report("noise\n{\"verified\":true,\"figures\":{\"triad_gb_per_s\":12.5}}\n")
-                .unwrap();
-        assert!(r.verified);
-        assert_eq!(r.figures["triad_gb_per_s"], 12.5);
-        assert!(workload_report("plain text").is_none());
     }
 }

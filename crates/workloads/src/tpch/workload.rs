@@ -154,13 +154,16 @@ impl Workload for Tpch {
     fn verify(&self, _pool: &Pool) -> Verification {
         match reference(&self.query, self.sf) {
             Some(r) => match check(&self.rows, &r) {
-                Ok(()) => Verification { passed: true, detail: format!("{} at SF {} equals the reference answer", self.query, self.sf) },
-                Err(e) => Verification { passed: false, detail: e },
+                Ok(()) => Verification::Passed(format!(
+                    "{} at SF {} equals the reference answer",
+                    self.query, self.sf
+                )),
+                Err(e) => Verification::Failed(e),
             },
-            None => Verification {
-                passed: false,
-                detail: format!("unavailable: no reference answer for {} at SF {} (references exist for SF 0.01, 0.1 and 1)", self.query, self.sf),
-            },
+            None => Verification::Unavailable(format!(
+                "no reference answer for {} at SF {} (references exist for SF 0.01, 0.1 and 1)",
+                self.query, self.sf
+            )),
         }
     }
 
