@@ -214,7 +214,7 @@ impl ResultsStore {
         }
         let lock = DirLock::take(dir)?;
         let (header, runs, good_len) = read_results(&path).map_err(|e| match e {
-            ResultsError::Malformed { line: 1, .. } if !holds_header(&path) => {
+            ResultsError::Malformed { line: 1, .. } if first_line_torn(&path) => {
                 ResultsError::NoHeader { path: path.clone() }
             }
             e => e,
@@ -284,6 +284,18 @@ fn holds_header(path: &Path) -> bool {
         serde_json::from_str(first.trim_end()),
         Ok(Record::Header(_))
     )
+}
+
+/// Whether the file is empty or its first line never got its newline.
+fn first_line_torn(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    let mut limited = BufReader::new(file.take(MAX_LINE_BYTES));
+    // An empty file or a first line that never got its newline is a header torn by a
+    // crash; a whole first line that is not a header is malformed, and says so by line.
+    limited.read_line(&mut first).is_ok() && !first.ends_with('\n')
 }
 
 /// Whether a non-empty file's last byte is a newline (an empty file counts as ended).
