@@ -99,9 +99,8 @@ pub fn open(event: Event, target: Target) -> std::io::Result<Counter> {
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: the kernel just returned this descriptor to us; nothing else owns it.
-    Ok(Counter {
-        fd: unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) },
-    })
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
+    Ok(Counter { fd })
 }
 
 impl Counter {
