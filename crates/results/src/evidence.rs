@@ -86,7 +86,8 @@ pub struct ThreadEvidence {
     pub last_seen_secs: f64,
     /// CPU time over the time it was observed alive, 0..1 (None: seen once).
     pub busy: Option<f64>,
-    /// Samples in which another thread of the run was on the same CPU.
+    /// Samples in which it was running (`R`) while another running thread of the run
+    /// was on the same CPU.
     pub shared_cpu_samples: usize,
     pub samples: usize,
 }

@@ -226,8 +226,10 @@ impl Sampler {
     }
 
     fn track_threads(&mut self, t: f64, tasks: &[TaskStat]) {
+        // Sharing is counted among running threads only: a sleeping thread's CPU is
+        // just where it last ran.
         let mut on_cpu: BTreeMap<u32, usize> = BTreeMap::new();
-        for k in tasks {
+        for k in tasks.iter().filter(|k| k.state == 'R') {
             if let Some(c) = k.cpu {
                 *on_cpu.entry(c).or_insert(0) += 1;
             }
@@ -250,7 +252,7 @@ impl Sampler {
                 if tr.last_cpu.is_some_and(|l| l != c) {
                     tr.migrations += 1;
                 }
-                if on_cpu.get(&c).is_some_and(|n| *n > 1) {
+                if k.state == 'R' && on_cpu.get(&c).is_some_and(|n| *n > 1) {
                     tr.shared_cpu_samples += 1;
                 }
             }

@@ -76,6 +76,8 @@ pub struct TaskStat {
     pub pid: u32,
     pub tid: u32,
     pub comm: String,
+    /// `R` running or runnable, `S` sleeping, `D` waiting on I/O, ...
+    pub state: char,
     /// CPU it last ran on.
     pub cpu: Option<u32>,
     /// Cumulative user and system ticks.
@@ -93,14 +95,32 @@ fn split_stat(stat: &str) -> Option<(&str, Vec<&str>)> {
     Some((comm, stat.get(close + 1..)?.split_whitespace().collect()))
 }
 
-/// Parses one thread's `stat`: comm, utime (field 14), stime (15), processor (39).
-pub fn parse_task_stat(stat: &str) -> Option<(String, u64, u64, Option<u32>)> {
+/// One thread's `stat` fields the sampler uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatFields {
+    pub comm: String,
+    pub state: char,
+    pub utime: u64,
+    pub stime: u64,
+    pub cpu: Option<u32>,
+}
+
+/// Parses one thread's `stat`: comm, state (field 3), utime (14), stime (15),
+/// processor (39).
+pub fn parse_task_stat(stat: &str) -> Option<StatFields> {
     let (comm, f) = split_stat(stat)?;
+    let state = f.first()?.chars().next()?;
     // f[0] is field 3 (state): field N is f[N - 3].
     let utime = f.get(11)?.parse().ok()?;
     let stime = f.get(12)?.parse().ok()?;
     let cpu = f.get(36).and_then(|c| c.parse().ok());
-    Some((comm.to_string(), utime, stime, cpu))
+    Some(StatFields {
+        comm: comm.to_string(),
+        state,
+        utime,
+        stime,
+        cpu,
+    })
 }
 
 /// `Cpus_allowed_list:` from `/proc/.../status`.
@@ -135,7 +155,7 @@ pub fn read_tree(root: &Path, pid: u32) -> (Vec<TaskStat>, Vec<u32>) {
                 continue;
             };
             let dir = entry.path();
-            let Some((comm, utime, stime, cpu)) = std::fs::read_to_string(dir.join("stat"))
+            let Some(f) = std::fs::read_to_string(dir.join("stat"))
                 .ok()
                 .and_then(|s| parse_task_stat(&s))
             else {
@@ -147,10 +167,11 @@ pub fn read_tree(root: &Path, pid: u32) -> (Vec<TaskStat>, Vec<u32>) {
             tasks.push(TaskStat {
                 pid: p,
                 tid,
-                comm,
-                cpu,
-                utime,
-                stime,
+                comm: f.comm,
+                state: f.state,
+                cpu: f.cpu,
+                utime: f.utime,
+                stime: f.stime,
                 allowed,
             });
             if let Ok(children) = std::fs::read_to_string(dir.join("children")) {
@@ -234,7 +255,13 @@ mod tests {
         let stat = "1234 (a) b) (c) S 1 1234 1234 0 -1 4194304 100 0 0 0 57 13 0 0 20 0 3 0 12345 1000000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 5 0 0 0 0 0";
         assert_eq!(
             parse_task_stat(stat),
-            Some(("a) b) (c".to_string(), 57, 13, Some(5)))
+            Some(StatFields {
+                comm: "a) b) (c".to_string(),
+                state: 'S',
+                utime: 57,
+                stime: 13,
+                cpu: Some(5)
+            })
         );
         assert_eq!(parse_task_stat("1 (x) S 1"), None);
     }
