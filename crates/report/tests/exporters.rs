@@ -83,6 +83,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
     }
     let analysis = analyze(&header, &records, &Basis::Time);
     ResultSet {
+        series: Default::default(),
         label: "fixed-sweep".into(),
         header,
         records,

@@ -200,6 +200,24 @@ impl RunEvidence {
     }
 }
 
+/// Reads a run record's `evidence` through a JSON value: a run record is read
+/// through serde's buffered form (it flattens its point and sits in a tagged
+/// record), which cannot turn the string keys of JSON objects back into the CPU
+/// and node numbers these maps use; `serde_json` can.
+///
+/// # Errors
+/// The field is not a valid evidence object.
+pub fn deserialize_evidence<'de, D>(d: D) -> Result<Option<Box<RunEvidence>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let v: Option<serde_json::Value> = Option::deserialize(d)?;
+    v.filter(|v| !v.is_null())
+        .map(|v| serde_json::from_value(v).map(Box::new))
+        .transpose()
+        .map_err(serde::de::Error::custom)
+}
+
 /// One thread in one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadSample {
