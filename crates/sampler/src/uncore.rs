@@ -185,6 +185,22 @@ impl Uncore {
     }
 }
 
+/// Bytes per domain from (domain, count, bytes per count) of every counter: the
+/// read and write CAS counts of every controller of a socket add up.
+pub fn per_domain(counts: impl Iterator<Item = (u32, u64, f64)>) -> Vec<DomainReading> {
+    let mut per: BTreeMap<u32, f64> = BTreeMap::new();
+    for (domain, count, bytes_per_count) in counts {
+        *per.entry(domain).or_insert(0.0) += count as f64 * bytes_per_count;
+    }
+    per.into_iter()
+        .map(|(domain, bytes)| DomainReading {
+            domain,
+            total_bytes: bytes as u64,
+            local_bytes: None,
+        })
+        .collect()
+}
+
 impl BandwidthSource for Uncore {
     fn name(&self) -> &str {
         self.name
@@ -195,18 +211,28 @@ impl BandwidthSource for Uncore {
     }
 
     fn read(&mut self) -> Vec<DomainReading> {
-        let mut per: BTreeMap<u32, f64> = BTreeMap::new();
-        for o in &self.counters {
-            if let Ok(v) = o.counter.read() {
-                *per.entry(o.domain).or_insert(0.0) += v as f64 * o.bytes_per_count;
-            }
-        }
-        per.into_iter()
-            .map(|(domain, bytes)| DomainReading {
-                domain,
-                total_bytes: bytes as u64,
-                local_bytes: None,
-            })
-            .collect()
+        per_domain(
+            self.counters
+                .iter()
+                .filter_map(|o| Some((o.domain, o.counter.read().ok()?, o.bytes_per_count))),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_become_bytes_per_socket() {
+        // Two controllers x read/write on socket 0, one on socket 1; 64 B per CAS.
+        let mib = 6.103515625e-5 * 1024.0 * 1024.0;
+        let r = per_domain([(0, 10, mib), (0, 5, mib), (0, 1, mib), (1, 100, 64.0)].into_iter());
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].domain, r[0].total_bytes), (0, 16 * 64));
+        assert_eq!(
+            (r[1].domain, r[1].total_bytes, r[1].local_bytes),
+            (1, 6400, None)
+        );
     }
 }
