@@ -182,6 +182,7 @@ pub fn template_of(
         }),
         extra_threads: usize::from(command.workload.is_some()),
         workload: command.workload.is_some(),
+        sample_interval: Some(scalescope_sampler::DEFAULT_INTERVAL),
     })
 }
 
@@ -255,7 +256,8 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
     let grace = s
         .kill_grace_secs
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let template = template_of(&command, s.timeout_secs, grace)?;
+    let mut template = template_of(&command, s.timeout_secs, grace)?;
+    template.sample_interval = s.sample_interval();
     let points = engine::prepare_points(topo, &plan.points())?;
     let header = new_header(command, plan, s.timeout_secs, topo);
     Ok(Planned {
@@ -325,7 +327,8 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
     let grace = s
         .kill_grace_secs
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let template = template_of(&header.command, header.timeout_secs, grace)?;
+    let mut template = template_of(&header.command, header.timeout_secs, grace)?;
+    template.sample_interval = s.sample_interval();
     let points = engine::prepare_points(topo, &header.plan.points())?;
     Ok(Ready {
         planned: Planned {
