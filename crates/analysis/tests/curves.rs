@@ -38,6 +38,7 @@ fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> He
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(Path::new("/nonexistent"), topo),
     }
 }

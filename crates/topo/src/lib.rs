@@ -5,11 +5,13 @@
 
 pub mod affinity;
 pub mod cpuset;
+pub mod files;
 pub mod hwloc_xml;
 pub mod model;
 pub mod numbering;
 pub mod synthetic;
 pub mod sysfs;
+mod sysfs_quirks;
 
 use std::path::{Path, PathBuf};
 
