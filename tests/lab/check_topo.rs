@@ -194,8 +194,8 @@ fn locality(shape: &Shape, topo: &Value) -> Result<String, String> {
 
 fn hypervisor(topo: &Value) -> Result<String, String> {
     let h = &topo["virtualization"];
-    match h["virtual"].as_bool() {
-        Some(true) => Ok(format!("{}", h["evidence"])),
+    match h["virtual_machine"].as_bool() {
+        Some(true) => Ok(format!("{} ({})", h["hypervisor"], h["evidence"])),
         _ => Err(format!("topo --json virtualization: {h}")),
     }
 }

@@ -88,18 +88,3 @@ kernel_state() {
   section kernel.nodes kernel_nodes
 }
 
-# 0-3,8 -> one CPU per line.
-expand() {
-  echo "$1" | tr ',' '\n' | while IFS=- read -r a b; do [ -n "$a" ] && seq "$a" "${b:-$a}"; done
-}
-
-# spare_cpu PLANNED: the first CPU this script may use that is not in the cpulist PLANNED
-# (empty when none). The sweep's parent runs there, so its monitoring shows up on a CPU
-# no worker was planned for.
-spare_cpu() {
-  planned=" $(expand "$1" | tr '\n' ' ') "
-  mine=$(grep Cpus_allowed_list /proc/self/status | sed 's/.*:[[:space:]]*//')
-  for c in $(expand "$mine"); do
-    case "$planned" in *" $c "*) ;; *) echo "$c"; return ;; esac
-  done
-}

@@ -20,14 +20,10 @@ section self grep -E '^(Cpus|Mems)_allowed_list' /proc/self/status
 section topo scalescope topo --json
 
 # Placement: the plan, then a sweep of NAS EP at that plan with the kernel's per-CPU
-# busy time around it; the sweep's parent is pinned to a spare CPU (section .parent).
+# busy time around it.
 for s in compact scatter cores-first smt-pairs spread; do
   section "place.$s" scalescope place --strategy "$s" --threads "$LAB_THREADS" --json
-  spare=$(spare_cpu "$(sed -n 's/.*"taskset": "taskset -c \([0-9,-]*\)".*/\1/p' /tmp/last.out)")
-  section "sweep.$s.parent" echo "${spare:-none}"
-  pin=
-  [ -n "$spare" ] && pin="taskset -c $spare"
-  measured "sweep.$s" $pin scalescope sweep --workload ep --param class=S \
+  measured "sweep.$s" scalescope sweep --workload ep --param class=S \
     --threads "$LAB_THREADS" --placement "$s" --reps 1 --warmup 0 --quiet --out "/tmp/sweep.$s"
   section "sweep.$s.results" cat "/tmp/sweep.$s/results.jsonl"
 done
