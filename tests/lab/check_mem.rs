@@ -10,8 +10,8 @@ use crate::console::{kernel_nodes, Console};
 use crate::report::Check;
 use crate::shapes::Shape;
 
-/// Bytes per STREAM array in the guest script (`LAB_STREAM_SIZE`, 16 MiB).
-const STREAM_ARRAY_BYTES: i64 = 16 << 20;
+/// Bytes per STREAM array in the guest script (`LAB_STREAM_SIZE`, 8 MiB).
+const STREAM_ARRAY_BYTES: i64 = 8 << 20;
 /// Pages of one STREAM run: three arrays of 4 KiB pages (THP is off in the guest).
 const STREAM_PAGES: i64 = 3 * STREAM_ARRAY_BYTES / 4096;
 /// A node that should hold the run must have served at least this share of its pages;
@@ -46,21 +46,18 @@ fn memory_nodes(console: &Console) -> Result<BTreeSet<u32>, String> {
 }
 
 fn policy_run(console: &Console, name: &str, target: &BTreeSet<u32>) -> Result<String, String> {
-    let doc = if name.starts_with("sweep-mem") {
+    if name.starts_with("sweep-mem") {
         let lines = console.json_lines(&format!("{name}.results"))?;
         let run = lines.into_iter().find(|l| l["record"] == "run").ok_or("the sweep recorded no run")?;
         if run["status"] != "ok" {
             return Err(format!("the run ended {}: {}", run["status"], run["error"]));
         }
-        run
     } else {
         let doc = console.json(name)?;
         if doc["verified"] != true {
             return Err(format!("STREAM not verified: {}", doc["verification"]));
         }
-        doc
-    };
-    let _ = doc;
+    }
     landed(&console.deltas(name)?.pages, target, STREAM_PAGES)
 }
 
@@ -127,7 +124,11 @@ fn hop_check(m: &Value, key: &str, slit_values: usize) -> Result<String, String>
     if levels > slit_values || !dis.is_empty() || flagged > 0 {
         return Err(format!("{key}: {levels} levels for {slit_values} SLIT values, {flagged} flagged cells, disagreements {dis:?}"));
     }
-    Ok(format!("{key}: {levels} levels for {slit_values} SLIT values"))
+    let noise = &h["noise"];
+    Ok(format!(
+        "{key}: {levels} levels for {slit_values} SLIT values (levels from {}, {} candidates; {})",
+        noise["levels_from"], noise["candidate_levels"], noise["note"]
+    ))
 }
 
 /// `mem matrix`: every cell measured and its pages verified on the memory node; the

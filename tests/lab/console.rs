@@ -55,6 +55,26 @@ impl Console {
         c
     }
 
+    /// The slowest steps (guest seconds between a section's end and the previous
+    /// one's), `n` of them, as text.
+    pub fn slowest(&self, n: usize) -> String {
+        let mut ends: Vec<(f64, &str)> = self
+            .sections
+            .iter()
+            .filter_map(|(k, s)| Some((s.up?, k.as_str())))
+            .collect();
+        ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut steps: Vec<(f64, &str)> = ends
+            .iter()
+            .enumerate()
+            .map(|(i, (t, k))| (t - if i == 0 { 0.0 } else { ends[i - 1].0 }, *k))
+            .collect();
+        steps.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let total = ends.last().map(|e| e.0).unwrap_or(0.0);
+        let top: Vec<String> = steps.iter().take(n).map(|(d, k)| format!("{k} {d:.0} s")).collect();
+        format!("guest uptime at the end {total:.0} s; slowest: {}", top.join(", "))
+    }
+
     pub fn get(&self, name: &str) -> Result<&Section, String> {
         self.sections
             .get(name)

@@ -136,6 +136,7 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
         shape: shape.name.into(),
         description: describe(shape),
         secs: boot.secs,
+        timing: console.slowest(4),
         checks,
         tail,
     }

@@ -30,6 +30,8 @@ pub struct ShapeReport {
     pub shape: String,
     pub description: String,
     pub secs: f64,
+    /// Where the guest's time went.
+    pub timing: String,
     pub checks: Vec<Check>,
     /// The console's last lines and QEMU's stderr, kept when something failed.
     pub tail: Option<String>,
@@ -61,6 +63,7 @@ pub fn render(shapes: &[ShapeReport], total_secs: f64) -> String {
             s.checks.len(),
             s.failed()
         );
+        let _ = writeln!(out, "  ({})", s.timing);
         for c in &s.checks {
             let verdict = if c.ok { "ok  " } else { "FAIL" };
             let _ = writeln!(out, "  {verdict} {}: {}", c.name, c.detail);
