@@ -87,7 +87,9 @@ pub fn policies(console: &Console) -> Vec<Check> {
     out
 }
 
-/// TPC-H's numa layout: each node serves the partitions of the threads on it.
+/// TPC-H's numa layout: partition i's pages (the kernel's answer through
+/// `move_pages`, in the command's `partition_pages`) are on the node of worker i's CPU
+/// (the kernel's node of that CPU in sysfs).
 pub fn tpch(console: &Console) -> Result<String, String> {
     let doc = console.json("tpch.numa")?;
     if doc["verified"] != true {
@@ -95,25 +97,25 @@ pub fn tpch(console: &Console) -> Result<String, String> {
     }
     let plan = console.json("place.tpch")?;
     let kernel = crate::console::kernel_cpus(console)?;
-    let mut threads_on = BTreeMap::<u32, usize>::new();
-    for t in plan["threads"].as_array().into_iter().flatten() {
+    let parts = doc["partition_pages"].as_array().ok_or(format!("partition_pages: {}", doc["partition_pages"]))?;
+    let threads = plan["threads"].as_array().cloned().unwrap_or_default();
+    if parts.len() != threads.len() {
+        return Err(format!("{} partitions for {} threads", parts.len(), threads.len()));
+    }
+    let mut seen = Vec::new();
+    for (t, part) in threads.iter().zip(parts) {
         let cpu = t["cpus"][0].as_u64().ok_or("place.tpch: a thread without CPUs")? as u32;
         let node = kernel.iter().find(|k| k.cpu == cpu).and_then(|k| k.node).ok_or("CPU without node")?;
-        *threads_on.entry(node).or_default() += 1;
-    }
-    let pages = console.deltas("tpch.numa")?.pages;
-    let total: i64 = pages.values().sum();
-    let threads: usize = threads_on.values().sum();
-    for (n, v) in &pages {
-        let want = *threads_on.get(n).unwrap_or(&0) as f64 / threads as f64;
-        let got = *v as f64 / total as f64;
-        // Each node's share of the pages within half of its share of the scanning threads
-        // (the main thread's own allocations are a few percent wherever it runs).
-        if (got - want).abs() > 0.5 * want.max(0.1) {
-            return Err(format!("pages served {} (total {total}); scanning threads per node {threads_on:?}", pages_text(&pages)));
+        let pages = part["pages"].as_object().ok_or("partition without pages")?;
+        let on = |k: &str| pages.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        let placed: u64 = pages.iter().filter(|(k, _)| *k != "unallocated").map(|(_, v)| v.as_u64().unwrap_or(0)).sum();
+        let local = on(&node.to_string());
+        if placed == 0 || (local as f64) < HOLDS * placed as f64 {
+            return Err(format!("partition {} (worker on CPU {cpu}, node {node}): pages {pages:?}", part["partition"]));
         }
+        seen.push(format!("partition {} on CPU {cpu}: {local}/{placed} pages on node {node}", part["partition"]));
     }
-    Ok(format!("scanning threads per node {threads_on:?}; pages served {}", pages_text(&pages)))
+    Ok(seen.join("; "))
 }
 
 fn hop_check(m: &Value, key: &str, slit_values: usize) -> Result<String, String> {
