@@ -446,7 +446,7 @@ pub struct SweepArgs {
     /// (the first capture group, last match). Repeatable.
     #[arg(long = "metric", value_name = "NAME=REGEX", value_parser = metric_spec)]
     pub metrics: Vec<MetricSpec>,
-    /// Results directory [default: `scalescope-results/sweep-<UTC date and time>`].
+    /// Results directory (default: `scalescope-results/sweep-<UTC date and time>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Finish the interrupted sweep in --out without repeating completed runs.
