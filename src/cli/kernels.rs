@@ -48,7 +48,8 @@ pub struct MatrixArgs {
     /// Bytes chased per latency cell [default: 4 x the total last-level cache].
     #[arg(long)]
     pub latency_size: Option<String>,
-    /// Reading passes per bandwidth cell; the best counts.
+    /// Passes per bandwidth cell and chases per latency cell; the best counts, the
+    /// spread of all of them decides which distance levels are real.
     #[arg(long, default_value_t = 3)]
     pub passes: usize,
     /// Threads per CPU node for bandwidth [default: every usable PU of the node].

@@ -34,6 +34,10 @@ pub struct SweepArgs {
     /// Seconds between SIGTERM and SIGKILL when a run is stopped [default: 2].
     #[arg(long, value_name = "SECS")]
     pub kill_grace: Option<f64>,
+    /// Milliseconds between evidence samples beside each run (CPU, pages per node,
+    /// NUMA counters, bandwidth); 0 turns sampling off [default: 100].
+    #[arg(long, value_name = "MS")]
+    pub sample_interval: Option<u64>,
     /// Extra environment for every run (repeatable).
     #[arg(long = "env", value_name = "K=V", value_parser = key_value)]
     pub env: Vec<(String, String)>,
@@ -41,7 +45,7 @@ pub struct SweepArgs {
     /// (the first capture group, last match). Repeatable.
     #[arg(long = "metric", value_name = "NAME=REGEX", value_parser = metric_spec)]
     pub metrics: Vec<MetricSpec>,
-    /// Results directory [default: `scalescope-results/sweep-<UTC date and time>`].
+    /// Results directory (default: `scalescope-results/sweep-<UTC date and time>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Finish the interrupted sweep in --out without repeating completed runs.
@@ -87,6 +91,7 @@ impl SweepArgs {
             warmup: self.warmup,
             timeout_secs: self.timeout,
             kill_grace_secs: self.kill_grace,
+            sample_interval_ms: self.sample_interval,
             target: Target {
                 program: self.command.clone(),
                 shell: self.shell,

@@ -20,6 +20,11 @@ use std::process::ExitCode;
 use crate::cli::{Cli, Command};
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Sessions that start runs start a guard (this executable, `__guard`) that kills
+    // what is left of a run if scalescope itself is killed.
+    if let Ok(exe) = std::env::current_exe() {
+        scalescope_sweep::reap::set_guard_program(exe);
+    }
     match cli.command {
         None => tour::run(),
         Some(Command::Topo(args)) => topo::run(&args),
@@ -36,5 +41,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Completions(args)) => docs::completions(args.shell),
         Some(Command::Man) => docs::man(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
+        Some(Command::Guard { token }) => {
+            Ok(ExitCode::from(scalescope_sweep::reap::guard_main(&token)))
+        }
     }
 }

@@ -51,6 +51,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
             "verified": report.verification.passed(),
             "verdict": report.verification.verdict(),
             "verification": report.verification.why(),
+            "partition_pages": q.partition_pages(),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
