@@ -162,13 +162,13 @@ fn bad_sizes_and_nodes_get_clear_errors() {
         (vec!["mem", "matrix", "--passes", "0"], "--passes 0"),
         (
             vec!["mem", "latency", "--cpu", "999"],
-            "--cpu 999: not a usable CPU",
+            "`cpu`: 999 is not a usable CPU",
         ),
         (vec!["mem", "latency", "--max-size", "12XB"], "unknown unit"),
         (vec!["mem", "c2c", "--node", "9"], "memory node `9`"),
         (
             vec!["mem", "c2c", "--cpus", "0,999"],
-            "CPU 999 is not usable",
+            "`cpus`: CPU 999 is not usable",
         ),
         (vec!["mem", "c2c", "--cpus", "0"], "needs two CPUs"),
     ] {

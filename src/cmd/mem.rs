@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use scalescope_report::machine::human_bytes;
+use scalescope_report::mem::text_table;
 use scalescope_topo::Source;
+use scalescope_workloads::mem;
 use scalescope_workloads::stream::Stream;
 use scalescope_workloads::{execute, Pool};
 
@@ -30,28 +32,7 @@ fn size_or_llc(
     topo: &scalescope_topo::Topology,
     times: u64,
 ) -> anyhow::Result<usize> {
-    Ok(scalescope_workloads::mem::size_or_llc(field, text, topo, times)? as usize)
-}
-
-fn matrix_table(
-    title: &str,
-    rows: &[u32],
-    cols: &[u32],
-    cell: impl Fn(usize, usize) -> String,
-) -> String {
-    let mut out = format!("{title}\n  cpu\\mem");
-    for c in cols {
-        out += &format!(" {:>9}", format!("node{c}"));
-    }
-    out.push('\n');
-    for (i, r) in rows.iter().enumerate() {
-        out += &format!("  {:>7}", format!("node{r}"));
-        for j in 0..cols.len() {
-            out += &format!(" {:>9}", cell(i, j));
-        }
-        out.push('\n');
-    }
-    out
+    Ok(mem::size_or_llc(field, text, topo, times)? as usize)
 }
 
 fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
@@ -59,14 +40,14 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     if args.passes == 0 {
         anyhow::bail!("--passes 0: at least one pass is needed");
     }
-    let cfg = scalescope_workloads::mem::matrix::MatrixConfig {
+    let cfg = mem::matrix::MatrixConfig {
         bandwidth_bytes: size_or_llc("size", args.size.as_deref(), &topo, 4)?,
         passes: args.passes,
         latency_bytes: size_or_llc("latency_size", args.latency_size.as_deref(), &topo, 4)?,
         latency_steps: 4_000_000,
         threads_per_node: args.threads_per_node,
     };
-    let m = scalescope_workloads::mem::matrix::measure(&topo, &cfg)?;
+    let m = mem::matrix::measure(&topo, &cfg)?;
     let slit = (!m.slit.is_empty()).then_some(m.slit.as_slice());
     let input = |values, samples, higher_is_closer| scalescope_analysis::hops::MatrixInput {
         values,
@@ -98,7 +79,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     println!("{}\n", topo.summary());
     print!(
         "{}",
-        matrix_table(
+        text_table(
             "Read bandwidth, GB/s (rows: threads on node; columns: memory on node)",
             &m.cpu_nodes,
             &m.memory_nodes,
@@ -107,7 +88,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     );
     print!(
         "{}",
-        matrix_table(
+        text_table(
             "\nLoad latency, ns (one thread, dependent loads)",
             &m.cpu_nodes,
             &m.memory_nodes,
@@ -117,7 +98,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     if !m.slit.is_empty() {
         print!(
             "{}",
-            matrix_table(
+            text_table(
                 "\nFirmware distances (SLIT)",
                 &m.cpu_nodes,
                 &m.memory_nodes,
@@ -187,31 +168,10 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
 
 fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
-    let cpu = match args.cpu {
-        Some(c) if topo.usable_cpus().contains(c) => c,
-        Some(c) => anyhow::bail!(
-            "--cpu {c}: not a usable CPU here (usable: {})",
-            topo.usable_cpus()
-        ),
-        None => topo.usable_cpus().first().context("no usable CPU")?,
-    };
+    let cpu = mem::usable_cpu(&topo, args.cpu)?;
     let max = size_or_llc("max_size", args.max_size.as_deref(), &topo, 8)?;
-    let sizes = scalescope_workloads::mem::matrix::ladder_sizes(max);
-    let rungs = scalescope_workloads::mem::matrix::ladder(cpu, &sizes, 5_000_000)?;
-    let pu = topo.pu(cpu);
-    let caches: Vec<(u8, u64)> = [
-        (
-            2u8,
-            pu.and_then(|p| p.l2).and_then(|i| topo.l2[i].size_bytes),
-        ),
-        (
-            3u8,
-            pu.and_then(|p| p.l3).and_then(|i| topo.l3[i].size_bytes),
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(l, s)| s.map(|s| (l, s)))
-    .collect();
+    let rungs = mem::matrix::ladder(cpu, &mem::matrix::ladder_sizes(max), 5_000_000)?;
+    let caches = mem::caches_of(&topo, cpu);
     if args.json {
         println!(
             "{}",
@@ -244,32 +204,8 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
 
 fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
-    let cpus: Vec<u32> = match &args.cpus {
-        Some(t) => {
-            let set =
-                scalescope_topo::CpuSet::parse_list(t).with_context(|| format!("--cpus `{t}`"))?;
-            if let Some(bad) = set.iter().find(|c| !topo.usable_cpus().contains(*c)) {
-                anyhow::bail!(
-                    "--cpus: CPU {bad} is not usable here (usable: {})",
-                    topo.usable_cpus()
-                );
-            }
-            set.iter().collect()
-        }
-        None => topo.usable_cpus().iter().collect(),
-    };
-    if args.round_trips == 0 || args.samples < 2 {
-        anyhow::bail!(
-            "--round-trips must be at least 1 and --samples at least 2 (the first is a warm-up)"
-        );
-    }
-    let m = scalescope_workloads::mem::c2c::measure(
-        &topo,
-        &cpus,
-        args.node,
-        args.round_trips,
-        args.samples,
-    )?;
+    let cpus = mem::usable_cpus(&topo, args.cpus.as_deref())?;
+    let m = mem::c2c::measure(&topo, &cpus, args.node, args.round_trips, args.samples)?;
     if args.json {
         println!(
             "{}",
