@@ -170,7 +170,8 @@ pub struct MatrixArgs {
     /// Bytes chased per latency cell [default: 4 x the total last-level cache].
     #[arg(long)]
     pub latency_size: Option<String>,
-    /// Reading passes per bandwidth cell; the best counts.
+    /// Passes per bandwidth cell and chases per latency cell; the best counts, the
+    /// spread of all of them decides which distance levels are real.
     #[arg(long, default_value_t = 3)]
     pub passes: usize,
     /// Threads per CPU node for bandwidth [default: every usable PU of the node].
@@ -449,7 +450,7 @@ pub struct SweepArgs {
     /// (the first capture group, last match). Repeatable.
     #[arg(long = "metric", value_name = "NAME=REGEX", value_parser = metric_spec)]
     pub metrics: Vec<MetricSpec>,
-    /// Results directory [default: `scalescope-results/sweep-<UTC date and time>`].
+    /// Results directory (default: `scalescope-results/sweep-<UTC date and time>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Finish the interrupted sweep in --out without repeating completed runs.

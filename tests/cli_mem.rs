@@ -95,6 +95,14 @@ fn matrix_on_one_node_is_1x1_and_says_so() {
     );
     assert!(m["bandwidth_gb_per_s"][0][0].as_f64().unwrap() > 0.1);
     assert!(m["latency_ns"][0][0].as_f64().unwrap() > 1.0);
+    // Every pass is kept, the reported cell is the best, and the hop inference
+    // checked its levels against their spread.
+    let passes = m["bandwidth_samples"][0][0].as_array().unwrap();
+    assert_eq!(passes.len(), 2);
+    let best = passes.iter().filter_map(Value::as_f64).fold(0.0, f64::max);
+    assert_eq!(m["bandwidth_gb_per_s"][0][0].as_f64(), Some(best));
+    assert_eq!(m["latency_samples"][0][0].as_array().unwrap().len(), 2);
+    assert_eq!(v["bandwidth_hops"]["noise"]["repeats"], 2);
     // The pages of the cell really were on the node asked for.
     assert_eq!(m["placement_verified"][0][0].as_f64(), Some(1.0));
     if nodes == 1 {

@@ -86,8 +86,17 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     };
     let m = scalescope_workloads::mem::matrix::measure(&topo, &cfg)?;
     let slit = (!m.slit.is_empty()).then_some(m.slit.as_slice());
-    let bw_hops = scalescope_analysis::hops::infer(&m.bandwidth_gb_per_s, true, slit, 0.15);
-    let lat_hops = scalescope_analysis::hops::infer(&m.latency_ns, false, slit, 0.15);
+    let input = |values, samples, higher_is_closer| scalescope_analysis::hops::MatrixInput {
+        values,
+        samples,
+        higher_is_closer,
+        slit,
+        rel_gap: 0.15,
+    };
+    let bw_hops =
+        scalescope_analysis::hops::infer(&input(&m.bandwidth_gb_per_s, &m.bandwidth_samples, true));
+    let lat_hops =
+        scalescope_analysis::hops::infer(&input(&m.latency_ns, &m.latency_samples, false));
     let one_node = m.cpu_nodes.len() == 1 && m.memory_nodes.len() == 1;
     if args.json {
         println!(
@@ -155,10 +164,18 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     }
     for (what, h) in [("bandwidth", &bw_hops), ("latency", &lat_hops)] {
         println!(
-            "\nInferred from {what}: {} levels, at most {} hop(s)",
+            "\nInferred from {what}: {} levels ({}), at most {} hop(s)",
             h.levels.len(),
+            if h.noise.levels_from == "slit" {
+                "one per SLIT value"
+            } else {
+                "measured, each beyond the spread of repeats"
+            },
             h.max_hops
         );
+        if let Some(n) = &h.noise.note {
+            println!("  {n}");
+        }
         for (k, l) in h.levels.iter().enumerate() {
             println!(
                 "  level {k}: {:.2}..{:.2} ({} cells)",

@@ -1,11 +1,18 @@
 //! The NUMA structure a measured matrix reveals, and where the firmware's distance
-//! table (SLIT) hides it. Matrix values are clustered into distance levels by
-//! natural breaks (a new level starts where consecutive sorted costs jump by more
-//! than a relative gap); level 0 is local, level k is k hops. Nodes whose mutual
-//! level is below the farthest level form groups (for example two groups of four
-//! sockets joined by slower links). The same clustering on the SLIT shows how many
-//! levels the firmware admits; cells that SLIT calls equal but measurement does not
-//! are flagged.
+//! table (SLIT) hides it.
+//!
+//! Matrix values are clustered into distance levels by natural breaks (a new level
+//! starts where consecutive sorted costs jump by more than a relative gap). Noise
+//! never becomes structure: two candidate levels stay apart only when the gap
+//! between them exceeds the spread of the repeated measurements of their cells and
+//! no repeat of the nearer level reaches the farther one. Without repeats the
+//! separation cannot be checked, so nothing finer than SLIT is claimed. When the
+//! measurement separates no more levels than SLIT has values, the reported levels
+//! are SLIT's (one per value) and the document says the measurement could not
+//! separate more. Only levels that survive the gate can make "SLIT hides" claims.
+//!
+//! Level 0 is local; nodes whose mutual level is below the farthest level form
+//! groups (for example two groups of four sockets joined by slower links).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +23,24 @@ pub struct Level {
     pub min: f64,
     pub max: f64,
     pub cells: usize,
+}
+
+/// How the levels were checked against the spread of repeated measurements.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoiseGate {
+    /// Fewest repeats of any cell (0: fewer than two, which have no spread).
+    pub repeats: usize,
+    /// Largest spread (max - min) of one cell's repeats relative to its value.
+    pub max_spread: Option<f64>,
+    /// Levels the natural breaks proposed before the gate.
+    pub candidate_levels: usize,
+    /// Levels whose separation exceeds the spread of the repeats (the candidates
+    /// when there were no repeats to check them with).
+    pub separated_levels: usize,
+    /// Where the reported levels come from: `measurement` or `slit`.
+    pub levels_from: String,
+    /// What the measurement could not decide, in words.
+    pub note: Option<String>,
 }
 
 /// What the matrix says about the machine.
@@ -33,6 +58,22 @@ pub struct HopInference {
     /// Cells whose measured level disagrees with what SLIT implies.
     pub flagged: Vec<(usize, usize)>,
     pub disagreements: Vec<String>,
+    pub noise: NoiseGate,
+}
+
+/// The input of [`infer`]: a square matrix, optionally every repeat of every cell.
+#[derive(Debug, Clone, Copy)]
+pub struct MatrixInput<'a> {
+    /// The value reported per cell (best of the repeats, say).
+    pub values: &'a [Vec<f64>],
+    /// `samples[i][j]`: every repeated measurement of cell (i, j); empty if none.
+    pub samples: &'a [Vec<Vec<f64>>],
+    /// Bandwidth (higher is closer; the cost is 1/value) or latency (the value).
+    pub higher_is_closer: bool,
+    /// The firmware's matrix for the same nodes, if any.
+    pub slit: Option<&'a [Vec<u32>]>,
+    /// Smallest relative jump between sorted costs that may start a new level.
+    pub rel_gap: f64,
 }
 
 /// Natural breaks: sorted costs split where the next is more than `rel_gap` above
@@ -50,6 +91,50 @@ pub fn cluster(costs: &[f64], rel_gap: f64) -> Vec<(f64, f64)> {
     out
 }
 
+/// One cell in cost space: its reported cost and the range of its repeats.
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    cost: f64,
+    lo: f64,
+    hi: f64,
+}
+
+fn cells(input: &MatrixInput) -> (Vec<Cell>, usize) {
+    let cost = |v: f64| if input.higher_is_closer { 1.0 / v } else { v };
+    let n = input.values.len();
+    let mut repeats = usize::MAX;
+    let mut out = Vec::with_capacity(n * n);
+    for (i, row) in input.values.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            let c = cost(v);
+            let reps: Vec<f64> = input
+                .samples
+                .get(i)
+                .and_then(|r| r.get(j))
+                .map(|s| {
+                    s.iter()
+                        .map(|&x| cost(x))
+                        .filter(|x| x.is_finite())
+                        .collect()
+                })
+                .unwrap_or_default();
+            repeats = repeats.min(reps.len());
+            let lo = reps.iter().copied().fold(c, f64::min);
+            let hi = reps.iter().copied().fold(c, f64::max);
+            out.push(Cell { cost: c, lo, hi });
+        }
+    }
+    // A single measurement has no spread: fewer than two repeats count as none.
+    (
+        out,
+        if (2..usize::MAX).contains(&repeats) {
+            repeats
+        } else {
+            0
+        },
+    )
+}
+
 fn level_of(cost: f64, levels: &[(f64, f64)]) -> usize {
     levels
         .iter()
@@ -57,51 +142,156 @@ fn level_of(cost: f64, levels: &[(f64, f64)]) -> usize {
         .unwrap_or(levels.len().saturating_sub(1))
 }
 
-/// Infers levels, hops and groups from a square matrix. With `higher_is_closer`
-/// (bandwidth) the cost is 1/value; otherwise (latency) the value itself. `slit`
-/// is the firmware's matrix for the same nodes, if any.
-pub fn infer(
-    matrix: &[Vec<f64>],
-    higher_is_closer: bool,
-    slit: Option<&[Vec<u32>]>,
-    rel_gap: f64,
-) -> HopInference {
-    let n = matrix.len();
-    let cost = |v: f64| if higher_is_closer { 1.0 / v } else { v };
-    let costs: Vec<f64> = matrix.iter().flatten().map(|&v| cost(v)).collect();
-    let levels = cluster(&costs, rel_gap);
-    let hops: Vec<Vec<usize>> = matrix
-        .iter()
-        .map(|row| row.iter().map(|&v| level_of(cost(v), &levels)).collect())
-        .collect();
-    let max_hops = hops.iter().flatten().copied().max().unwrap_or(0);
-    let groups = groups(&hops, max_hops);
-    let as_value = |c: f64| if higher_is_closer { 1.0 / c } else { c };
-    let level_info: Vec<Level> = levels
-        .iter()
-        .enumerate()
-        .map(|(k, (lo, hi))| {
-            let (a, b) = (as_value(*lo), as_value(*hi));
-            Level {
-                min: a.min(b),
-                max: a.max(b),
-                cells: hops.iter().flatten().filter(|h| **h == k).count(),
-            }
-        })
-        .collect();
-    let (slit_levels, flagged, disagreements) =
-        match slit.filter(|s| s.len() == n && s.iter().all(|r| r.len() == n)) {
-            Some(s) => compare_slit(&hops, s, levels.len()),
-            None => (None, Vec::new(), Vec::new()),
+/// Merges adjacent candidate levels whose separation does not exceed the spread
+/// of the repeats of their cells (or where a repeat of the nearer level reaches
+/// the farther one).
+fn gate(candidates: &[(f64, f64)], cells: &[Cell]) -> Vec<(f64, f64)> {
+    let members = |lvl: (f64, f64)| {
+        cells
+            .iter()
+            .filter(move |c| c.cost >= lvl.0 && c.cost <= lvl.1)
+    };
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for &next in candidates {
+        let Some(prev) = out.last_mut() else {
+            out.push(next);
+            continue;
         };
+        let both = members(*prev).chain(members(next));
+        let spread = both.clone().map(|c| c.hi - c.lo).fold(0.0, f64::max);
+        let prev_top = members(*prev).map(|c| c.hi).fold(f64::MIN, f64::max);
+        let next_bottom = members(next).map(|c| c.lo).fold(f64::MAX, f64::min);
+        let gap = next.0 - prev.1;
+        if gap > spread && prev_top < next_bottom {
+            out.push(next);
+        } else {
+            prev.1 = next.1;
+        }
+    }
+    out
+}
+
+/// Infers levels, hops and groups from a square matrix, with the noise gate and
+/// the SLIT fallback described in the module doc.
+pub fn infer(input: &MatrixInput) -> HopInference {
+    let n = input.values.len();
+    let (cells, repeats) = cells(input);
+    let costs: Vec<f64> = cells.iter().map(|c| c.cost).collect();
+    let candidates = cluster(&costs, input.rel_gap);
+    let separated = if repeats > 0 {
+        gate(&candidates, &cells)
+    } else {
+        candidates.clone()
+    };
+    let slit = input
+        .slit
+        .filter(|s| n > 0 && s.len() == n && s.iter().all(|r| r.len() == n));
+    let slit_values = slit.map(distinct);
+    let from_slit = match (&slit_values, repeats) {
+        (Some(_), 0) => true,
+        (Some(v), _) => separated.len() < v.len(),
+        (None, _) => false,
+    };
+    let hops: Vec<Vec<usize>> = match (slit, &slit_values) {
+        (Some(s), Some(v)) if from_slit => s
+            .iter()
+            .map(|row| row.iter().map(|d| v.partition_point(|x| x < d)).collect())
+            .collect(),
+        _ => (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| level_of(cells[i * n + j].cost, &separated))
+                    .collect()
+            })
+            .collect(),
+    };
+    let count = hops.iter().flatten().copied().max().map_or(0, |m| m + 1);
+    let levels = level_info(input.values, &hops, count);
+    let max_hops = count.saturating_sub(1);
+    let (flagged, disagreements) = match slit {
+        Some(s) if !from_slit => compare_slit(&hops, s, count),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let noise = NoiseGate {
+        repeats,
+        max_spread: (repeats > 0).then(|| max_spread(&cells)),
+        candidate_levels: candidates.len(),
+        separated_levels: separated.len(),
+        levels_from: if from_slit { "slit" } else { "measurement" }.into(),
+        note: None,
+    };
+    let noise = NoiseGate {
+        note: gate_note(&noise, slit_values.as_ref().map(Vec::len)),
+        ..noise
+    };
     HopInference {
-        levels: level_info,
+        groups: groups(&hops, max_hops),
+        levels,
         hops,
-        groups,
         max_hops,
-        slit_levels,
+        slit_levels: slit_values.map(|v| v.len()),
         flagged,
         disagreements,
+        noise,
+    }
+}
+
+fn distinct(slit: &[Vec<u32>]) -> Vec<u32> {
+    let mut v: Vec<u32> = slit.iter().flatten().copied().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn max_spread(cells: &[Cell]) -> f64 {
+    cells
+        .iter()
+        .filter(|c| c.cost > 0.0)
+        .map(|c| (c.hi - c.lo) / c.cost)
+        .fold(0.0, f64::max)
+}
+
+/// Each level's range of reported values.
+fn level_info(values: &[Vec<f64>], hops: &[Vec<usize>], count: usize) -> Vec<Level> {
+    (0..count)
+        .map(|k| {
+            let vs: Vec<f64> = values
+                .iter()
+                .zip(hops)
+                .flat_map(|(vr, hr)| vr.iter().zip(hr).filter(|(_, h)| **h == k))
+                .map(|(v, _)| *v)
+                .collect();
+            Level {
+                min: vs.iter().copied().fold(f64::INFINITY, f64::min),
+                max: vs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                cells: vs.len(),
+            }
+        })
+        .collect()
+}
+
+fn gate_note(g: &NoiseGate, slit_levels: Option<usize>) -> Option<String> {
+    let spread = g
+        .max_spread
+        .map(|s| format!(" (largest spread of one cell's repeats: {:.1}%)", s * 100.0))
+        .unwrap_or_default();
+    match (g.repeats, slit_levels) {
+        (0, Some(v)) => Some(format!(
+            "no repeated measurements, so no separation can be checked against noise: reported one level per SLIT value ({v}); the measurement could not separate more"
+        )),
+        (0, None) => Some(
+            "no repeated measurements and no SLIT: these levels are not checked against noise"
+                .into(),
+        ),
+        (_, Some(v)) if g.levels_from == "slit" => Some(format!(
+            "the measurement separates {} level(s) beyond the spread of its repeats{spread}; reported one level per SLIT value ({v}); the measurement could not separate more",
+            g.separated_levels
+        )),
+        _ if g.candidate_levels > g.separated_levels => Some(format!(
+            "{} candidate level(s) lay within the spread of repeated measurements{spread} and were merged",
+            g.candidate_levels - g.separated_levels
+        )),
+        _ => None,
     }
 }
 
@@ -138,11 +328,9 @@ fn compare_slit(
     hops: &[Vec<usize>],
     slit: &[Vec<u32>],
     measured_levels: usize,
-) -> (Option<usize>, Vec<(usize, usize)>, Vec<String>) {
+) -> (Vec<(usize, usize)>, Vec<String>) {
     let n = hops.len();
-    let mut values: Vec<u32> = slit.iter().flatten().copied().collect();
-    values.sort_unstable();
-    values.dedup();
+    let values = distinct(slit);
     let mut flagged = Vec::new();
     let mut notes = Vec::new();
     // Within each SLIT value, the most common measured level is what SLIT "means";
@@ -180,43 +368,91 @@ fn compare_slit(
     if measured_levels > values.len() {
         notes.insert(
             0,
-            format!("the firmware's distance table has {} levels, measurement shows {measured_levels}: SLIT hides part of the structure", values.len()),
+            format!("the firmware's distance table has {} levels, measurement shows {measured_levels}: SLIT hides part of the structure (each level separated beyond the spread of repeated measurements)", values.len()),
         );
     }
-    (Some(values.len()), flagged, notes)
+    (flagged, notes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Deterministic jitter in [-amp, +amp] from a cell and a repeat index.
+    fn jitter(i: usize, j: usize, r: usize, amp: f64) -> f64 {
+        let h = (i * 7919 + j * 104_729 + r * 1_299_709) % 1000;
+        1.0 + amp * (h as f64 / 500.0 - 1.0)
+    }
+
+    /// `reps` repeats per cell around `level(i, j)` with relative jitter `amp`;
+    /// the reported value is the best (highest) repeat.
+    fn measured(
+        n: usize,
+        reps: usize,
+        amp: f64,
+        level: impl Fn(usize, usize) -> f64,
+    ) -> (Vec<Vec<f64>>, Vec<Vec<Vec<f64>>>) {
+        let samples: Vec<Vec<Vec<f64>>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        (0..reps)
+                            .map(|r| level(i, j) * jitter(i, j, r, amp))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let best = samples
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|s: &Vec<f64>| s.iter().copied().fold(f64::MIN, f64::max))
+                    .collect()
+            })
+            .collect();
+        (best, samples)
+    }
+
+    fn bw<'a>(
+        values: &'a [Vec<f64>],
+        samples: &'a [Vec<Vec<f64>>],
+        slit: Option<&'a [Vec<u32>]>,
+    ) -> MatrixInput<'a> {
+        MatrixInput {
+            values,
+            samples,
+            higher_is_closer: true,
+            slit,
+            rel_gap: 0.15,
+        }
+    }
+
+    fn slit(n: usize, remote: u32) -> Vec<Vec<u32>> {
+        (0..n)
+            .map(|i| (0..n).map(|j| if i == j { 10 } else { remote }).collect())
+            .collect()
+    }
+
     /// The reference study: 8 sockets in two groups of four; local, same group and
     /// other group give three bandwidth levels; SLIT says 10 local and 12 for all else.
-    fn eight_socket() -> (Vec<Vec<f64>>, Vec<Vec<u32>>) {
-        let level = |i: usize, j: usize| {
-            if i == j {
-                20.0
-            } else if i / 4 == j / 4 {
-                11.0
-            } else {
-                5.5
-            }
-        };
-        let jitter = |i: usize, j: usize| 1.0 + 0.02 * (((i * 7 + j * 3) % 5) as f64 - 2.0) / 2.0;
-        let bw: Vec<Vec<f64>> = (0..8)
-            .map(|i| (0..8).map(|j| jitter(i, j) * level(i, j)).collect())
-            .collect();
-        let slit: Vec<Vec<u32>> = (0..8)
-            .map(|i| (0..8).map(|j| if i == j { 10 } else { 12 }).collect())
-            .collect();
-        (bw, slit)
+    fn eight_socket_level(i: usize, j: usize) -> f64 {
+        if i == j {
+            20.0
+        } else if i / 4 == j / 4 {
+            11.0
+        } else {
+            5.5
+        }
     }
 
     #[test]
     fn eight_socket_groups_hops_and_the_slit_that_hides_them() {
-        let (bw, slit) = eight_socket();
-        let h = infer(&bw, true, Some(&slit), 0.15);
+        let (v, s) = measured(8, 3, 0.02, eight_socket_level);
+        let slit = slit(8, 12);
+        let h = infer(&bw(&v, &s, Some(&slit)));
         assert_eq!(h.levels.len(), 3);
+        assert_eq!(h.noise.levels_from, "measurement");
         assert_eq!(h.max_hops, 2);
         assert_eq!(h.groups, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
         assert_eq!(h.hops[0][5], 2);
@@ -232,10 +468,82 @@ mod tests {
     }
 
     #[test]
+    fn without_repeats_nothing_finer_than_slit_is_claimed() {
+        let (v, _) = measured(8, 3, 0.02, eight_socket_level);
+        let slit = slit(8, 12);
+        let h = infer(&bw(&v, &[], Some(&slit)));
+        assert_eq!((h.levels.len(), h.noise.levels_from.as_str()), (2, "slit"));
+        assert!(h.disagreements.is_empty() && h.flagged.is_empty());
+        assert!(h
+            .noise
+            .note
+            .as_deref()
+            .unwrap_or("")
+            .contains("could not separate more"));
+    }
+
+    /// An emulated machine: every cell equal within +-40% noise (TCG timings). Natural
+    /// breaks alone find spurious levels; the gate merges them and SLIT's levels are
+    /// reported.
+    #[test]
+    fn emulated_cells_equal_within_noise_give_one_level_per_slit_value() {
+        let mut spurious = 0;
+        for (n, remote) in [(2, 21), (4, 21), (8, 12)] {
+            let (_, s) = measured(n, 5, 0.4, |_, _| 10.0);
+            // The reported value is one repeat, as a noisy single pass would be.
+            let v: Vec<Vec<f64>> = s.iter().map(|r| r.iter().map(|c| c[0]).collect()).collect();
+            let slit = slit(n, remote);
+            let h = infer(&bw(&v, &s, Some(&slit)));
+            assert_eq!(h.levels.len(), 2, "{n} nodes: {h:?}");
+            assert_eq!(h.noise.levels_from, "slit");
+            assert_eq!(h.noise.separated_levels, 1);
+            assert!(h.disagreements.is_empty() && h.flagged.is_empty(), "{h:?}");
+            assert!(h
+                .noise
+                .note
+                .as_deref()
+                .unwrap_or("")
+                .contains("could not separate more"));
+            assert_eq!(h.max_hops, 1);
+            spurious += usize::from(h.noise.candidate_levels > 1);
+        }
+        assert!(spurious >= 1, "the noise should tempt natural breaks");
+    }
+
+    #[test]
+    fn a_gap_smaller_than_the_repeat_spread_is_merged() {
+        // Two candidate levels 20% apart, but each cell's repeats spread by 40%.
+        let (v, s) = measured(2, 4, 0.2, |i, j| if (i + j) % 2 == 0 { 12.0 } else { 10.0 });
+        let h = infer(&bw(&v, &s, None));
+        assert_eq!(h.noise.separated_levels, 1, "{h:?}");
+        assert_eq!(h.levels.len(), 1);
+        // The same levels measured tightly stay apart.
+        let (v, s) = measured(
+            2,
+            4,
+            0.01,
+            |i, j| if (i + j) % 2 == 0 { 12.0 } else { 10.0 },
+        );
+        let h = infer(&bw(&v, &s, None));
+        assert_eq!(h.levels.len(), 2);
+        assert!(h.noise.note.is_none());
+    }
+
+    #[test]
     fn latency_matrix_that_agrees_with_slit() {
         let lat = vec![vec![90.0, 140.0], vec![142.0, 91.0]];
-        let slit = vec![vec![10, 21], vec![21, 10]];
-        let h = infer(&lat, false, Some(&slit), 0.15);
+        let reps = vec![
+            vec![vec![90.0, 91.0], vec![140.0, 141.5]],
+            vec![vec![142.0, 143.0], vec![91.0, 92.0]],
+        ];
+        let slit = slit(2, 21);
+        let h = infer(&MatrixInput {
+            values: &lat,
+            samples: &reps,
+            higher_is_closer: false,
+            slit: Some(&slit),
+            rel_gap: 0.15,
+        });
         assert_eq!((h.levels.len(), h.max_hops), (2, 1));
         assert_eq!(h.groups, vec![vec![0, 1]]);
         assert!(h.flagged.is_empty() && h.disagreements.is_empty());
@@ -243,7 +551,7 @@ mod tests {
 
     #[test]
     fn one_node() {
-        let h = infer(&[vec![12.0]], true, None, 0.15);
+        let h = infer(&bw(&[vec![12.0]], &[], None));
         assert_eq!((h.levels.len(), h.max_hops, h.groups.len()), (1, 0, 1));
     }
 }

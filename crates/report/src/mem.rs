@@ -105,6 +105,7 @@ pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String
                     h["levels"].as_array().map_or(0, Vec::len),
                     h["max_hops"]
                 ));
+                notes.extend(h["noise"]["note"].as_str().map(String::from));
                 notes.extend(
                     h["disagreements"]
                         .as_array()

@@ -3,7 +3,7 @@
 //!
 //! Every backend (sysfs, hwloc XML, synthetic) reports the same thing: for each
 //! level (package, die, group, core, L3, L2, NUMA node) the CPU sets that share one
-//! object, plus which CPUs exist, are online and are allowed. [`Topology::build`]
+//! object, plus which CPUs exist, are online and are allowed. `Topology::build`
 //! checks that each level partitions the CPUs, orders objects by hardware position
 //! (package id, core id, lowest CPU) rather than by OS numbering, and fills in the
 //! per-PU view. Identifiers in the model are dense logical indexes into the level's

@@ -1,5 +1,5 @@
 //! NAS Parallel Benchmarks FT (NPB 3.4.1 ft.c): the 3-D heat equation solved with
-//! FFTs. The complex array u[z][y][x] starts as NPB's deviate stream from the seed
+//! FFTs. The complex array `u[z][y][x]` starts as NPB's deviate stream from the seed
 //! (real and imaginary parts in turn, x fastest); a forward 3-D FFT (NPB's sign:
 //! e^{+i}) is followed by `niter` steps of: multiply by exp(-4 alpha pi^2 |k|^2)
 //! (cumulatively), inverse 3-D FFT without normalisation, and a checksum over 1024

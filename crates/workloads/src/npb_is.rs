@@ -1,6 +1,6 @@
 //! NAS Parallel Benchmarks IS, integer sort (NPB 3.4.1 is.c): 2^N keys, each
 //! floor(MAX_KEY/4 x the sum of four NPB deviates), ranked ten times; in iteration
-//! `it` two keys are overwritten (key[it] = it, key[it + 10] = MAX_KEY - it) and the
+//! `it` two keys are overwritten (`key[it] = it`, `key[it + 10] = MAX_KEY - it`) and the
 //! ranks of five test keys are checked against the official values with the class's
 //! adjustment rule (partial verification). A final full verification places every
 //! key by its rank and checks the result is sorted. Ranking is a parallel counting
@@ -168,7 +168,7 @@ impl Workload for Is {
         "mops"
     }
 
-    /// create_seq: key[i] uses deviates 4i+1..4i+4 of the stream from the seed.
+    /// create_seq: `key[i]` uses deviates 4i+1..4i+4 of the stream from the seed.
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
         let (n, t) = (self.total_keys, pool.threads());
         let k = (self.max_key / 4) as f64;

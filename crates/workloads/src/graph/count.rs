@@ -65,9 +65,9 @@ pub struct Oriented {
 }
 
 impl Oriented {
-    /// Ranks by degree ([`DegreeRanks`]), then the pool's workers write the
+    /// Ranks by degree (`DegreeRanks`), then the pool's workers write the
     /// renumbered lists, reading the graph's lists in order and each list's lower
-    /// neighbours to its front, higher ones to its back ([`scatter_ranked`]); then
+    /// neighbours to its front, higher ones to its back (`scatter_ranked`); then
     /// sort the out-lists, each worker a contiguous run of ranks.
     pub fn new(g: &Graph, pool: &Pool) -> Oriented {
         let ranks = DegreeRanks::new(g);

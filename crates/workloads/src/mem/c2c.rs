@@ -71,7 +71,7 @@ pub struct PairLatency {
 #[derive(Debug, Clone, Serialize)]
 pub struct C2cMatrix {
     pub cpus: Vec<u32>,
-    /// Mean one-way latency; `ns[i][j]` for cpus[i], cpus[j]; None on the diagonal.
+    /// Mean one-way latency; `ns[i][j]` for `cpus[i]`, `cpus[j]`; None on the diagonal.
     pub ns: Vec<Vec<Option<f64>>>,
     pub pairs: Vec<PairLatency>,
     /// (relation, pairs, mean of pair means, min, max).

@@ -5,7 +5,9 @@
 //! threads; the best of several passes gives GB/s. The pages' node is read back
 //! from `numa_maps`, so a cell whose memory did not land where asked says so.
 //! Latency: one thread on node i's first PU chases pointers through a buffer bound
-//! to node j, larger than the last-level cache.
+//! to node j, larger than the last-level cache; the best of as many chases as
+//! bandwidth passes counts. Every pass and chase is kept, so hop inference can
+//! tell a level from the spread of repeated measurements.
 
 use std::time::Instant;
 
@@ -24,7 +26,7 @@ use crate::WorkloadError;
 pub struct MatrixConfig {
     /// Bytes read per bandwidth cell.
     pub bandwidth_bytes: usize,
-    /// Passes per bandwidth cell (the best counts).
+    /// Passes per bandwidth cell and chases per latency cell (the best counts).
     pub passes: usize,
     /// Bytes chased per latency cell.
     pub latency_bytes: usize,
@@ -41,6 +43,10 @@ pub struct MemMatrix {
     pub memory_nodes: Vec<u32>,
     pub bandwidth_gb_per_s: Vec<Vec<f64>>,
     pub latency_ns: Vec<Vec<f64>>,
+    /// Every pass of every bandwidth cell, GB/s.
+    pub bandwidth_samples: Vec<Vec<Vec<f64>>>,
+    /// Every chase of every latency cell, ns.
+    pub latency_samples: Vec<Vec<Vec<f64>>>,
     /// Fraction of each bandwidth buffer's pages found on the asked node (None:
     /// numa_maps unavailable).
     pub placement_verified: Vec<Vec<Option<f64>>>,
@@ -56,14 +62,14 @@ fn io_err(what: &str, e: std::io::Error) -> WorkloadError {
     }
 }
 
-/// Reads a buffer bound to `node` with the pool's threads; returns (best GB/s,
-/// fraction of pages on `node`).
+/// Reads a buffer bound to `node` with the pool's threads; returns (GB/s of every
+/// pass, fraction of pages on `node`).
 fn bandwidth_cell(
     topo: &Topology,
     pool: &Pool,
     node: u32,
     cfg: &MatrixConfig,
-) -> Result<(f64, Option<f64>), WorkloadError> {
+) -> Result<(Vec<f64>, Option<f64>), WorkloadError> {
     let buf = MmapBuffer::new(cfg.bandwidth_bytes).map_err(|e| io_err("bandwidth buffer", e))?;
     let policy =
         MemPolicy::Bind(vec![node])
@@ -84,7 +90,7 @@ fn bandwidth_cell(
         let total: u64 = m.values().sum();
         m.get(&node).copied().unwrap_or(0) as f64 / total.max(1) as f64
     });
-    let mut best = f64::INFINITY;
+    let mut passes = Vec::with_capacity(cfg.passes.max(1));
     for _ in 0..cfg.passes.max(1) {
         let t0 = Instant::now();
         let sums = pool.broadcast(|i| {
@@ -92,19 +98,25 @@ fn bandwidth_cell(
             let w = unsafe { buf.as_mut_slice::<f64>() };
             crate::stream::sum8(&w[chunk(n, t, i, 8)])
         });
-        best = best.min(t0.elapsed().as_secs_f64());
+        passes.push(buf.len() as f64 / t0.elapsed().as_secs_f64() / 1e9);
         std::hint::black_box(sums);
     }
-    Ok((buf.len() as f64 / best / 1e9, verified))
+    Ok((passes, verified))
 }
 
-/// Latency of dependent loads from `cpu` into a buffer bound to `node`.
+fn best(samples: &[f64], higher_is_better: bool) -> f64 {
+    let pick = if higher_is_better { f64::max } else { f64::min };
+    samples.iter().copied().reduce(pick).unwrap_or(f64::NAN)
+}
+
+/// Latency of dependent loads from `cpu` into a buffer bound to `node`, once per
+/// pass.
 fn latency_cell(
     topo: &Topology,
     cpu: u32,
     node: u32,
     cfg: &MatrixConfig,
-) -> Result<f64, WorkloadError> {
+) -> Result<Vec<f64>, WorkloadError> {
     let pool = Pool::new(&[[cpu].into_iter().collect()], None)?;
     let policy =
         MemPolicy::Bind(vec![node])
@@ -116,12 +128,17 @@ fn latency_cell(
     let buf = MmapBuffer::new(cfg.latency_bytes).map_err(|e| io_err("latency buffer", e))?;
     buf.bind(&policy).map_err(|e| io_err("mbind", e))?;
     let lines = buf.len() / 64;
-    Ok(pool.broadcast(|_| {
-        // SAFETY: the only thread touching the buffer.
-        let words = unsafe { buf.as_mut_slice::<u64>() };
-        build_cycle(words, lines, 0x5ca1_e5c0 + u64::from(node));
-        chase(words, cfg.latency_steps)
-    })[0])
+    let passes = cfg.passes.max(1);
+    Ok(pool
+        .broadcast(|_| {
+            // SAFETY: the only thread touching the buffer.
+            let words = unsafe { buf.as_mut_slice::<u64>() };
+            build_cycle(words, lines, 0x5ca1_e5c0 + u64::from(node));
+            (0..passes)
+                .map(|_| chase(words, cfg.latency_steps))
+                .collect::<Vec<f64>>()
+        })
+        .swap_remove(0))
 }
 
 /// Measures both matrices over the allowed nodes.
@@ -140,8 +157,8 @@ pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, Workloa
         .filter(|n| n.allowed && n.memory_bytes != Some(0))
         .map(|n| n.id)
         .collect();
-    let mut bw = Vec::new();
-    let mut lat = Vec::new();
+    let (mut bw, mut lat) = (Vec::new(), Vec::new());
+    let (mut bw_samples, mut lat_samples) = (Vec::new(), Vec::new());
     let mut verified = Vec::new();
     let mut threads = Vec::new();
     for src in &cpu_nodes {
@@ -156,15 +173,17 @@ pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, Workloa
             .collect();
         let pool = Pool::new(&sets, None)?;
         threads.push(take);
-        let (mut brow, mut lrow, mut vrow) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut bsrow, mut lsrow, mut vrow) = (Vec::new(), Vec::new(), Vec::new());
         for &dst in &mem_nodes {
             let (gbs, v) = bandwidth_cell(topo, &pool, dst, cfg)?;
-            brow.push(gbs);
+            bsrow.push(gbs);
             vrow.push(v);
-            lrow.push(latency_cell(topo, cpus[0], dst, cfg)?);
+            lsrow.push(latency_cell(topo, cpus[0], dst, cfg)?);
         }
-        bw.push(brow);
-        lat.push(lrow);
+        bw.push(bsrow.iter().map(|s| best(s, true)).collect());
+        lat.push(lsrow.iter().map(|s| best(s, false)).collect());
+        bw_samples.push(bsrow);
+        lat_samples.push(lsrow);
         verified.push(vrow);
     }
     let slit: Vec<Vec<u32>> = cpu_nodes
@@ -187,6 +206,8 @@ pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, Workloa
         memory_nodes: mem_nodes,
         bandwidth_gb_per_s: bw,
         latency_ns: lat,
+        bandwidth_samples: bw_samples,
+        latency_samples: lat_samples,
         placement_verified: verified,
         slit: if slit.len() == cpu_nodes.len() {
             slit
