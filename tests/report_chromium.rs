@@ -89,6 +89,7 @@ fn write_results(dir: &Path) {
                     error: None,
                     metrics: BTreeMap::new(),
                     placement_check: None,
+                    evidence: None,
                     stdout_log: None,
                     stderr_log: None,
                 })

@@ -8,6 +8,7 @@
 pub mod compare;
 mod curve;
 pub mod events;
+pub mod evidence;
 mod findings;
 pub mod fit;
 pub mod hops;
@@ -192,6 +193,9 @@ pub struct Analysis {
     pub smt_yield: SmtYield,
     pub placement_comparisons: Vec<PlacementComparison>,
     pub findings: Vec<Finding>,
+    /// The sampler's evidence per point (empty for results recorded without it).
+    #[serde(default)]
+    pub evidence: Vec<evidence::PointEvidence>,
 }
 
 /// Analyses a sweep.
@@ -215,5 +219,6 @@ pub fn analyze(header: &Header, records: &[RunRecord], basis: &Basis) -> Analysi
         smt_yield,
         placement_comparisons,
         findings,
+        evidence: evidence::summarize(records),
     }
 }

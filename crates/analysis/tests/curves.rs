@@ -73,6 +73,7 @@ fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
         error: None,
         metrics: BTreeMap::new(),
         placement_check: None,
+        evidence: None,
         stdout_log: None,
         stderr_log: None,
     }

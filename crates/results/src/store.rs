@@ -109,6 +109,13 @@ pub struct RunRecord {
     pub error: Option<String>,
     pub metrics: BTreeMap<String, f64>,
     pub placement_check: Option<PlacementCheck>,
+    /// What the sampler saw (absent in older files and when sampling was off).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::evidence::deserialize_evidence"
+    )]
+    pub evidence: Option<Box<crate::evidence::RunEvidence>>,
     pub stdout_log: Option<String>,
     pub stderr_log: Option<String>,
 }

@@ -65,6 +65,7 @@ fn run(rep: usize) -> RunRecord {
         error: None,
         metrics: BTreeMap::new(),
         placement_check: None,
+        evidence: None,
         stdout_log: None,
         stderr_log: None,
     }

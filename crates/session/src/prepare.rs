@@ -182,6 +182,7 @@ pub fn template_of(
         }),
         extra_threads: usize::from(command.workload.is_some()),
         workload: command.workload.is_some(),
+        sample_interval: Some(scalescope_sampler::DEFAULT_INTERVAL),
     })
 }
 
@@ -256,7 +257,8 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
     let grace = s
         .kill_grace_secs
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let template = template_of(&command, s.timeout_secs, grace)?;
+    let mut template = template_of(&command, s.timeout_secs, grace)?;
+    template.sample_interval = s.sample_interval();
     let points = engine::prepare_points(topo, &plan.points())?;
     let mut header = new_header(command, plan, s.timeout_secs, topo);
     header.kill_grace_secs = Some(grace);
@@ -336,7 +338,8 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
     let grace = header
         .kill_grace_secs
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let template = template_of(&header.command, header.timeout_secs, grace)?;
+    let mut template = template_of(&header.command, header.timeout_secs, grace)?;
+    template.sample_interval = s.sample_interval();
     let points = engine::prepare_points(topo, &header.plan.points())?;
     Ok(Ready {
         planned: Planned {

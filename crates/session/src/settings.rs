@@ -49,11 +49,22 @@ pub struct SweepSettings {
     pub warmup: Option<usize>,
     pub timeout_secs: Option<f64>,
     pub kill_grace_secs: Option<f64>,
+    /// Milliseconds between evidence samples (`None`: the default; 0: no sampling).
+    pub sample_interval_ms: Option<u64>,
     pub target: Target,
     pub out: Option<PathBuf>,
 }
 
 impl SweepSettings {
+    /// The evidence sampler's interval, `None` when sampling is off.
+    pub fn sample_interval(&self) -> Option<std::time::Duration> {
+        match self.sample_interval_ms {
+            None => Some(scalescope_sampler::DEFAULT_INTERVAL),
+            Some(0) => None,
+            Some(ms) => Some(std::time::Duration::from_millis(ms)),
+        }
+    }
+
     /// The settings a resume may not change (its header fixes them), named.
     pub fn plan_fields_given(&self) -> Vec<&'static str> {
         [

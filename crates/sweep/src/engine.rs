@@ -11,9 +11,10 @@ use scalescope_place::mempolicy::PreparedPolicy;
 use scalescope_place::{place, render, PlaceRequest, Placement};
 use scalescope_topo::Topology;
 
-use crate::exec::{ExecSpec, Executor, Outcome};
+use crate::exec::{ExecSpec, Executor, Outcome, SampleSpec};
 use crate::metric;
 use crate::SweepError;
+use scalescope_results::evidence::SERIES_DIR;
 use scalescope_results::plan::{Job, Point};
 use scalescope_results::store::{Header, ResultsStore, RunRecord, RunStatus};
 
@@ -98,6 +99,8 @@ pub struct JobTemplate {
     pub extra_threads: usize,
     /// Whether stdout ends with a workload's JSON report.
     pub workload: bool,
+    /// Interval of the evidence sampler beside each run; `None` turns it off.
+    pub sample_interval: Option<Duration>,
 }
 
 /// The environment every run gets: OpenMP and Intel OpenMP told the placement.
@@ -189,6 +192,15 @@ impl JobTemplate {
             stderr_path: logs.join(format!("{stem}.err")),
             planned_threads: job.point.threads + self.extra_threads,
             metrics: Vec::new(),
+            sample: self.sample_interval.map(|interval| {
+                let name = format!("{SERIES_DIR}/{stem}.json");
+                let dir = logs.parent().unwrap_or(logs);
+                SampleSpec {
+                    interval,
+                    series_path: dir.join(&name),
+                    series_name: name,
+                }
+            }),
         }
     }
 }
@@ -367,6 +379,7 @@ fn record_of(
         error,
         metrics,
         placement_check: outcome.check,
+        evidence: outcome.evidence,
         stdout_log: Some(rel(&spec.stdout_path)),
         stderr_log: Some(rel(&spec.stderr_path)),
     }

@@ -25,7 +25,9 @@ use scalescope_topo::CpuSet;
 
 use crate::monitor::Monitor;
 use scalescope_results::check::PlacementCheck;
+use scalescope_results::evidence::RunEvidence;
 use scalescope_results::store::RunStatus;
+use scalescope_sampler::{Sampler, SamplerConfig};
 
 /// Everything needed to start one run.
 #[derive(Debug, Clone)]
@@ -45,6 +47,17 @@ pub struct ExecSpec {
     pub planned_threads: usize,
     /// Figures of merit to scan stdout for as it streams.
     pub metrics: Vec<scalescope_results::store::MetricSpec>,
+    /// Evidence sampling beside the run; `None` turns it off.
+    pub sample: Option<SampleSpec>,
+}
+
+/// How a run is sampled and where its series goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleSpec {
+    pub interval: Duration,
+    /// The series file, and its name as recorded (relative to the results directory).
+    pub series_path: PathBuf,
+    pub series_name: String,
 }
 
 /// How a run ended and what it used.
@@ -64,6 +77,8 @@ pub struct Outcome {
     /// What stdout held, scanned as it streamed; `None` where the executor did not
     /// stream it (fakes write the log file, which is then scanned).
     pub stdout_scan: Option<crate::output::Scan>,
+    /// What the sampler saw, when sampling was on.
+    pub evidence: Option<Box<RunEvidence>>,
 }
 
 impl Outcome {
@@ -80,6 +95,7 @@ impl Outcome {
             check: None,
             interrupted: false,
             stdout_scan: None,
+            evidence: None,
         }
     }
 }
@@ -140,12 +156,21 @@ impl Executor for ProcessExecutor {
             });
         });
         let mut monitor = Monitor::new(spec.cpus.clone(), spec.planned_threads);
+        let mut sampler = spec.sample.as_ref().map(|s| {
+            Sampler::start(
+                SamplerConfig::live(s.interval, spec.cpus.clone()),
+                pid as u32,
+            )
+        });
         let mut interval = Duration::from_millis(2);
         let mut killed_for: Option<RunStatus> = None;
         let mut interrupted = false;
         let mut term_sent_at: Option<Instant> = None;
         let reaped = loop {
-            match rx.recv_timeout(interval) {
+            let wait = sampler
+                .as_ref()
+                .map_or(interval, |s| s.until_due().min(interval));
+            match rx.recv_timeout(wait) {
                 Ok(r) => break r,
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Outcome::error("lost track of the child process".into());
@@ -153,7 +178,10 @@ impl Executor for ProcessExecutor {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
             if term_sent_at.is_none() {
-                monitor.sample(std::path::Path::new("/proc"), pid as u32);
+                match sampler.as_mut().filter(|s| s.due()) {
+                    Some(s) => monitor.observe(&crate::monitor::states(&s.sample())),
+                    None => monitor.sample(std::path::Path::new("/"), pid as u32),
+                }
             }
             // Sample often at first (short runs), then every 50 ms.
             interval = (interval * 2).min(Duration::from_millis(50));
@@ -181,6 +209,11 @@ impl Executor for ProcessExecutor {
         let _ = child.try_wait();
         let mut outcome = outcome_of(&reaped, start, killed_for, interrupted, monitor.finish());
         outcome.stdout_scan = streams.finish(spec.grace + Duration::from_secs(1));
+        if let (Some(s), Some(sample)) = (sampler, &spec.sample) {
+            let cpu = outcome.user_secs.zip(outcome.sys_secs).map(|(u, s)| u + s);
+            let series = Some((sample.series_path.as_path(), sample.series_name.clone()));
+            outcome.evidence = Some(Box::new(s.finish(outcome.wall_secs, cpu, series)));
+        }
         outcome
     }
 }
@@ -307,6 +340,7 @@ fn outcome_of(
         check,
         interrupted,
         stdout_scan: None,
+        evidence: None,
     }
 }
 
@@ -347,5 +381,6 @@ pub fn ok_outcome(wall_secs: f64) -> Outcome {
         check: None,
         interrupted: false,
         stdout_scan: None,
+        evidence: None,
     }
 }

@@ -69,6 +69,7 @@ fn template() -> JobTemplate {
         grace: Duration::from_secs(1),
         extra_threads: 0,
         workload: false,
+        sample_interval: None,
     }
 }
 
