@@ -225,7 +225,7 @@ impl ResultsStore {
         }
         let lock = DirLock::take(dir)?;
         let (header, runs, good_len) = read_results(&path).map_err(|e| match e {
-            ResultsError::Malformed { line: 1, .. } if first_line_torn(&path) => {
+            ResultsError::Malformed { line: 1, .. } if !first_line_complete(&path) => {
                 ResultsError::NoHeader { path: path.clone() }
             }
             e => e,
@@ -297,16 +297,15 @@ fn holds_header(path: &Path) -> bool {
     )
 }
 
-/// Whether the file is empty or its first line never got its newline.
-fn first_line_torn(path: &Path) -> bool {
+/// Whether the file's first line is whole (ends with a newline): a first line that
+/// is not is a header torn by a crash, not some other file.
+fn first_line_complete(path: &Path) -> bool {
     let Ok(file) = File::open(path) else {
         return false;
     };
-    let mut first = String::new();
+    let mut first = Vec::new();
     let mut limited = BufReader::new(file.take(MAX_LINE_BYTES));
-    // An empty file or a first line that never got its newline is a header torn by a
-    // crash; a whole first line that is not a header is malformed, and says so by line.
-    limited.read_line(&mut first).is_ok() && !first.ends_with('\n')
+    limited.read_until(b'\n', &mut first).is_ok() && first.ends_with(b"\n")
 }
 
 /// Whether a non-empty file's last byte is a newline (an empty file counts as ended).

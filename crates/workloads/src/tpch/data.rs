@@ -132,6 +132,27 @@ pub struct Lineitem {
 }
 
 impl Lineitem {
+    /// Each partition's column buffers as (address, bytes), for asking the kernel
+    /// where their pages are.
+    pub fn partition_buffers(&self) -> Vec<Vec<(*const u8, usize)>> {
+        fn buf<T>(v: &[T]) -> (*const u8, usize) {
+            (v.as_ptr().cast(), std::mem::size_of_val(v))
+        }
+        self.partitions
+            .iter()
+            .map(|p| {
+                vec![
+                    buf(&p.quantity),
+                    buf(&p.extprice_cents),
+                    buf(&p.discount),
+                    buf(&p.tax),
+                    buf(&p.group),
+                    buf(&p.shipdate),
+                ]
+            })
+            .collect()
+    }
+
     pub fn rows(&self) -> usize {
         self.partitions.iter().map(Partition::len).sum()
     }

@@ -104,6 +104,11 @@ impl Tpch {
     pub fn rows(&self) -> &[String] {
         &self.rows
     }
+
+    /// The table as prepared (partition i built and scanned by worker i).
+    pub fn lineitem(&self) -> &Lineitem {
+        &self.data
+    }
 }
 
 impl Workload for Tpch {
