@@ -35,7 +35,11 @@ fn thread_cpus(v: &Value) -> Vec<Vec<u32>> {
 
 /// The `n` CPUs the kernel saw busiest during command `name`, if they stand out from
 /// the rest by [`MARGIN`]; the per-CPU jiffies as text.
-pub fn busiest_cpus(console: &Console, name: &str, n: usize) -> Result<(BTreeSet<u32>, String), String> {
+pub fn busiest_cpus(
+    console: &Console,
+    name: &str,
+    n: usize,
+) -> Result<(BTreeSet<u32>, String), String> {
     let d = console.deltas(name)?;
     let ticks: Vec<String> = d.ticks.iter().map(|(c, t)| format!("{c}:{t}")).collect();
     let ticks = ticks.join(" ");
@@ -44,13 +48,54 @@ pub fn busiest_cpus(console: &Console, name: &str, n: usize) -> Result<(BTreeSet
     let least_planned = by_busy.get(n.saturating_sub(1)).map(|x| x.0).unwrap_or(0);
     let most_other = by_busy.get(n).map(|x| x.0).unwrap_or(0);
     if least_planned < 20 || (least_planned as f64) < MARGIN * most_other as f64 {
-        return Err(format!("the {n} busiest CPUs do not stand out (jiffies {ticks})"));
+        return Err(format!(
+            "the {n} busiest CPUs do not stand out (jiffies {ticks})"
+        ));
     }
     Ok((by_busy.iter().take(n).map(|x| x.1).collect(), ticks))
 }
 
-fn strategy(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, String> {
+/// The plan `place` printed for a strategy: one CPU set per thread.
+fn plan_of(console: &Console, s: &str) -> Result<Vec<Vec<u32>>, String> {
     let plan = thread_cpus(&console.json(&format!("place.{s}"))?["threads"]);
+    if plan.is_empty() || plan.iter().any(|t| t.len() != 1) {
+        return Err(format!("plan {plan:?}: a thread is not on exactly one PU"));
+    }
+    let planned: BTreeSet<u32> = plan.iter().flatten().copied().collect();
+    if planned.len() != plan.len() {
+        return Err(format!("plan {plan:?} puts two threads on one PU"));
+    }
+    Ok(plan)
+}
+
+/// In-process (the pinned pool): the kernel's busiest CPUs are exactly the plan.
+fn in_process(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, String> {
+    let plan = plan_of(console, s)?;
+    let doc = console.json(&format!("ep.{s}"))?;
+    if doc["verified"] != true {
+        return Err(format!(
+            "EP not verified: {}",
+            doc["report"]["verification"]
+        ));
+    }
+    let planned: BTreeSet<u32> = plan.iter().flatten().copied().collect();
+    let (busy, ticks) = busiest_cpus(console, &format!("ep.{s}"), planned.len())?;
+    if busy != planned {
+        return Err(format!(
+            "planned {planned:?}, the kernel saw busiest {busy:?} (jiffies {ticks})"
+        ));
+    }
+    let rule = shape_rule(kernel, s, &plan)?;
+    Ok(format!(
+        "threads on {plan:?}; the kernel's busiest CPUs {busy:?} (jiffies {ticks}){rule}"
+    ))
+}
+
+/// Through a sweep: the run recorded the plan, its own /proc sampling found every
+/// thread inside it, and the kernel saw every planned CPU busy (the sweep's parent
+/// may add a busy CPU of its own, so the rest are not required idle here).
+fn swept(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, String> {
+    let plan = plan_of(console, s)?;
     let sweep = format!("sweep.{s}");
     let sweep_rc = console.get(&sweep)?.rc;
     let lines = console.json_lines(&format!("{sweep}.results"))?;
@@ -59,29 +104,38 @@ fn strategy(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, 
         .find(|l| l["record"] == "run")
         .ok_or(format!("`{sweep}` (exit {sweep_rc}) recorded no run"))?;
     if run["status"] != "ok" {
-        return Err(format!("the sweep's run ended {}: {}", run["status"], run["error"]));
+        return Err(format!(
+            "the sweep's run ended {}: {}",
+            run["status"], run["error"]
+        ));
     }
     let recorded = thread_cpus(&run["thread_cpus"]);
     if recorded != plan {
-        return Err(format!("place planned {plan:?}, the sweep ran {recorded:?}"));
-    }
-    if plan.iter().any(|t| t.len() != 1) {
-        return Err(format!("plan {plan:?}: a thread is not on exactly one PU"));
-    }
-    let planned: BTreeSet<u32> = plan.iter().flatten().copied().collect();
-    if planned.len() != plan.len() {
-        return Err(format!("plan {plan:?} puts two threads on one PU"));
-    }
-    let (busy, ticks) = busiest_cpus(console, &sweep, planned.len())?;
-    if busy != planned {
-        return Err(format!("planned {planned:?}, the kernel saw busiest {busy:?} (jiffies {ticks})"));
+        return Err(format!(
+            "place planned {plan:?}, the sweep ran {recorded:?}"
+        ));
     }
     let check = &run["placement_check"];
-    if check["inside_plan"] != true {
+    if check["inside_plan"] != true || check["violations"].as_array().is_none_or(|v| !v.is_empty())
+    {
         return Err(format!("the sweep's own placement check: {check}"));
     }
-    let shape = shape_rule(kernel, s, &plan)?;
-    Ok(format!("threads on {plan:?}; kernel's busiest CPUs {busy:?} (jiffies {ticks}){shape}"))
+    let d = console.deltas(&sweep)?;
+    let max = d.ticks.values().copied().max().unwrap_or(0);
+    let idle: Vec<u32> = plan
+        .iter()
+        .map(|t| t[0])
+        .filter(|c| (d.ticks.get(c).copied().unwrap_or(0) as f64) < 0.3 * max as f64)
+        .collect();
+    if max < 20 || !idle.is_empty() {
+        let ticks: Vec<String> = d.ticks.iter().map(|(c, t)| format!("{c}:{t}")).collect();
+        return Err(format!(
+            "planned CPUs {idle:?} were not busy (jiffies {})",
+            ticks.join(" ")
+        ));
+    }
+    let rule = shape_rule(kernel, s, &plan)?;
+    Ok(format!("the run recorded {plan:?}, its sampling found every thread inside, the kernel saw each planned CPU busy{rule}"))
 }
 
 /// What the strategy promises about cores, judged with the kernel's siblings.
@@ -95,19 +149,33 @@ fn shape_rule(kernel: &[KernelCpu], s: &str, plan: &[Vec<u32>]) -> Result<String
     match s {
         "smt-pairs" if smt => {
             for pair in cpus.chunks(2).filter(|p| p.len() == 2) {
-                let k = kernel.iter().find(|k| k.cpu == pair[0]).ok_or("unknown CPU")?;
+                let k = kernel
+                    .iter()
+                    .find(|k| k.cpu == pair[0])
+                    .ok_or("unknown CPU")?;
                 if !k.siblings.contains(&pair[1]) {
-                    return Err(format!("smt-pairs put {pair:?} together; the kernel's siblings of {} are {:?}", pair[0], k.siblings));
+                    return Err(format!(
+                        "smt-pairs put {pair:?} together; the kernel's siblings of {} are {:?}",
+                        pair[0], k.siblings
+                    ));
                 }
             }
             Ok("; pairs are kernel SMT siblings".into())
         }
         "cores-first" => {
             let cores: BTreeSet<_> = cpus.iter().map(|c| core(*c)).collect();
-            let allowed_cores: BTreeSet<_> = kernel.iter().filter(|k| k.online).map(|k| core(k.cpu)).collect();
+            let allowed_cores: BTreeSet<_> = kernel
+                .iter()
+                .filter(|k| k.online)
+                .map(|k| core(k.cpu))
+                .collect();
             let want = cpus.len().min(allowed_cores.len());
             if cores.len() < want {
-                return Err(format!("cores-first used {} kernel cores for {} threads", cores.len(), cpus.len()));
+                return Err(format!(
+                    "cores-first used {} kernel cores for {} threads",
+                    cores.len(),
+                    cpus.len()
+                ));
             }
             Ok(format!("; {} separate kernel cores", cores.len()))
         }
@@ -120,8 +188,20 @@ pub fn checks(console: &Console) -> Vec<Check> {
         Ok(k) => k,
         Err(e) => return vec![Check::new("kernel CPUs", Err(e))],
     };
-    STRATEGIES
+    let mut out: Vec<Check> = STRATEGIES
         .iter()
-        .map(|s| Check::new(format!("sweep --placement {s}: threads where planned"), strategy(console, &kernel, s)))
-        .collect()
+        .map(|s| {
+            Check::new(
+                format!("npb ep --placement {s}: threads where planned"),
+                in_process(console, &kernel, s),
+            )
+        })
+        .collect();
+    for s in ["smt-pairs", "cores-first"] {
+        out.push(Check::new(
+            format!("sweep --placement {s}: threads where planned"),
+            swept(console, &kernel, s),
+        ));
+    }
+    out
 }

@@ -6,7 +6,8 @@
 //! binary); each shape boots with a time limit and prints its results between markers
 //! on the serial console (tests/lab/guest). The report goes to target/lab/report.txt.
 //! Skipped, with a line saying so, only where QEMU cannot run at all.
-//! `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes.
+//! `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes; `SCALESCOPE_LAB_REPLAY=1`
+//! checks the consoles the last boots saved in target/lab without booting.
 
 mod check_mem;
 mod check_place;
@@ -39,7 +40,10 @@ fn repo() -> PathBuf {
 fn qemu_unavailable() -> Option<String> {
     match Command::new("qemu-system-x86_64").arg("--version").output() {
         Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!("qemu-system-x86_64 --version exited with {}", o.status)),
+        Ok(o) => Some(format!(
+            "qemu-system-x86_64 --version exited with {}",
+            o.status
+        )),
         Err(e) => Some(format!(
             "qemu-system-x86_64 cannot be started ({e}); scripts/install-test-deps.sh installs it"
         )),
@@ -49,7 +53,14 @@ fn qemu_unavailable() -> Option<String> {
 /// The release binary (built now, so the guest runs the code under test) and the image.
 fn build_image(target: &Path) -> Result<(PathBuf, PathBuf), String> {
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--locked", "--bin", "scalescope", "--quiet"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--bin",
+            "scalescope",
+            "--quiet",
+        ])
         .current_dir(repo())
         .status()
         .map_err(|e| format!("cargo build --release: {e}"))?;
@@ -73,7 +84,9 @@ fn build_image(target: &Path) -> Result<(PathBuf, PathBuf), String> {
     let mut lines = text.lines();
     match (lines.next(), lines.next()) {
         (Some(k), Some(i)) => Ok((k.into(), i.into())),
-        _ => Err(format!("scripts/lab-image.sh printed `{text}`, not two paths")),
+        _ => Err(format!(
+            "scripts/lab-image.sh printed `{text}`, not two paths"
+        )),
     }
 }
 
@@ -105,9 +118,16 @@ fn describe(s: &Shape) -> String {
 }
 
 fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> ShapeReport {
-    let boot = qemu::boot(shape, kernel, initrd, BOOT_LIMIT);
+    let boot = if std::env::var_os("SCALESCOPE_LAB_REPLAY").is_some() {
+        replay(shape, log_dir)
+    } else {
+        qemu::boot(shape, kernel, initrd, BOOT_LIMIT)
+    };
     let console = Console::parse(&boot.console);
-    let _ = std::fs::write(log_dir.join(format!("{}.console", shape.name)), &boot.console);
+    let _ = std::fs::write(
+        log_dir.join(format!("{}.console", shape.name)),
+        &boot.console,
+    );
     let mut checks = vec![Check::new(
         "guest booted, ran its script and powered off",
         match (&boot.failure, console.finished) {
@@ -118,9 +138,13 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
     )];
     checks.extend(check_topo::checks(shape, &console));
     checks.extend(check_place::checks(&console));
-    checks.extend(check_mem::policies(&console));
+    checks.extend(check_mem::policies(shape, &console));
+    checks.push(check_mem::sweep_evidence(&console));
     if shape.tpch_threads.is_some() {
-        checks.push(Check::new("tpch q6 --layout numa: partitions on their scanners' nodes", check_mem::tpch(&console)));
+        checks.push(Check::new(
+            "tpch q6 --layout numa: partitions on their scanners' nodes",
+            check_mem::tpch(&console),
+        ));
     }
     if shape.matrix {
         checks.extend(check_mem::matrix(shape, &console));
@@ -129,8 +153,16 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
     let tail = failed.then(|| {
         let lines: Vec<&str> = boot.console.lines().collect();
         let start = lines.len().saturating_sub(40);
-        let err: Vec<&str> = boot.stderr.lines().filter(|l| !l.contains("TCG doesn't support")).collect();
-        format!("{}\n--- qemu stderr ---\n{}", lines[start..].join("\n"), err.join("\n"))
+        let err: Vec<&str> = boot
+            .stderr
+            .lines()
+            .filter(|l| !l.contains("TCG doesn't support"))
+            .collect();
+        format!(
+            "{}\n--- qemu stderr ---\n{}",
+            lines[start..].join("\n"),
+            err.join("\n")
+        )
     });
     ShapeReport {
         shape: shape.name.into(),
@@ -139,6 +171,26 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
         timing: console.slowest(4),
         checks,
         tail,
+    }
+}
+
+/// The console a previous boot saved (`SCALESCOPE_LAB_REPLAY=1`: re-check without
+/// booting, for work on the checks themselves).
+fn replay(shape: &Shape, log_dir: &Path) -> qemu::Boot {
+    let path = log_dir.join(format!("{}.console", shape.name));
+    match std::fs::read_to_string(&path) {
+        Ok(console) => qemu::Boot {
+            console,
+            stderr: String::new(),
+            secs: 0.0,
+            failure: None,
+        },
+        Err(e) => qemu::Boot {
+            console: String::new(),
+            stderr: String::new(),
+            secs: 0.0,
+            failure: Some(format!("replay: {}: {e}", path.display())),
+        },
     }
 }
 
@@ -163,7 +215,13 @@ fn run_all(shapes: &[Shape], kernel: &Path, initrd: &Path, log_dir: &Path) -> Ve
                 };
                 let Some(shape) = shapes.get(i) else { break };
                 let r = run_shape(shape, kernel, initrd, log_dir);
-                println!("lab: {} done in {:.0} s, {} of {} checks failed", r.shape, r.secs, r.failed(), r.checks.len());
+                println!(
+                    "lab: {} done in {:.0} s, {} of {} checks failed",
+                    r.shape,
+                    r.secs,
+                    r.failed(),
+                    r.checks.len()
+                );
                 done.lock().unwrap().push((i, r));
             });
         }
@@ -184,7 +242,13 @@ fn main() -> ExitCode {
     }
     let start = Instant::now();
     let target = target_dir();
-    let (kernel, initrd) = match build_image(&target) {
+    let replaying = std::env::var_os("SCALESCOPE_LAB_REPLAY").is_some();
+    let built = if replaying {
+        Ok((PathBuf::new(), PathBuf::new()))
+    } else {
+        build_image(&target)
+    };
+    let (kernel, initrd) = match built {
         Ok(p) => p,
         Err(e) => {
             eprintln!("lab: could not build the guest image: {e}");

@@ -18,7 +18,9 @@ pub struct Boot {
     pub failure: Option<String>,
 }
 
-/// The QEMU arguments for a shape.
+/// The QEMU arguments for a shape. In the guest, transparent huge pages are off (so
+/// numastat counts 4 KiB pages) and automatic NUMA balancing is off (so pages stay
+/// where the policy under test put them).
 pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     let mut a: Vec<String> = [
         "-accel",
@@ -49,7 +51,10 @@ pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     ));
     for n in 0..nodes {
         a.push("-object".into());
-        a.push(format!("memory-backend-ram,id=m{n},size={}M", shape.node_mib));
+        a.push(format!(
+            "memory-backend-ram,id=m{n},size={}M",
+            shape.node_mib
+        ));
         a.push("-numa".into());
         let mut node = format!("node,nodeid={n},memdev=m{n}");
         if n < shape.sockets {
@@ -72,7 +77,7 @@ pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     a.push(initrd.display().to_string());
     a.push("-append".into());
     a.push(format!(
-        "console=ttyS0 quiet loglevel=1 panic=-1 transparent_hugepage=never {}",
+        "console=ttyS0 quiet loglevel=1 panic=-1 transparent_hugepage=never numa_balancing=disable {}",
         shape.script_args()
     ));
     a
