@@ -5,12 +5,14 @@
 
 pub mod affinity;
 pub mod cpuset;
+pub mod files;
 pub mod hwloc_xml;
 pub mod model;
 pub mod numbering;
 pub mod synthetic;
 pub mod sysfs;
 pub mod virt;
+mod sysfs_quirks;
 
 use std::path::{Path, PathBuf};
 
