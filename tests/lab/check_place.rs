@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::console::{kernel_cpus, Console, KernelCpu};
 use crate::report::Check;
+use crate::shapes::Shape;
 
 pub const STRATEGIES: [&str; 5] = ["compact", "scatter", "cores-first", "smt-pairs", "spread"];
 
@@ -183,11 +184,31 @@ fn shape_rule(kernel: &[KernelCpu], s: &str, plan: &[Vec<u32>]) -> Result<String
     }
 }
 
-pub fn checks(console: &Console) -> Vec<Check> {
+/// On a machine without SMT, smt-pairs must be refused with a reason, not run.
+fn refused_without_smt(console: &Console, section: &str) -> Result<String, String> {
+    match console.json(section) {
+        Ok(doc) => Err(format!("ran on a machine without SMT: {doc}")),
+        Err(e) if e.contains("no SMT") => Ok(format!("refused: {e}")),
+        Err(e) => Err(e),
+    }
+}
+
+pub fn checks(shape: &Shape, console: &Console) -> Vec<Check> {
     let kernel = match kernel_cpus(console) {
         Ok(k) => k,
         Err(e) => return vec![Check::new("kernel CPUs", Err(e))],
     };
+    if shape.threads == 1 {
+        let mut out = vec![Check::new(
+            "place --strategy smt-pairs refused without SMT",
+            refused_without_smt(console, "place.smt-pairs"),
+        )];
+        for s in STRATEGIES.iter().filter(|s| **s != "smt-pairs") {
+            out.push(Check::new(format!("npb ep --placement {s}: threads where planned"), in_process(console, &kernel, s)));
+        }
+        out.push(Check::new("sweep --placement cores-first: threads where planned", swept(console, &kernel, "cores-first")));
+        return out;
+    }
     let mut out: Vec<Check> = STRATEGIES
         .iter()
         .map(|s| {

@@ -137,7 +137,7 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
         },
     )];
     checks.extend(check_topo::checks(shape, &console));
-    checks.extend(check_place::checks(&console));
+    checks.extend(check_place::checks(shape, &console));
     checks.extend(check_mem::policies(shape, &console));
     checks.push(check_mem::sweep_evidence(&console));
     if shape.tpch_threads.is_some() {
