@@ -121,7 +121,16 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
     let boot = if std::env::var_os("SCALESCOPE_LAB_REPLAY").is_some() {
         replay(shape, log_dir)
     } else {
-        qemu::boot(shape, kernel, initrd, BOOT_LIMIT)
+        let first = qemu::boot(shape, kernel, initrd, BOOT_LIMIT);
+        if first.console.contains("@@LAB-START") {
+            first
+        } else {
+            // The guest died before its script started (a kernel that panicked while
+            // booting on a loaded host): boot once more, and say so in the report.
+            let _ = std::fs::write(log_dir.join(format!("{}.first-boot.console", shape.name)), &first.console);
+            println!("lab: {}: the first boot never reached its script; booting again", shape.name);
+            qemu::boot(shape, kernel, initrd, BOOT_LIMIT)
+        }
     };
     let console = Console::parse(&boot.console);
     let _ = std::fs::write(
