@@ -204,9 +204,15 @@ pub fn checks(shape: &Shape, console: &Console) -> Vec<Check> {
             refused_without_smt(console, "place.smt-pairs"),
         )];
         for s in STRATEGIES.iter().filter(|s| **s != "smt-pairs") {
-            out.push(Check::new(format!("npb ep --placement {s}: threads where planned"), in_process(console, &kernel, s)));
+            out.push(Check::new(
+                format!("npb ep --placement {s}: threads where planned"),
+                in_process(console, &kernel, s),
+            ));
         }
-        out.push(Check::new("sweep --placement cores-first: threads where planned", swept(console, &kernel, "cores-first")));
+        out.push(Check::new(
+            "sweep --placement cores-first: threads where planned",
+            swept(console, &kernel, "cores-first"),
+        ));
         return out;
     }
     let mut out: Vec<Check> = STRATEGIES

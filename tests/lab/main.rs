@@ -127,8 +127,14 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
         } else {
             // The guest died before its script started (a kernel that panicked while
             // booting on a loaded host): boot once more, and say so in the report.
-            let _ = std::fs::write(log_dir.join(format!("{}.first-boot.console", shape.name)), &first.console);
-            println!("lab: {}: the first boot never reached its script; booting again", shape.name);
+            let _ = std::fs::write(
+                log_dir.join(format!("{}.first-boot.console", shape.name)),
+                &first.console,
+            );
+            println!(
+                "lab: {}: the first boot never reached its script; booting again",
+                shape.name
+            );
             qemu::boot(shape, kernel, initrd, BOOT_LIMIT)
         }
     };
@@ -218,7 +224,7 @@ fn run_all(shapes: &[Shape], kernel: &Path, initrd: &Path, log_dir: &Path) -> Ve
         for _ in 0..CONCURRENT {
             scope.spawn(|| loop {
                 let i = {
-                    let mut n = next.lock().unwrap();
+                    let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
                     *n += 1;
                     *n - 1
                 };
@@ -231,11 +237,11 @@ fn run_all(shapes: &[Shape], kernel: &Path, initrd: &Path, log_dir: &Path) -> Ve
                     r.failed(),
                     r.checks.len()
                 );
-                done.lock().unwrap().push((i, r));
+                done.lock().unwrap_or_else(|p| p.into_inner()).push((i, r));
             });
         }
     });
-    let mut done = done.into_inner().unwrap();
+    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
 }
