@@ -9,6 +9,7 @@ pub mod compare;
 mod curve;
 pub mod events;
 pub mod evidence;
+pub mod evidence_findings;
 mod findings;
 pub mod fit;
 pub mod hops;
@@ -210,7 +211,9 @@ pub fn analyze(header: &Header, records: &[RunRecord], basis: &Basis) -> Analysi
         .collect();
     let smt_yield = placements::smt_yield(topo, &curves);
     let placement_comparisons = placements::compare_placements(header, records, basis);
-    let findings = findings::findings(topo, basis, &curves, &smt_yield, &placement_comparisons);
+    let evidence = evidence::summarize(records);
+    let mut findings = findings::findings(topo, basis, &curves, &smt_yield, &placement_comparisons);
+    findings.extend(evidence_findings::findings(&curves, &evidence));
     Analysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         machine: topo.summary(),
@@ -219,6 +222,6 @@ pub fn analyze(header: &Header, records: &[RunRecord], basis: &Basis) -> Analysi
         smt_yield,
         placement_comparisons,
         findings,
-        evidence: evidence::summarize(records),
+        evidence,
     }
 }
