@@ -12,7 +12,7 @@ use scalescope_analysis::evidence::{summarize, PointEvidence};
 use scalescope_results::evidence::{Measured, Series as RunSeries};
 use scalescope_results::store::{RunRecord, RunStatus};
 
-use crate::svg::{LineChart, Series, PALETTE};
+use crate::svg::{ChartPoint, LineChart, Series, PALETTE};
 use crate::{Chart, ResultSet};
 
 /// At most this many thread counts share the over-time chart.
@@ -72,7 +72,7 @@ fn resident(s: &RunSeries) -> Vec<(f64, f64)> {
 }
 
 /// For each thread count of the first curve, the series of its median-time run.
-fn chosen_runs<'a>(set: &'a ResultSet) -> Vec<(usize, &'a RunSeries)> {
+fn chosen_runs(set: &ResultSet) -> Vec<(usize, &RunSeries)> {
     let Some(curve) = set.analysis.curves.first() else {
         return Vec::new();
     };
@@ -104,7 +104,7 @@ fn chosen_runs<'a>(set: &'a ResultSet) -> Vec<(usize, &'a RunSeries)> {
     spread(&picked, MAX_LINES)
 }
 
-fn scaled(points: &[(f64, f64)], max: f64) -> Vec<(f64, f64, Option<(f64, f64)>)> {
+fn scaled(points: &[(f64, f64)], max: f64) -> Vec<ChartPoint> {
     points
         .iter()
         .map(|(t, v)| (*t, if max > 0.0 { v / max * 100.0 } else { 0.0 }, None))
