@@ -125,6 +125,10 @@ Examples:
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
+    /// Waits for its stdin to close (scalescope ended, however), then kills every
+    /// process marked with TOKEN (what a sweep starts once).
+    #[command(name = "__guard", hide = true)]
+    Guard { token: String },
 }
 
 #[derive(Debug, Subcommand)]

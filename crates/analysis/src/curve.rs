@@ -1,16 +1,17 @@
 //! One curve per placement and memory policy: each point's performance, speedup
-//! against the baseline with its standard deviation, efficiency and Karp-Flatt
-//! fraction; the Amdahl and USL fits; the knees, each attributed to the topology
-//! event it coincides with.
+//! against the baseline with its standard deviation and bootstrap interval,
+//! efficiency and Karp-Flatt fraction; the models fitted and chosen; the knees,
+//! each attributed to the topology event it coincides with.
 
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::store::{Header, RunRecord, RunStatus};
 use scalescope_topo::Topology;
 
 use crate::events::{self, EventKind, TopologyEvent};
+use crate::finding::Boundary;
 use crate::knee::{self, Knee};
 use crate::stats::summarize;
-use crate::{fit, AttributedKnee, Basis, Curve, CurvePoint};
+use crate::{boot, fit, AttributedKnee, Basis, Curve, CurvePoint};
 
 pub(crate) fn ok_runs<'a>(
     records: &'a [RunRecord],
@@ -34,6 +35,7 @@ pub(crate) fn ok_runs<'a>(
 /// wall-time summary, the figure of merit's median.
 struct Raw {
     threads: usize,
+    perfs: Vec<f64>,
     runs: usize,
     perf: f64,
     se: f64,
@@ -68,6 +70,7 @@ fn raw_points(
             };
             Some(Raw {
                 threads: t,
+                perfs,
                 runs: s.n,
                 perf: s.median,
                 se: s.stddev / (s.n as f64).sqrt(),
@@ -88,6 +91,15 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
     raw.iter()
         .map(|r| {
             let speedup = r.perf / base_perf;
+            let ci = (r.threads != base_t)
+                .then(|| {
+                    let seed = r.threads as u64;
+                    boot::interval(&[base.perfs.clone(), r.perfs.clone()], seed, |m| {
+                        m[1] / m[0]
+                    })
+                    .1
+                })
+                .flatten();
             let p = r.threads as f64;
             let rel = if r.threads == base_t {
                 0.0
@@ -104,6 +116,7 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
                 metric_median: r.metric,
                 speedup,
                 speedup_sd: speedup * rel,
+                speedup_ci95: ci,
                 efficiency: speedup * base_t as f64 / p,
                 karp_flatt: (base_t == 1 && r.threads > 1)
                     .then(|| (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / p)),
@@ -124,22 +137,22 @@ pub(crate) fn curve(
     let raw = raw_points(header, records, basis, pl, mem);
     let base_t = raw.first()?.threads;
     let points = curve_points(topo, pl, &raw);
-    let fit_points: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| (p.threads as f64, p.speedup))
-        .collect();
-    let (amdahl, usl) = if base_t == 1 {
-        (fit::fit_amdahl(&fit_points), fit::fit_usl(&fit_points))
-    } else {
-        (None, None)
-    };
-    let max_t = points.last().map(|p| p.threads).unwrap_or(1);
-    let events = events::events(topo, pl, max_t);
-    let samples: Vec<knee::Sample> = points
+    let fit_points: Vec<fit::FitPoint> = points
         .iter()
         .map(|p| (p.threads as f64, p.speedup, p.speedup_sd))
         .collect();
-    let knees = knee::find_knees(&samples)
+    let max_t = points.last().map(|p| p.threads).unwrap_or(1);
+    let events = events::events(topo, pl, max_t);
+    let breaks: Vec<f64> = events.iter().map(|e| (e.threads - 1) as f64).collect();
+    let (models, amdahl, usl) = fit::choose(&fit_points, base_t == 1, &breaks);
+    let threads: Vec<usize> = raw.iter().map(|r| r.threads).collect();
+    let perf: Vec<Vec<f64>> = raw.iter().map(|r| r.perfs.clone()).collect();
+    let found = knee::find_knees(&knee::Samples {
+        threads: &threads,
+        perf: &perf,
+    });
+    let knees = found
+        .knees
         .into_iter()
         .map(|k| attribute(k, &events))
         .collect();
@@ -150,9 +163,23 @@ pub(crate) fn curve(
         points,
         amdahl,
         usl,
+        models,
         knees,
+        undecided: found.undecided,
         events,
     })
+}
+
+/// The boundary a topology event marks.
+pub(crate) fn boundary_of(kind: &EventKind) -> Boundary {
+    match kind {
+        EventKind::NewPackage => Boundary::Package,
+        EventKind::NewNumaNode => Boundary::Numa,
+        EventKind::NewL3 => Boundary::L3,
+        EventKind::AllCoresBusy => Boundary::AllCores,
+        EventKind::SmtSharing => Boundary::Smt,
+        EventKind::Oversubscribed => Boundary::Oversubscribed,
+    }
 }
 
 /// The most specific event in (threads, next_threads]: a package boundary before a
@@ -178,6 +205,9 @@ fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
         .cloned();
     AttributedKnee {
         attribution: if cause.is_some() { "coincides" } else { "none" }.into(),
+        boundary: cause
+            .as_ref()
+            .map_or(Boundary::None, |e| boundary_of(&e.kind)),
         cause,
         knee,
     }

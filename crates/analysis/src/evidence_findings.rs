@@ -9,6 +9,8 @@
 use scalescope_place::{MemPolicy, Strategy};
 
 use crate::evidence::PointEvidence;
+use crate::finding::{Boundary, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::Curve;
 
 /// Cross-node traffic must grow by this factor across a knee to be called its cause.
 pub const REMOTE_FACTOR: f64 = 10.0;
@@ -151,86 +153,128 @@ pub fn thread_notes(ev: &[PointEvidence], placement: &Strategy, mem: &MemPolicy)
         .collect()
 }
 
-/// The evidence findings of every curve.
-pub(crate) fn findings(curves: &[crate::Curve], ev: &[PointEvidence]) -> Vec<crate::Finding> {
-    use crate::events::EventKind;
+/// Adds the evidence to `findings`: numbers (or the missing measurement) to every
+/// knee at a socket or NUMA boundary, and findings of their own for bandwidth
+/// saturation and for idle or CPU-sharing threads.
+pub(crate) fn add(findings: &mut Vec<Finding>, curves: &[Curve], ev: &[PointEvidence]) {
     if ev.is_empty() {
-        return Vec::new();
+        return;
     }
-    let mut out = Vec::new();
+    for f in findings.iter_mut().filter(|f| {
+        f.kind == FindingKind::Knee && matches!(f.boundary, Boundary::Numa | Boundary::Package)
+    }) {
+        let Some((c, knee)) = curves.iter().find_map(|c| {
+            let name = format!("{} / {}", c.placement, c.mem);
+            let k = c
+                .knees
+                .iter()
+                .find(|k| Some(k.knee.threads) == f.after_threads)?;
+            (f.curve.as_deref() == Some(name.as_str())).then_some((c, k))
+        }) else {
+            continue;
+        };
+        if let Some(v) = knee_verdict(
+            ev,
+            &c.placement,
+            &c.mem,
+            knee.knee.threads,
+            knee.knee.next_threads,
+        ) {
+            attach(f, knee.knee.threads, knee.knee.next_threads, v);
+        }
+    }
     for c in curves {
         let name = format!("{} / {}", c.placement, c.mem);
-        for k in &c.knees {
-            let Some(cause) = k
-                .cause
-                .as_ref()
-                .filter(|e| matches!(e.kind, EventKind::NewPackage | EventKind::NewNumaNode))
-            else {
-                continue;
-            };
-            let Some(v) = knee_verdict(
-                ev,
-                &c.placement,
-                &c.mem,
-                k.knee.threads,
-                k.knee.next_threads,
-            ) else {
-                continue;
-            };
-            out.push(knee_finding(&name, k.knee.threads, &cause.description, v));
-        }
-        if let Some((t, bw, ceiling)) = saturation(ev, &c.placement, &c.mem) {
-            out.push(crate::Finding {
-                severity: "notice".into(),
-                title: format!(
-                    "{name}: memory bandwidth saturated from {t} threads ({:.2} GB/s, within {:.0}% of the highest measured, {:.2} GB/s)",
-                    bw / 1e9,
-                    (1.0 - CEILING_SHARE) * 100.0,
-                    ceiling / 1e9
-                ),
-                evidence: vec!["sampled memory bandwidth, all sockets, median of each point's runs".into()],
-                advice: Some("more threads will not move more data; reduce traffic (blocking, smaller types) or spread memory over more nodes".into()),
-            });
-        }
+        findings.extend(saturation_finding(ev, c, &name));
         let notes = thread_notes(ev, &c.placement, &c.mem);
         if !notes.is_empty() {
-            out.push(crate::Finding {
-                severity: "notice".into(),
-                title: format!("{name}: threads that sat idle or shared a CPU"),
-                evidence: notes,
-                advice: Some("a starved or doubled-up thread holds the others at every barrier: check the placement and the work split".into()),
+            let mut f = Finding::new(
+                FindingKind::Threads,
+                "notice",
+                format!("{name}: threads that sat idle or shared a CPU"),
+            );
+            f.curve = Some(name);
+            f.evidence = notes.into_iter().map(Evidence::note).collect();
+            f.advice = Some("a starved or doubled-up thread holds the others at every barrier: check the placement (`scalescope place`) and the work split".into());
+            findings.push(f);
+        }
+    }
+}
+
+/// The verdict on a knee, written into its finding.
+fn attach(f: &mut Finding, before: usize, after: usize, v: KneeVerdict) {
+    match (v.remote_memory, v.cross_node) {
+        (true, Some((x, y))) => {
+            f.title = format!(
+                "{}; remote memory: cross-node traffic {} at {before} threads, {} at {after}",
+                f.title,
+                mb(x),
+                mb(y)
+            );
+            f.check = None;
+        }
+        (false, Some((x, y))) => {
+            f.title = format!(
+                "{}; not remote memory: cross-node traffic only {} -> {}",
+                f.title,
+                mb(x),
+                mb(y)
+            );
+            f.check = None;
+        }
+        (_, None) => {
+            f.check = Some(match (&f.check, &v.check) {
+                (Some(old), Some(new)) => format!("{old}; {new}"),
+                (old, new) => old.clone().or(new.clone()).unwrap_or_default(),
             });
         }
     }
-    out
+    if let Some((x, y)) = v.cross_node {
+        f.evidence.push(Evidence::new(
+            v.evidence.first().cloned().unwrap_or_default(),
+            EvidenceItem::Traffic {
+                before_threads: before,
+                after_threads: after,
+                before_bytes: x,
+                after_bytes: y,
+            },
+        ));
+    }
+    let skip = usize::from(v.cross_node.is_some());
+    f.evidence
+        .extend(v.evidence.into_iter().skip(skip).map(Evidence::note));
 }
 
-fn knee_finding(curve: &str, threads: usize, boundary: &str, v: KneeVerdict) -> crate::Finding {
-    let title = match (v.remote_memory, v.cross_node) {
-        (true, Some((x, y))) => format!(
-            "{curve}: the knee after {threads} threads is remote memory: cross-node traffic {} -> {} at the boundary ({boundary})",
-            mb(x),
-            mb(y)
+fn saturation_finding(ev: &[PointEvidence], c: &Curve, name: &str) -> Option<Finding> {
+    let (t, bw, ceiling) = saturation(ev, &c.placement, &c.mem)?;
+    let source = ev
+        .iter()
+        .find_map(|p| p.bandwidth_source.clone())
+        .unwrap_or_default();
+    let mut f = Finding::new(
+        FindingKind::BandwidthSaturation,
+        "notice",
+        format!(
+            "{name}: memory bandwidth saturated from {t} threads ({:.2} GB/s, within {:.0}% of the highest measured in this sweep, {:.2} GB/s)",
+            bw / 1e9,
+            (1.0 - CEILING_SHARE) * 100.0,
+            ceiling / 1e9
         ),
-        (false, Some((x, y))) => format!(
-            "{curve}: the knee after {threads} threads coincides with {boundary}, but cross-node traffic rose only {} -> {}: not remote memory",
-            mb(x),
-            mb(y)
-        ),
-        (_, None) => format!(
-            "{curve}: the knee after {threads} threads coincides with {boundary}; remote memory not measured"
-        ),
-    };
-    let mut evidence = v.evidence;
-    evidence.extend(v.check);
-    crate::Finding {
-        severity: if v.remote_memory { "warning" } else { "notice" }.into(),
-        title,
-        evidence,
-        advice: v.remote_memory.then(|| {
-            "keep each thread's data on its node: first-touch initialisation by the threads that use it, or --mem interleave for shared data".into()
-        }),
-    }
+    );
+    f.curve = Some(name.to_string());
+    f.after_threads = Some(t);
+    f.boundary = Boundary::Bandwidth;
+    f.evidence.push(Evidence::new(
+        format!("sampled memory bandwidth ({source}), all domains, median of each point's runs"),
+        EvidenceItem::Ceiling {
+            source,
+            ceiling: ceiling / 1e9,
+            reached: bw / 1e9,
+            unit: "GB/s".into(),
+        },
+    ));
+    f.advice = Some("more threads will not move more data: reduce traffic (blocking, smaller types) or spread the data over more nodes".into());
+    Some(f)
 }
 
 #[cfg(test)]
@@ -283,8 +327,28 @@ mod tests {
             v.evidence
         );
         assert!(v.check.is_none());
-        let f = knee_finding("cores-first / first-touch", 24, "a new package", v);
-        assert!(f.title.contains("is remote memory"), "{}", f.title);
+        let mut f = Finding::new(
+            FindingKind::Knee,
+            "warning",
+            "cores-first / first-touch: knee",
+        );
+        f.check = Some("sweep with --mem interleave".into());
+        attach(&mut f, 24, 48, v);
+        assert!(
+            f.title.contains(
+                "; remote memory: cross-node traffic 4.9 MB at 24 threads, 86.0 GB at 48"
+            ),
+            "{}",
+            f.title
+        );
+        assert!(f.check.is_none());
+        assert!(matches!(
+            f.evidence[0].item,
+            EvidenceItem::Traffic {
+                after_threads: 48,
+                ..
+            }
+        ));
 
         let flat = [point(24, Some(4.9e6), 0.0), point(48, Some(9e6), 0.0)];
         let v = knee_verdict(&flat, &Strategy::CoresFirst, &MemPolicy::FirstTouch, 24, 48).unwrap();

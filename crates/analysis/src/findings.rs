@@ -1,94 +1,207 @@
-//! Findings in words: each curve's efficiency, knees and scaling model, the
-//! hyper-threading yield, significant placement differences, and what this machine
-//! cannot show; each with its numbers and, where one follows, advice.
+//! Findings in words and typed evidence: each curve's efficiency, knees, undecided
+//! intervals, models and rejected fits, a special one-thread baseline, bandwidth
+//! saturation against a measured ceiling; the hyper-threading yield like with like;
+//! significant placement differences; the measurement's own warnings; and what this
+//! machine cannot show. A phrase is printed only when its premise was measured:
+//! mechanisms that were not measured are named as hypotheses with the check that
+//! would confirm or refute them.
 
 use scalescope_topo::Topology;
 
-use crate::events::{EventKind, Usage};
-use crate::{AttributedKnee, Basis, Curve, CurvePoint, Finding, PlacementComparison, SmtYield};
+use crate::ceiling::{self, Ceiling};
+use crate::curve::boundary_of;
+use crate::events::EventKind;
+use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::quality::Quality;
+use crate::{AttributedKnee, Basis, Curve, CurvePoint, PlacementComparison, SmtYield};
+
+mod curves;
+
+pub(crate) use curves::curve_findings;
+
+/// What the findings are made from.
+pub(crate) struct Inputs<'a> {
+    pub topo: &'a Topology,
+    pub basis: &'a Basis,
+    pub curves: &'a [Curve],
+    pub smt: &'a SmtYield,
+    pub cmp: &'a [PlacementComparison],
+    pub quality: &'a Quality,
+}
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
-pub(crate) fn findings(
-    topo: &Topology,
-    basis: &Basis,
-    curves: &[Curve],
-    smt: &SmtYield,
-    cmp: &[PlacementComparison],
-) -> Vec<Finding> {
-    let mut out: Vec<Finding> = curves
+fn ci_text(ci: Option<(f64, f64)>) -> String {
+    ci.map_or(" (no interval: one repetition)".into(), |(l, h)| {
+        format!(" [95% interval {l:.2}..{h:.2}]")
+    })
+}
+
+pub(crate) fn findings(inp: &Inputs, ceilings: &[Ceiling]) -> Vec<Finding> {
+    let mut out: Vec<Finding> = inp
+        .quality
+        .warnings
         .iter()
-        .flat_map(|c| curve_findings(c, basis))
+        .map(|w| {
+            let mut f = Finding::new(
+                FindingKind::MeasurementQuality,
+                if w.kind == "imported" {
+                    "info"
+                } else {
+                    "warning"
+                },
+                w.text.clone(),
+            );
+            f.evidence.push(Evidence::new(
+                w.text.clone(),
+                EvidenceItem::Header {
+                    field: w.kind.clone(),
+                    value: w.text.clone(),
+                },
+            ));
+            f
+        })
         .collect();
-    out.extend(smt_finding(smt, basis));
+    for c in inp.curves {
+        out.extend(curve_findings(inp.topo, c, inp.basis, ceilings));
+    }
+    out.extend(smt_finding(inp.smt, inp.basis));
     out.extend(
-        cmp.iter()
+        inp.cmp
+            .iter()
             .filter(|c| c.significant && c.ratio > 1.05)
-            .map(|c| placement_finding(c, curves)),
+            .filter(|c| c.ci95.is_none_or(|(lo, _)| lo > 1.0))
+            .map(|c| placement_finding(c, inp.curves)),
     );
-    if topo.cpu_numa_nodes() < 2 && topo.packages.len() < 2 {
-        out.push(Finding {
-            severity: "info".into(),
-            title:
-                "One package and one NUMA node: no socket or NUMA knee is possible on this machine"
-                    .into(),
-            evidence: vec![topo.summary()],
-            advice: None,
-        });
+    if inp.topo.cpu_numa_nodes() < 2 && inp.topo.packages.len() < 2 {
+        let mut f = Finding::new(
+            FindingKind::MachineLimit,
+            "info",
+            "One package and one NUMA node: no socket or NUMA knee is possible on this machine",
+        );
+        f.evidence.push(Evidence::note(inp.topo.summary()));
+        out.push(f);
+    }
+    for f in &mut out {
+        if lowered_kind(f.kind) {
+            for w in inp.quality.lowering() {
+                f.confidence.lower(&w.text);
+            }
+        }
     }
     out
 }
 
+/// Findings whose confidence rests on timings and so on the measurement's quality.
+fn lowered_kind(k: FindingKind) -> bool {
+    matches!(
+        k,
+        FindingKind::Knee
+            | FindingKind::Placement
+            | FindingKind::SmtYield
+            | FindingKind::Baseline
+            | FindingKind::BandwidthSaturation
+    )
+}
+
 fn smt_finding(smt: &SmtYield, basis: &Basis) -> Option<Finding> {
-    if let Some(r) = smt.ratio {
-        let good = r > 1.1;
-        return Some(Finding {
-            severity: if good { "info" } else { "notice" }.into(),
-            title: format!(
-                "Hyper-threading yield {r:.2}x: {}",
-                if good {
-                    "sharing cores still pays"
-                } else {
-                    "SMT siblings add little or hurt"
-                }
-            ),
-            evidence: vec![format!(
-                "best performance with threads sharing cores {:.4}, without {:.4} ({})",
-                smt.best_with_smt.unwrap_or(f64::NAN),
-                smt.best_without_smt.unwrap_or(f64::NAN),
-                basis.label()
-            )],
-            advice: (!good).then(|| {
-                "run one thread per physical core (cores-first up to the core count)".to_string()
-            }),
-        });
+    let Some(p) = smt.pairs.last() else {
+        let why = smt.unavailable.as_ref()?;
+        let mut f = Finding::new(
+            FindingKind::SmtYield,
+            "info",
+            "Hyper-threading yield not measured",
+        );
+        f.boundary = Boundary::Smt;
+        f.evidence.push(Evidence::note(why.clone()));
+        return Some(f);
+    };
+    let (lo, hi) = p.ci95.unwrap_or((p.ratio, p.ratio));
+    let verdict = if lo > 1.0 {
+        "the second thread per core adds throughput"
+    } else if hi < 1.0 {
+        "the second thread per core makes it slower"
+    } else {
+        "no difference beyond the spread of the runs"
+    };
+    let mut f = Finding::new(
+        FindingKind::SmtYield,
+        if hi < 1.0 { "notice" } else { "info" },
+        format!(
+            "Hyper-threading yield {:.2}x on the same {} cores: {verdict}",
+            p.ratio, p.cores
+        ),
+    );
+    f.boundary = Boundary::Smt;
+    f.after_threads = Some(p.cores);
+    let decided = lo > 1.0 || hi < 1.0;
+    f.confidence = Confidence::from_probability(if decided { 0.95 } else { 0.5 }, p.runs);
+    f.evidence.push(Evidence::new(
+        format!(
+            "cores-first at {} threads {:.4}, smt-pairs at {} threads on the same cores {:.4} ({}){}",
+            p.cores,
+            p.one_per_core,
+            2 * p.cores,
+            p.two_per_core,
+            basis.label(),
+            ci_text(p.ci95)
+        ),
+        EvidenceItem::Comparison {
+            a: format!("cores-first/{}", p.cores),
+            b: format!("smt-pairs/{}", 2 * p.cores),
+            ratio: p.ratio,
+            ci95: p.ci95,
+            p_value: None,
+        },
+    ));
+    if hi < 1.0 {
+        f.advice =
+            Some("run one thread per physical core (cores-first up to the core count)".into());
     }
-    smt.unavailable.as_ref().map(|why| Finding {
-        severity: "info".into(),
-        title: "Hyper-threading yield not measured".into(),
-        evidence: vec![why.clone()],
-        advice: None,
-    })
+    Some(f)
 }
 
 fn placement_finding(c: &PlacementComparison, curves: &[Curve]) -> Finding {
     let p = c.p_value.unwrap_or(f64::NAN);
-    let evidence = vec![format!(
-        "{} threads, {}: {} {:.4} vs {} {:.4} ({})",
-        c.threads,
-        c.mem,
-        c.best,
-        c.perf[&c.best],
-        c.worst,
-        c.perf[&c.worst],
-        if p < 0.001 {
-            "p < 0.001".to_string()
-        } else {
-            format!("p = {p:.3}")
-        }
-    )];
+    let mut f = Finding::new(
+        FindingKind::Placement,
+        "notice",
+        format!(
+            "{} is {:.2}x faster than {} at {} threads",
+            c.best, c.ratio, c.worst, c.threads
+        ),
+    );
+    f.after_threads = Some(c.threads);
+    f.confidence = Confidence::from_probability(1.0 - p, c.runs);
+    if !c.interleaved {
+        f.confidence.lower("the runs of the two placements did not alternate in time: drift over the sweep can look like a difference (interleave the run order)");
+    }
+    f.evidence.push(Evidence::new(
+        format!(
+            "{} threads, {}: {} {:.4} vs {} {:.4} ({}){}",
+            c.threads,
+            c.mem,
+            c.best,
+            c.perf[&c.best],
+            c.worst,
+            c.perf[&c.worst],
+            if p < 0.001 {
+                "p < 0.001".to_string()
+            } else {
+                format!("p = {p:.3}")
+            },
+            ci_text(c.ci95)
+        ),
+        EvidenceItem::Comparison {
+            a: c.worst.clone(),
+            b: c.best.clone(),
+            ratio: c.ratio,
+            ci95: c.ci95,
+            p_value: c.p_value,
+        },
+    ));
     let usage_of = |name: &str| {
         curves
             .iter()
@@ -96,158 +209,241 @@ fn placement_finding(c: &PlacementComparison, curves: &[Curve]) -> Finding {
             .and_then(|k| k.points.iter().find(|pt| pt.threads == c.threads))
             .and_then(|pt| pt.usage)
     };
-    Finding {
-        severity: "notice".into(),
-        title: format!(
-            "{} is {:.2}x faster than {} at {} threads",
-            c.best, c.ratio, c.worst, c.threads
-        ),
-        evidence,
-        advice: Some(placement_advice(usage_of(&c.best), usage_of(&c.worst))),
-    }
+    let (b, w) = (usage_of(&c.best), usage_of(&c.worst));
+    f.advice = Some(placement_advice(b, w));
+    f.boundary = match (b, w) {
+        (Some(b), Some(w)) if b.smt_shared != w.smt_shared => Boundary::Smt,
+        (Some(b), Some(w)) if b.packages != w.packages => Boundary::Package,
+        (Some(b), Some(w)) if b.numa_nodes != w.numa_nodes => Boundary::Numa,
+        (Some(b), Some(w)) if b.l3_domains != w.l3_domains => Boundary::L3,
+        _ => Boundary::None,
+    };
+    f
 }
 
-/// What the winning placement does differently, in words.
-fn placement_advice(best: Option<Usage>, worst: Option<Usage>) -> String {
+/// What the winning placement does differently (measured), and what would explain
+/// it (not measured here).
+fn placement_advice(
+    best: Option<crate::events::Usage>,
+    worst: Option<crate::events::Usage>,
+) -> String {
     match (best, worst) {
         (Some(b), Some(w)) if !b.smt_shared && w.smt_shared => {
             "the slower placement puts threads on SMT siblings of one core: give each thread its own physical core".into()
         }
         (Some(b), Some(w)) if b.smt_shared && !w.smt_shared => {
-            "sharing cores wins here: the threads share data that SMT siblings find in the same L1/L2".into()
+            "sharing cores wins here; data shared in one core's L1/L2 would explain it (not measured)".into()
         }
         (Some(b), Some(w)) if b.packages > w.packages || b.numa_nodes > w.numa_nodes => {
-            "spreading over more packages or NUMA nodes wins: the program is bound by memory bandwidth or cache capacity per thread, so use every memory controller".into()
+            "spreading over more packages or NUMA nodes wins: more memory controllers or caches are in use; `mem stream` per placement would show whether bandwidth is the reason".into()
         }
         (Some(b), Some(w)) if b.packages < w.packages || b.l3_domains < w.l3_domains => {
-            "packing threads wins: they share data, so keep them in one L3 and one package".into()
+            "packing threads into fewer packages or L3 domains wins; data shared between threads would explain it (not measured)".into()
         }
         _ => "the placement matters here; prefer the faster one for production runs".into(),
     }
 }
 
-fn curve_findings(c: &Curve, basis: &Basis) -> Vec<Finding> {
-    let name = format!("{} / {}", c.placement, c.mem);
-    let Some(last) = c.points.last() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    if c.points.len() >= 2 {
-        out.push(efficiency_finding(c, &name, last));
+/// A knee's boundary, title, advice and check.
+fn knee_words(k: &AttributedKnee, name: &str) -> (String, Option<String>, Option<String>) {
+    let t = k.knee.threads;
+    let flat = k.knee.bend == "flattens";
+    match (&k.cause, flat) {
+        (Some(e), true) => (
+            format!("{name}: scaling slows after {t} threads: {}", e.description),
+            Some(advice_for(&e.kind)),
+            Some(check_for(&e.kind)),
+        ),
+        (Some(e), false) => (
+            format!("{name}: scaling speeds up after {t} threads: {}", e.description),
+            None,
+            Some(check_for(&e.kind)),
+        ),
+        (None, true) => (
+            format!("{name}: scaling slows after {t} threads with no topology boundary there"),
+            Some("look for software limits: a lock, a serial phase, load imbalance, or memory bandwidth saturating".into()),
+            Some("measure `scalescope mem stream` at these thread counts and analyse with --ceilings: a throughput at the ceiling confirms bandwidth".into()),
+        ),
+        (None, false) => (
+            format!("{name}: scaling speeds up after {t} threads with no topology boundary there"),
+            None,
+            Some("not explained by anything measured here; a working set that starts to fit in the caches, or a slow baseline, would do this: compare the per-thread data size with the cache sizes (`scalescope topo`)".into()),
+        ),
     }
-    out.extend(c.knees.iter().map(|k| knee_finding(k, &name)));
-    out.extend(model_finding(c, &name, last, basis));
-    out
 }
 
+fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
+    let (title, advice, check) = knee_words(k, name);
+    let flat = k.knee.bend == "flattens";
+    let mut f = Finding::new(
+        FindingKind::Knee,
+        if flat { "warning" } else { "notice" },
+        title,
+    );
+    f.after_threads = Some(k.knee.threads);
+    f.boundary = k
+        .cause
+        .as_ref()
+        .map_or(Boundary::None, |e| boundary_of(&e.kind));
+    f.confidence = k.knee.confidence.clone();
+    f.advice = advice;
+    f.check = check;
+    let kn = &k.knee;
+    f.evidence.push(Evidence::new(
+        format!(
+            "marginal speedup per added thread {:.2}{} up to {} threads, {:.2}{} after (between {} and {} threads)",
+            kn.slope_before, ci_text(kn.slope_before_ci95), kn.threads, kn.slope_after, ci_text(kn.slope_after_ci95), kn.threads, kn.next_threads
+        ),
+        EvidenceItem::Slope { from_threads: kn.threads, to_threads: kn.next_threads, slope: kn.slope_after, ci95: kn.slope_after_ci95 },
+    ));
+    f.evidence.push(Evidence::new(
+        format!(
+            "slope change {:+.0}%{}; confidence {}{}",
+            kn.change * 100.0,
+            ci_text(kn.change_ci95.map(|(l, h)| (l * 100.0, h * 100.0))),
+            kn.confidence.label,
+            kn.confidence
+                .value
+                .map_or(String::new(), |v| format!(" (p = {v:.2})"))
+        ),
+        EvidenceItem::SlopeChange {
+            change: kn.change,
+            ci95: kn.change_ci95,
+        },
+    ));
+    if let Some(e) = &k.cause {
+        f.evidence.push(Evidence::new(
+            e.description.clone(),
+            EvidenceItem::TopologyEvent {
+                threads: e.threads,
+                event: format!("{:?}", e.kind),
+            },
+        ));
+    }
+    f
+}
+
+/// Advice whose premise is the measured topology event itself.
+fn advice_for(kind: &EventKind) -> String {
+    match kind {
+        EventKind::NewPackage | EventKind::NewNumaNode => "threads on the new node may reach memory on the first one, or the first node's bandwidth may be exhausted: compare memory policies (--mem interleave, first-touch) and placements across this boundary".into(),
+        EventKind::NewL3 => "threads now span L3 domains: data they share crosses between caches; keep communicating threads in one L3 (compact) or partition the data".into(),
+        EventKind::SmtSharing => "SMT siblings share one core's execution units and caches: for compute- or cache-bound code, run one thread per physical core".into(),
+        EventKind::AllCoresBusy => "every core is busy: more threads can only share cores".into(),
+        EventKind::Oversubscribed => "threads outnumber hardware threads: they time-share PUs".into(),
+    }
+}
+
+/// The measurement that would confirm or refute the event as the cause.
+fn check_for(kind: &EventKind) -> String {
+    match kind {
+        EventKind::NewPackage | EventKind::NewNumaNode => "sweep this boundary with --mem interleave and with scatter: a curve that no longer bends points at remote memory or one node's bandwidth; `mem matrix` measures both".into(),
+        EventKind::NewL3 => "compare compact and scatter at the same thread counts".into(),
+        EventKind::SmtSharing => "the like-with-like yield: cores-first at N against smt-pairs at 2N on the same cores".into(),
+        EventKind::AllCoresBusy | EventKind::Oversubscribed => "a point on each side of the boundary with several repetitions".into(),
+    }
+}
+
+/// The efficiency of the last point against the baseline.
 fn efficiency_finding(c: &Curve, name: &str, last: &CurvePoint) -> Finding {
     let eff = last.efficiency;
-    Finding {
-        severity: if eff >= 0.8 {
-            "info"
-        } else if eff >= 0.5 {
-            "notice"
-        } else {
-            "warning"
-        }
-        .into(),
-        title: format!(
+    let sev = if eff >= 0.8 {
+        "info"
+    } else if eff >= 0.5 {
+        "notice"
+    } else {
+        "warning"
+    };
+    let mut f = Finding::new(
+        FindingKind::Efficiency,
+        sev,
+        format!(
             "{name}: {:.2}x at {} threads against {} ({} parallel efficiency)",
             last.speedup,
             last.threads,
             c.baseline_threads,
             pct(eff)
         ),
-        evidence: c
-            .points
-            .iter()
-            .map(|p| {
+    );
+    f.curve = Some(name.to_string());
+    f.after_threads = Some(last.threads);
+    f.evidence = c
+        .points
+        .iter()
+        .map(|p| {
+            Evidence::new(
                 format!(
-                    "{} threads: speedup {:.2} ± {:.2}, efficiency {}",
+                    "{} threads: speedup {:.2} ± {:.2}{}, efficiency {}",
                     p.threads,
                     p.speedup,
                     p.speedup_sd,
+                    if p.threads == c.baseline_threads {
+                        String::new()
+                    } else {
+                        ci_text(p.speedup_ci95)
+                    },
                     pct(p.efficiency)
-                )
-            })
-            .collect(),
-        advice: None,
-    }
+                ),
+                EvidenceItem::Speedup {
+                    threads: p.threads,
+                    speedup: p.speedup,
+                    ci95: p.speedup_ci95,
+                    runs: p.runs,
+                },
+            )
+        })
+        .collect();
+    f
 }
 
-fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
-    let (title, advice) = match (&k.cause, k.knee.bend.as_str()) {
-            (Some(e), "flattens") => (
-                format!("{name}: scaling slows after {} threads: {}", k.knee.threads, e.description),
-                Some(advice_for(&e.kind)),
-            ),
-            (Some(e), _) => (format!("{name}: scaling speeds up after {} threads: {}", k.knee.threads, e.description), None),
-            (None, "flattens") => (
-                format!("{name}: scaling slows after {} threads with no topology boundary there", k.knee.threads),
-                Some("look for software limits: a lock, a serial phase, load imbalance, or memory bandwidth saturating (compare with `scalescope mem stream`)".into()),
-            ),
-            (None, _) => (format!("{name}: scaling speeds up after {} threads (superlinear: the working set starts to fit in the caches)", k.knee.threads), None),
-        };
-    Finding {
-            severity: if k.knee.bend == "flattens" { "warning" } else { "notice" }.into(),
-            title,
-            evidence: vec![format!(
-                "marginal speedup per added thread {:.2} up to {} threads, {:.2} after (between {} and {} threads; confidence {}, z = {:.1})",
-                k.knee.slope_before, k.knee.threads, k.knee.slope_after, k.knee.threads, k.knee.next_threads, k.knee.confidence, k.knee.z
-            )],
-            advice,
-        }
-}
-
-fn model_finding(c: &Curve, name: &str, last: &CurvePoint, basis: &Basis) -> Option<Finding> {
-    let (Some(a), Some(u)) = (&c.amdahl, &c.usl) else {
+/// Bandwidth saturation: the first point whose GB/s reach 85% of the ceiling
+/// measured on as many NUMA nodes.
+fn saturation(
+    topo: &Topology,
+    c: &Curve,
+    name: &str,
+    basis: &Basis,
+    ceilings: &[Ceiling],
+) -> Option<Finding> {
+    let Basis::Metric { name: metric, .. } = basis else {
         return None;
     };
-    let mut ev = vec![
+    if !ceiling::is_bandwidth(metric) || ceilings.is_empty() {
+        return None;
+    }
+    let (p, cl, nodes) = c.points.iter().find_map(|p| {
+        let nodes = p.usage?.numa_nodes;
+        let cl = ceiling::for_nodes(topo, ceilings, nodes)?;
+        (p.perf >= 0.85 * cl.gb_per_s).then_some((p, cl, nodes))
+    })?;
+    let mut f = Finding::new(
+        FindingKind::BandwidthSaturation,
+        "warning",
         format!(
-            "Amdahl: serial fraction {:.4}, limit {} (R² {:.3})",
-            a.serial_fraction,
-            a.max_speedup
-                .map(|m| format!("{m:.1}x"))
-                .unwrap_or("none".into()),
-            a.r_squared
+            "{name}: memory bandwidth saturates at {} threads: {:.1} GB/s is {} of the {:.1} GB/s measured on {nodes} NUMA node(s)",
+            p.threads, p.perf, pct(p.perf / cl.gb_per_s), cl.gb_per_s
         ),
+    );
+    f.curve = Some(name.to_string());
+    f.after_threads = Some(p.threads);
+    f.boundary = Boundary::Bandwidth;
+    f.confidence = Confidence::from_probability(0.95, p.runs);
+    f.evidence.push(Evidence::new(
         format!(
-            "USL: contention σ {:.4}, coherency κ {:.6} (R² {:.3})",
-            u.sigma, u.kappa, u.r_squared
+            "STREAM triad ceiling {:.1} GB/s from {} ({} threads, {})",
+            cl.gb_per_s, cl.source, cl.threads, cl.placement
         ),
-    ];
-    if let (Some(pt), Some(ps)) = (u.peak_threads, u.peak_speedup) {
-        ev.push(format!(
-            "USL predicts a peak of {ps:.1}x at {pt:.0} threads"
-        ));
-    }
-    let kf: Vec<String> = c
-        .points
-        .iter()
-        .filter_map(|p| p.karp_flatt.map(|e| format!("{}: {:.3}", p.threads, e)))
-        .collect();
-    if !kf.is_empty() {
-        ev.push(format!(
-            "Karp-Flatt serial fraction by threads: {}",
-            kf.join(", ")
-        ));
-    }
-    let retrograde = u.peak_threads.is_some_and(|p| p < last.threads as f64);
-    Some(Finding {
-            severity: if retrograde { "warning" } else { "info" }.into(),
-            title: format!("{name}: scaling model ({})", basis.label()),
-            evidence: ev,
-            advice: retrograde.then(|| "beyond the USL peak more threads make it slower: coherency traffic (shared writes, false sharing, lock hand-offs) dominates".to_string()),
-        })
-}
-
-fn advice_for(kind: &EventKind) -> String {
-    match kind {
-        EventKind::NewPackage | EventKind::NewNumaNode => "threads on the new package reach memory on the first one: let each thread first-touch the data it works on, try --mem interleave, and compare placements (scatter spreads bandwidth over both packages from the start)".into(),
-        EventKind::NewL3 => "threads now span L3 domains: data they share crosses between caches; keep communicating threads in one L3 (compact) or partition the data".into(),
-        EventKind::SmtSharing => "SMT siblings share one core's execution units and caches: for compute- or cache-bound code, run one thread per physical core".into(),
-        EventKind::AllCoresBusy => "every core is busy: more threads can only share cores".into(),
-        EventKind::Oversubscribed => "threads outnumber hardware threads: they time-share PUs".into(),
-    }
+        EvidenceItem::Ceiling {
+            source: cl.source.clone(),
+            ceiling: cl.gb_per_s,
+            reached: p.perf,
+            unit: "GB/s".into(),
+        },
+    ));
+    f.advice = Some("more threads on these nodes cannot add bandwidth: spread the threads (and the data) over more NUMA nodes".into());
+    f.check = Some(
+        "a point using one more node should raise the throughput by about one node's ceiling"
+            .into(),
+    );
+    Some(f)
 }

@@ -5,16 +5,20 @@
 //! placement comparisons; and findings in words with their numbers. No I/O, no clock:
 //! a sweep recorded on a 96-PU machine is analysed here exactly as it would be there.
 
+pub mod boot;
+pub mod ceiling;
 pub mod compare;
 mod curve;
 pub mod events;
 pub mod evidence;
 pub mod evidence_findings;
+pub mod finding;
 mod findings;
 pub mod fit;
 pub mod hops;
 pub mod knee;
 mod placements;
+pub mod quality;
 pub mod stats;
 pub mod summary;
 pub mod welch;
@@ -27,11 +31,13 @@ use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::store::{Header, RunRecord};
 
 use events::{TopologyEvent, Usage};
-use fit::{AmdahlFit, UslFit};
-use knee::Knee;
+pub use finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use fit::{AmdahlFit, ModelChoice, UslFit};
+use knee::{Knee, Undecided};
 
-/// Version of the analysis JSON (docs/json.md).
-pub const ANALYSIS_SCHEMA_VERSION: u32 = 1;
+/// Version of the analysis JSON (docs/json.md). 2: findings carry kind, boundary,
+/// confidence and typed evidence; knees carry intervals; curves carry the models.
+pub const ANALYSIS_SCHEMA_VERSION: u32 = 2;
 
 /// What "performance" means for a curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,6 +125,8 @@ pub struct CurvePoint {
     /// Against the baseline (1 thread, or the smallest count measured).
     pub speedup: f64,
     pub speedup_sd: f64,
+    /// Bootstrap 95% interval of the speedup (None with one repetition).
+    pub speedup_ci95: Option<(f64, f64)>,
     pub efficiency: f64,
     /// Karp-Flatt experimentally determined serial fraction (needs a 1-thread baseline).
     pub karp_flatt: Option<f64>,
@@ -134,6 +142,7 @@ pub struct AttributedKnee {
     pub cause: Option<TopologyEvent>,
     /// `coincides` (inside the interval) or `none`.
     pub attribution: String,
+    pub boundary: Boundary,
 }
 
 /// Speedup against thread count for one placement and memory policy.
@@ -145,15 +154,34 @@ pub struct Curve {
     pub points: Vec<CurvePoint>,
     pub amdahl: Option<AmdahlFit>,
     pub usl: Option<UslFit>,
+    /// Every model fitted and the one chosen by AICc.
+    pub models: ModelChoice,
     pub knees: Vec<AttributedKnee>,
+    /// Bends seen where a side has too few points to decide.
+    pub undecided: Vec<Undecided>,
     pub events: Vec<TopologyEvent>,
 }
 
-/// Best with SMT sharing over best without.
+/// Hyper-threading yield like with like: the same N cores with one thread each
+/// (cores-first at N) and with two (smt-pairs at 2N).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SmtPair {
+    pub cores: usize,
+    pub mem: MemPolicy,
+    /// Median performance with one and with two threads per core.
+    pub one_per_core: f64,
+    pub two_per_core: f64,
+    pub ratio: f64,
+    /// Bootstrap 95% interval of the ratio (None with one repetition).
+    pub ci95: Option<(f64, f64)>,
+    pub runs: usize,
+}
+
+/// The hyper-threading yield over every like-with-like pair measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SmtYield {
-    pub best_with_smt: Option<f64>,
-    pub best_without_smt: Option<f64>,
+    pub pairs: Vec<SmtPair>,
+    /// The ratio of the pair with the most cores.
     pub ratio: Option<f64>,
     /// Why there is no ratio, when there is none.
     pub unavailable: Option<String>,
@@ -169,19 +197,15 @@ pub struct PlacementComparison {
     pub best: String,
     pub worst: String,
     pub ratio: f64,
+    /// Bootstrap 95% interval of the ratio (None with one repetition).
+    pub ci95: Option<(f64, f64)>,
     /// Welch's t-test on the runs of best and worst, p < 0.05.
     pub significant: bool,
     pub p_value: Option<f64>,
-}
-
-/// One thing the analysis concludes, with the numbers behind it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Finding {
-    /// `info`, `notice` or `warning`.
-    pub severity: String,
-    pub title: String,
-    pub evidence: Vec<String>,
-    pub advice: Option<String>,
+    /// The runs of the two placements alternate in time; when they do not, drift
+    /// over the sweep can look like a difference between them.
+    pub interleaved: bool,
+    pub runs: usize,
 }
 
 /// Everything `scalescope analyze` reports.
@@ -193,6 +217,8 @@ pub struct Analysis {
     pub curves: Vec<Curve>,
     pub smt_yield: SmtYield,
     pub placement_comparisons: Vec<PlacementComparison>,
+    /// What about the measurement lowers confidence.
+    pub quality: quality::Quality,
     pub findings: Vec<Finding>,
     /// The sampler's evidence per point (empty for results recorded without it).
     #[serde(default)]
@@ -201,6 +227,16 @@ pub struct Analysis {
 
 /// Analyses a sweep.
 pub fn analyze(header: &Header, records: &[RunRecord], basis: &Basis) -> Analysis {
+    analyze_with(header, records, basis, &[])
+}
+
+/// Analyses a sweep with measured bandwidth ceilings (from `mem stream` documents).
+pub fn analyze_with(
+    header: &Header,
+    records: &[RunRecord],
+    basis: &Basis,
+    ceilings: &[ceiling::Ceiling],
+) -> Analysis {
     let topo = &header.machine.topology;
     let curves: Vec<Curve> = header
         .plan
@@ -209,11 +245,22 @@ pub fn analyze(header: &Header, records: &[RunRecord], basis: &Basis) -> Analysi
         .flat_map(|pl| header.plan.mems.iter().map(move |m| (pl, m)))
         .filter_map(|(pl, m)| curve::curve(topo, header, records, basis, pl, m))
         .collect();
-    let smt_yield = placements::smt_yield(topo, &curves);
+    let smt_yield = placements::smt_yield(topo, header, records, basis);
     let placement_comparisons = placements::compare_placements(header, records, basis);
+    let quality = quality::assess(header, records);
     let evidence = evidence::summarize(records);
-    let mut findings = findings::findings(topo, basis, &curves, &smt_yield, &placement_comparisons);
-    findings.extend(evidence_findings::findings(&curves, &evidence));
+    let mut findings = findings::findings(
+        &findings::Inputs {
+            topo,
+            basis,
+            curves: &curves,
+            smt: &smt_yield,
+            cmp: &placement_comparisons,
+            quality: &quality,
+        },
+        ceilings,
+    );
+    evidence_findings::add(&mut findings, &curves, &evidence);
     Analysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         machine: topo.summary(),
@@ -221,6 +268,7 @@ pub fn analyze(header: &Header, records: &[RunRecord], basis: &Basis) -> Analysi
         curves,
         smt_yield,
         placement_comparisons,
+        quality,
         findings,
         evidence,
     }

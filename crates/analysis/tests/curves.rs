@@ -38,6 +38,7 @@ fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> He
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(Path::new("/nonexistent"), topo),
     }
 }
@@ -130,7 +131,7 @@ fn knee_at_24_is_the_second_package_and_flat_after_48_is_smt() {
     assert!(c
         .knees
         .iter()
-        .all(|k| k.knee.confidence == "high" && k.knee.bend == "flattens"));
+        .all(|k| k.knee.confidence.label == "high" && k.knee.bend == "flattens"));
     let at48 = c.points.iter().find(|p| p.threads == 48).unwrap();
     assert!((at48.speedup - 40.8).abs() < 0.1, "{}", at48.speedup);
     // The findings say it in words.

@@ -16,21 +16,37 @@ th{background:#f0f4f8}td.l,th.l{text-align:left}.finding{border-left:5px solid #
 .warning{border-color:#D55E00}.notice{border-color:#E69F00}.finding ul{margin:.2em 0}.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:.5em}.charts figure{margin:0}.charts svg{max-width:100%;height:auto}\
 code{background:#f3f3f3;padding:0 .2em}";
 
+/// "high (0.99)", "unknown", with what lowered it.
+pub(crate) fn confidence_text(c: &scalescope_analysis::Confidence) -> String {
+    let mut s = c.label.clone();
+    if let Some(v) = c.value {
+        s += &format!(" ({v:.2})");
+    }
+    if !c.lowered_by.is_empty() {
+        s += &format!("; lowered by: {}", c.lowered_by.join("; "));
+    }
+    s
+}
+
 fn findings_html(set: &ResultSet) -> String {
     let mut s = String::from("<h3>Findings</h3>");
     for f in &set.analysis.findings {
         let _ = write!(
             s,
-            r#"<div class="finding {}"><strong>{}</strong><ul>"#,
+            r#"<div class="finding {}"><strong>{}</strong> <small>(confidence: {})</small><ul>"#,
             escape(&f.severity),
-            escape(&f.title)
+            escape(&f.title),
+            escape(&confidence_text(&f.confidence))
         );
         for e in &f.evidence {
-            let _ = write!(s, "<li>{}</li>", escape(e));
+            let _ = write!(s, "<li>{}</li>", escape(&e.text));
         }
         s.push_str("</ul>");
         if let Some(a) = &f.advice {
             let _ = write!(s, "<p>Try: {}</p>", escape(a));
+        }
+        if let Some(c) = &f.check {
+            let _ = write!(s, "<p>Check: {}</p>", escape(c));
         }
         s.push_str("</div>");
     }
@@ -39,8 +55,14 @@ fn findings_html(set: &ResultSet) -> String {
 
 fn machine_html(set: &ResultSet) -> String {
     let m = &set.header.machine;
+    let virtualization = m
+        .virtualization
+        .as_ref()
+        .map(|v| v.describe())
+        .unwrap_or_else(|| "not recorded".into());
     let rows = [
         ("machine", m.topology.summary()),
+        ("virtualization", virtualization),
         (
             "CPU model",
             m.cpu_model.clone().unwrap_or_else(|| "unknown".into()),

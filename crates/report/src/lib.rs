@@ -138,11 +138,19 @@ impl Exporter for TextExporter {
             let _ = writeln!(out, "\nFindings:");
             for f in &a.findings {
                 let _ = writeln!(out, "  [{}] {}", f.severity, f.title);
+                let _ = writeln!(
+                    out,
+                    "      confidence: {}",
+                    html::confidence_text(&f.confidence)
+                );
                 for e in &f.evidence {
                     let _ = writeln!(out, "      {e}");
                 }
                 if let Some(adv) = &f.advice {
                     let _ = writeln!(out, "      try: {adv}");
+                }
+                if let Some(c) = &f.check {
+                    let _ = writeln!(out, "      check: {c}");
                 }
             }
             out.push('\n');

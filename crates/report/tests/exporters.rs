@@ -44,6 +44,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine,
     };
     let times = |pl: &Strategy, t: usize| -> f64 {

@@ -39,6 +39,7 @@ fn header() -> Header {
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(std::path::Path::new("/nonexistent"), &topo),
     }
 }

@@ -51,6 +51,7 @@ fn header(plan: Plan) -> Header {
         },
         plan,
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(std::path::Path::new("/nonexistent"), &t),
     }
 }

@@ -1,0 +1,279 @@
+//! The shape of a finding: what kind of thing it is, after which thread count, which
+//! machine boundary it is attributed to, how confident the analysis is (a number and
+//! a label) and the evidence, as typed items others can add to (a sampler adds its
+//! own items next to the slopes and fits this crate computes).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Speedup and parallel efficiency at the largest count.
+    Efficiency,
+    /// The marginal speedup per thread changes.
+    Knee,
+    /// The scaling models fitted and the one chosen.
+    Model,
+    /// A fit that contradicts the data, rejected.
+    RejectedFit,
+    /// The one-thread baseline is special (falling Karp-Flatt).
+    Baseline,
+    /// Throughput reaches a measured memory-bandwidth ceiling.
+    BandwidthSaturation,
+    /// Hyper-threading yield on the same cores.
+    SmtYield,
+    /// Two placements differ at one thread count.
+    Placement,
+    /// Thread counts that would decide what the measured ones cannot.
+    NotEnoughPoints,
+    /// Something about the measurement that lowers confidence.
+    MeasurementQuality,
+    /// What this machine cannot show at all.
+    MachineLimit,
+    /// Threads of the run that sat idle or shared a CPU (the sampler's evidence).
+    Threads,
+}
+
+/// The machine boundary a finding is attributed to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Boundary {
+    None,
+    Smt,
+    L3,
+    Numa,
+    Package,
+    AllCores,
+    Oversubscribed,
+    Bandwidth,
+    Baseline,
+}
+
+/// How sure the analysis is: `value` in [0, 1] (the bootstrap probability that the
+/// effect is real and as large as stated), `label` high/medium/low, or `unknown`
+/// when the measurement has no spread to judge by (one repetition).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Confidence {
+    pub value: Option<f64>,
+    pub label: String,
+    /// Why it is not higher, when something lowered it.
+    pub lowered_by: Vec<String>,
+}
+
+impl Confidence {
+    /// One repetition: nothing to judge by.
+    pub fn unknown(why: &str) -> Confidence {
+        Confidence {
+            value: None,
+            label: "unknown".into(),
+            lowered_by: vec![why.to_string()],
+        }
+    }
+
+    /// From a probability and the fewest repetitions behind it: high needs
+    /// p >= 0.95 and at least three repetitions.
+    pub fn from_probability(p: f64, reps: usize) -> Confidence {
+        if reps < 2 {
+            return Confidence::unknown("one repetition: no spread measured");
+        }
+        let mut lowered_by = Vec::new();
+        let label = if p >= 0.95 && reps >= 3 {
+            "high"
+        } else if p >= 0.95 {
+            lowered_by.push(format!("only {reps} repetitions"));
+            "medium"
+        } else if p >= 0.8 {
+            "medium"
+        } else {
+            "low"
+        };
+        Confidence {
+            value: Some(p),
+            label: label.into(),
+            lowered_by,
+        }
+    }
+
+    /// A measurement that is not certain but not a statistic either.
+    pub fn stated(label: &str) -> Confidence {
+        Confidence {
+            value: None,
+            label: label.into(),
+            lowered_by: Vec::new(),
+        }
+    }
+
+    /// One step lower (high -> medium -> low) for `why`; unknown stays unknown.
+    pub fn lower(&mut self, why: &str) {
+        let next = match self.label.as_str() {
+            "high" => "medium",
+            "medium" => "low",
+            other => other,
+        };
+        self.label = next.into();
+        self.lowered_by.push(why.to_string());
+    }
+}
+
+/// One piece of evidence: a sentence for people and the typed numbers behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub text: String,
+    #[serde(flatten)]
+    pub item: EvidenceItem,
+}
+
+/// The numbers behind a piece of evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum EvidenceItem {
+    /// A measured speedup and its 95% interval.
+    Speedup {
+        threads: usize,
+        speedup: f64,
+        ci95: Option<(f64, f64)>,
+        runs: usize,
+    },
+    /// Speedup per added thread over a range of thread counts.
+    Slope {
+        from_threads: usize,
+        to_threads: usize,
+        slope: f64,
+        ci95: Option<(f64, f64)>,
+    },
+    /// Relative change of the slope at a knee, (after - before) / |before|.
+    SlopeChange {
+        change: f64,
+        ci95: Option<(f64, f64)>,
+    },
+    /// A fitted model.
+    Fit {
+        model: String,
+        params: Vec<(String, f64)>,
+        aicc: Option<f64>,
+        r_squared: f64,
+    },
+    /// A topology boundary of the placement.
+    TopologyEvent { threads: usize, event: String },
+    /// Karp-Flatt serial fraction by thread count.
+    KarpFlatt { values: Vec<(usize, f64)> },
+    /// A measured bandwidth ceiling and the throughput that reaches it.
+    Ceiling {
+        source: String,
+        ceiling: f64,
+        reached: f64,
+        unit: String,
+    },
+    /// A field of the results header (load, hypervisor, placement checks).
+    Header { field: String, value: String },
+    /// Two measurements compared.
+    Comparison {
+        a: String,
+        b: String,
+        ratio: f64,
+        ci95: Option<(f64, f64)>,
+        p_value: Option<f64>,
+    },
+    /// Cross-node memory traffic measured beside the runs on each side of a knee.
+    Traffic {
+        before_threads: usize,
+        after_threads: usize,
+        before_bytes: f64,
+        after_bytes: f64,
+    },
+    /// Anything else, in words only.
+    Note,
+}
+
+impl Evidence {
+    pub fn new(text: impl Into<String>, item: EvidenceItem) -> Evidence {
+        Evidence {
+            text: text.into(),
+            item,
+        }
+    }
+
+    pub fn note(text: impl Into<String>) -> Evidence {
+        Evidence::new(text, EvidenceItem::Note)
+    }
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// One thing the analysis concludes, with the numbers behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    /// `info`, `notice` or `warning`.
+    pub severity: String,
+    pub title: String,
+    /// The curve (`placement / mem`) it belongs to, if any.
+    pub curve: Option<String>,
+    /// The last thread count before the change, where that applies.
+    pub after_threads: Option<usize>,
+    pub boundary: Boundary,
+    pub confidence: Confidence,
+    pub evidence: Vec<Evidence>,
+    pub advice: Option<String>,
+    /// What measurement would confirm or refute the explanation.
+    pub check: Option<String>,
+}
+
+impl Finding {
+    /// A finding with no thread count, boundary or advice yet.
+    pub fn new(kind: FindingKind, severity: &str, title: impl Into<String>) -> Finding {
+        Finding {
+            kind,
+            severity: severity.into(),
+            title: title.into(),
+            curve: None,
+            after_threads: None,
+            boundary: Boundary::None,
+            confidence: Confidence::stated("measured"),
+            evidence: Vec::new(),
+            advice: None,
+            check: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_repetition_is_never_high() {
+        for p in [0.0, 0.5, 0.99, 1.0] {
+            assert_eq!(Confidence::from_probability(p, 1).label, "unknown");
+        }
+        assert_eq!(Confidence::from_probability(0.99, 2).label, "medium");
+        assert_eq!(Confidence::from_probability(0.99, 5).label, "high");
+        let mut c = Confidence::from_probability(0.99, 5);
+        c.lower("load 3.4 on 2 CPUs");
+        assert_eq!(c.label, "medium");
+    }
+
+    #[test]
+    fn evidence_is_typed_json() {
+        let e = Evidence::new(
+            "slope 0.7",
+            EvidenceItem::Slope {
+                from_threads: 24,
+                to_threads: 48,
+                slope: 0.7,
+                ci95: Some((0.6, 0.8)),
+            },
+        );
+        let v = serde_json::to_value(&e).unwrap_or_default();
+        assert_eq!(v["kind"], "slope");
+        assert_eq!(v["text"], "slope 0.7");
+        assert_eq!(v["to_threads"], 48);
+    }
+}

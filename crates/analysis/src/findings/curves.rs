@@ -1,0 +1,234 @@
+//! The findings of one curve: efficiency, knees, the thread counts that would
+//! decide what the measured ones cannot, the chosen model and the rejected fits,
+//! a special one-thread baseline, and bandwidth saturation.
+
+use scalescope_topo::Topology;
+
+use super::{efficiency_finding, knee_finding, saturation};
+use crate::ceiling::Ceiling;
+use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::{Basis, Curve};
+
+pub(crate) fn curve_findings(
+    topo: &Topology,
+    c: &Curve,
+    basis: &Basis,
+    ceilings: &[Ceiling],
+) -> Vec<Finding> {
+    let name = format!("{} / {}", c.placement, c.mem);
+    let Some(last) = c.points.last() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if c.points.len() >= 2 {
+        out.push(efficiency_finding(c, &name, last));
+    }
+    out.extend(c.knees.iter().map(|k| knee_finding(k, &name)));
+    out.extend(not_enough_points(c, &name));
+    out.extend(model_findings(c, &name, basis));
+    out.extend(baseline_finding(c, &name));
+    out.extend(saturation(topo, c, &name, basis, ceilings));
+    for f in &mut out {
+        f.curve = Some(name.clone());
+    }
+    out
+}
+
+/// Thread counts that would decide: a point on each side of every boundary in the
+/// measured range, and inside every undecided interval.
+fn missing_counts(c: &Curve) -> Vec<usize> {
+    let measured: Vec<usize> = c.points.iter().map(|p| p.threads).collect();
+    let (Some(&first), Some(&last)) = (measured.first(), measured.last()) else {
+        return Vec::new();
+    };
+    let mut want: Vec<usize> = c
+        .events
+        .iter()
+        .filter(|e| e.threads > first && e.threads <= last)
+        .flat_map(|e| [e.threads - 1, e.threads])
+        .collect();
+    for u in &c.undecided {
+        let inside: Vec<usize> = c
+            .events
+            .iter()
+            .map(|e| e.threads)
+            .filter(|t| *t > u.threads && *t < u.next_threads)
+            .collect();
+        if inside.is_empty() {
+            want.push(u.threads + (u.next_threads - u.threads) / 2);
+        } else {
+            want.extend(inside);
+        }
+    }
+    want.retain(|t| !measured.contains(t));
+    want.sort_unstable();
+    want.dedup();
+    want
+}
+
+fn not_enough_points(c: &Curve, name: &str) -> Option<Finding> {
+    let want = missing_counts(c);
+    if want.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = want.iter().map(usize::to_string).collect();
+    let mut f = Finding::new(
+        FindingKind::NotEnoughPoints,
+        "info",
+        format!("{name}: not enough points: measure at {}", list.join(", ")),
+    );
+    f.confidence = Confidence::stated("measured");
+    for u in &c.undecided {
+        f.evidence.push(Evidence::note(format!(
+            "the slope changes between {} and {} threads, but a side has fewer than 3 points: a line through two points cannot show a bend",
+            u.threads, u.next_threads
+        )));
+    }
+    for e in &c.events {
+        if want.contains(&e.threads) || want.contains(&(e.threads.saturating_sub(1))) {
+            f.evidence.push(Evidence::new(
+                format!("{} (needs a point on each side)", e.description),
+                EvidenceItem::TopologyEvent {
+                    threads: e.threads,
+                    event: format!("{:?}", e.kind),
+                },
+            ));
+        }
+    }
+    f.advice = Some(format!(
+        "sweep with --threads boundaries, or add {}",
+        list.join(",")
+    ));
+    Some(f)
+}
+
+fn fit_evidence(c: &Curve) -> Vec<Evidence> {
+    c.models
+        .candidates
+        .iter()
+        .map(|m| {
+            let params: Vec<String> = m
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k} {v:.4}"))
+                .collect();
+            Evidence::new(
+                format!(
+                    "{}: {} (R² {:.3}, AICc {}){}{}",
+                    m.model,
+                    params.join(", "),
+                    m.r_squared,
+                    m.aicc.map_or("n/a".into(), |a| format!("{a:.1}")),
+                    if c.models.chosen.as_deref() == Some(m.model.as_str()) {
+                        " [chosen]"
+                    } else {
+                        ""
+                    },
+                    m.rejected
+                        .as_ref()
+                        .map_or(String::new(), |r| format!(" [rejected: {r}]"))
+                ),
+                EvidenceItem::Fit {
+                    model: m.model.clone(),
+                    params: m.params.clone(),
+                    aicc: m.aicc,
+                    r_squared: m.r_squared,
+                },
+            )
+        })
+        .collect()
+}
+
+fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
+    if c.models.candidates.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let chosen = c.models.chosen.clone();
+    let mut f = Finding::new(
+        FindingKind::Model,
+        "info",
+        format!(
+            "{name}: scaling model ({}): {}",
+            basis.label(),
+            chosen
+                .as_deref()
+                .unwrap_or("none fits without contradicting the data")
+        ),
+    );
+    f.evidence = fit_evidence(c);
+    let last = c.points.last().map_or(0.0, |p| p.threads as f64);
+    if let (Some("usl"), Some(u)) = (chosen.as_deref(), &c.usl) {
+        if let Some(pk) = u.peak_threads.filter(|pk| *pk < last) {
+            f.severity = "warning".into();
+            f.advice = Some(format!("the measured curve falls after its peak near {pk:.0} threads: more threads make it slower; coherency traffic (shared writes, false sharing, lock hand-offs) is what the USL's kappa models"));
+        }
+    }
+    out.push(f);
+    for m in c.models.candidates.iter().filter(|m| m.rejected.is_some()) {
+        let mut r = Finding::new(
+            FindingKind::RejectedFit,
+            "info",
+            format!(
+                "{name}: the {} fit is rejected: {}",
+                m.model,
+                m.rejected.as_deref().unwrap_or("")
+            ),
+        );
+        r.confidence = Confidence::stated("measured");
+        out.push(r);
+    }
+    out
+}
+
+/// A falling Karp-Flatt fraction: the parallel runs pay a fixed factor over the
+/// one-thread run, which a serial fraction cannot do.
+fn baseline_finding(c: &Curve, name: &str) -> Option<Finding> {
+    let kf: Vec<(usize, f64)> = c
+        .points
+        .iter()
+        .filter_map(|p| p.karp_flatt.map(|e| (p.threads, e)))
+        .collect();
+    let (&(t0, e0), &(t1, e1)) = (kf.first()?, kf.last()?);
+    let falling = kf.windows(2).filter(|w| w[1].1 < w[0].1).count();
+    if kf.len() < 3 || e0 < 0.1 || e1 > e0 / 2.0 || falling * 4 < (kf.len() - 1) * 3 {
+        return None;
+    }
+    let factors: Vec<f64> = c
+        .points
+        .iter()
+        .filter(|p| p.threads > 1)
+        .map(|p| p.threads as f64 / p.speedup)
+        .collect();
+    let mut sorted = factors.clone();
+    sorted.sort_by(f64::total_cmp);
+    let factor = crate::stats::median(&sorted);
+    let mut f = Finding::new(
+        FindingKind::Baseline,
+        "notice",
+        format!(
+            "{name}: the one-thread baseline is special: Karp-Flatt falls from {e0:.2} at {t0} threads to {e1:.2} at {t1}"
+        ),
+    );
+    f.boundary = Boundary::Baseline;
+    f.after_threads = Some(1);
+    let reps = c.points.iter().map(|p| p.runs).min().unwrap_or(0);
+    f.confidence =
+        Confidence::from_probability(if falling == kf.len() - 1 { 0.95 } else { 0.8 }, reps);
+    f.evidence.push(Evidence::new(
+        format!(
+            "Karp-Flatt serial fraction by threads: {}",
+            kf.iter()
+                .map(|(t, e)| format!("{t}: {e:.3}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        EvidenceItem::KarpFlatt { values: kf.clone() },
+    ));
+    f.evidence.push(Evidence::note(format!(
+        "a serial fraction keeps Karp-Flatt flat or rising; a falling one means the parallel runs pay a fixed factor (median p/S = {factor:.2}) over the one-thread run"
+    )));
+    f.advice = Some("speedups against this baseline understate scaling between parallel runs and overstate the parallel overhead: compare against the parallel code at its smallest thread count (--baseline threads=2)".into());
+    f.check = Some("run the parallel code path on one thread (if the program has one) and compare with this baseline: a special sequential path explains the gap".into());
+    Some(f)
+}

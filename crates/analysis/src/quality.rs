@@ -1,0 +1,145 @@
+//! What about the measurement lowers confidence in any finding: a machine already
+//! busy when the sweep started (the header's load average against its usable PUs),
+//! runs whose threads were seen outside their planned CPUs, a hypervisor or
+//! emulator under the machine (read from the header where the topology records
+//! it), a single repetition, and results imported from elsewhere.
+
+use serde::{Deserialize, Serialize};
+
+use scalescope_results::store::{Header, RunRecord};
+
+/// One warning about the measurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QualityWarning {
+    /// `load`, `outside-cpus`, `hypervisor`, `single-repetition`, `imported`.
+    pub kind: String,
+    pub text: String,
+}
+
+/// Every warning; each lowers the confidence of timing-based findings one step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    pub warnings: Vec<QualityWarning>,
+}
+
+impl Quality {
+    /// Warnings that lower confidence (an import is a fact, not a flaw).
+    pub fn lowering(&self) -> impl Iterator<Item = &QualityWarning> {
+        self.warnings.iter().filter(|w| w.kind != "imported")
+    }
+}
+
+fn warn(kind: &str, text: String) -> QualityWarning {
+    QualityWarning {
+        kind: kind.into(),
+        text,
+    }
+}
+
+/// The first number of "0.52 0.58 0.59 ...".
+fn load1(text: &str) -> Option<f64> {
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// A hypervisor named anywhere in the machine record (a `hypervisor` field that is
+/// a non-empty string or an object with a vendor), read defensively: older headers
+/// have none.
+fn hypervisor(header: &Header) -> Option<String> {
+    let v = serde_json::to_value(&header.machine).ok()?;
+    find_hypervisor(&v)
+}
+
+fn find_hypervisor(v: &serde_json::Value) -> Option<String> {
+    let obj = v.as_object()?;
+    for (k, val) in obj {
+        if k.contains("hypervisor") || k == "virtualization" {
+            match val {
+                serde_json::Value::String(s)
+                    if !s.is_empty() && s != "none" && !s.starts_with("unavailable") =>
+                {
+                    return Some(s.clone())
+                }
+                serde_json::Value::Object(o) => {
+                    let named = ["vendor", "name", "kind"]
+                        .iter()
+                        .find_map(|f| o.get(*f).and_then(|x| x.as_str()))
+                        .filter(|s| !s.is_empty() && *s != "none");
+                    if let Some(n) = named {
+                        return Some(n.to_string());
+                    }
+                    if o.get("detected").and_then(|d| d.as_bool()) == Some(true) {
+                        return Some("a hypervisor".into());
+                    }
+                }
+                serde_json::Value::Bool(true) => return Some("a hypervisor".into()),
+                _ => {}
+            }
+        }
+        if let Some(found) = val.as_object().and_then(|_| find_hypervisor(val)) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// Assesses a sweep's header and runs.
+pub fn assess(header: &Header, records: &[RunRecord]) -> Quality {
+    let mut w = Vec::new();
+    let pus = header.machine.topology.usable_cpus().len().max(1) as f64;
+    if let Some(l) = load1(&header.machine.load_average) {
+        if l >= 0.5 && l > 0.1 * pus {
+            w.push(warn("load", format!(
+                "the load average was {l:.1} on {pus:.0} usable PUs when the sweep started: other work competed with the runs"
+            )));
+        }
+    }
+    let outside = records
+        .iter()
+        .filter(|r| !r.warmup)
+        .filter(|r| r.placement_check.as_ref().is_some_and(|c| !c.inside_plan))
+        .count();
+    if outside > 0 {
+        w.push(warn(
+            "outside-cpus",
+            format!("{outside} run(s) had threads seen outside their planned CPUs"),
+        ));
+    }
+    if let Some(h) = hypervisor(header) {
+        w.push(warn("hypervisor", format!(
+            "the machine runs under {h}: timings include the hypervisor's scheduling and may not be the hardware's"
+        )));
+    }
+    if header.plan.reps < 2 && header.command.kind != "imported" {
+        w.push(warn(
+            "single-repetition",
+            "one repetition per point: no spread is measured, so no finding can be confident"
+                .into(),
+        ));
+    }
+    if header.command.kind == "imported" {
+        w.push(warn(
+            "imported",
+            format!(
+                "imported from {}: measured elsewhere, the machine is as described on import",
+                header.command.argv.first().map_or("a file", String::as_str)
+            ),
+        ));
+    }
+    Quality { warnings: w }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hypervisor_fields_read_defensively() {
+        let v = serde_json::json!({"topology": {"hypervisor": {"vendor": "KVM"}}});
+        assert_eq!(find_hypervisor(&v).as_deref(), Some("KVM"));
+        let v = serde_json::json!({"hypervisor": "none"});
+        assert_eq!(find_hypervisor(&v), None);
+        let v = serde_json::json!({"topology": {"cpus": 2}});
+        assert_eq!(find_hypervisor(&v), None);
+        assert_eq!(load1("3.40 2.1 1.0 1/200 5"), Some(3.4));
+    }
+}
