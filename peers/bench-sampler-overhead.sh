@@ -33,8 +33,9 @@ def runs(mode):
         out += [json.loads(l) for l in lines]
     return out
 on, off = runs("on"), runs("off")
+print("pairs (sampled, unsampled wall s):", ", ".join(f"({a['wall_secs']:.2f}, {b['wall_secs']:.2f})" for a, b in zip(on, off)))
 med = lambda v: statistics.median(v)
-for name, key in [("wall s", lambda r: r["wall_secs"]), ("triad GB/s", lambda r: r["metrics"]["triad_gb_per_s"])]:
+for name, key in [("wall s", lambda r: r["wall_secs"]), ("run CPU s", lambda r: r["user_secs"] + r["sys_secs"]), ("triad GB/s", lambda r: r["metrics"]["triad_gb_per_s"])]:
     a, b = med([key(r) for r in on]), med([key(r) for r in off])
     print(f"{name:12} sampled {a:.4f}  unsampled {b:.4f}  sampled/unsampled {a / b:.4f}")
 cost = [r["evidence"]["sampler"]["fraction_of_wall"] for r in on]
