@@ -139,6 +139,25 @@ pub fn saturation(
         .then(|| (curve[first].0, curve[first].1, ceiling))
 }
 
+/// Points whose CPUs other work kept busy: the CPUs' busy share (`/proc/stat`)
+/// exceeded the run's own share by at least [`FOREIGN_SHARE`]; (threads, busy, own).
+pub fn contention(
+    ev: &[PointEvidence],
+    placement: &Strategy,
+    mem: &MemPolicy,
+) -> Vec<(usize, f64, f64)> {
+    ev.iter()
+        .filter(|p| &p.point.placement == placement && &p.point.mem == mem)
+        .filter_map(|p| {
+            let (busy, own) = (p.cpu_busy_mean?, p.run_share_mean?);
+            (busy - own >= FOREIGN_SHARE).then_some((p.point.threads, busy, own))
+        })
+        .collect()
+}
+
+/// Other work's share of the run's CPUs from which it is reported.
+pub const FOREIGN_SHARE: f64 = 0.3;
+
 /// Named threads that sat idle or ran on a shared CPU, over one curve's points.
 pub fn thread_notes(ev: &[PointEvidence], placement: &Strategy, mem: &MemPolicy) -> Vec<String> {
     ev.iter()
@@ -186,6 +205,27 @@ pub(crate) fn add(findings: &mut Vec<Finding>, curves: &[Curve], ev: &[PointEvid
     for c in curves {
         let name = format!("{} / {}", c.placement, c.mem);
         findings.extend(saturation_finding(ev, c, &name));
+        let busy = contention(ev, &c.placement, &c.mem);
+        if !busy.is_empty() {
+            let mut f = Finding::new(
+                FindingKind::MeasurementQuality,
+                "warning",
+                format!("{name}: other work used the run's CPUs"),
+            );
+            f.curve = Some(name.clone());
+            f.evidence = busy
+                .iter()
+                .map(|(t, b, o)| {
+                    Evidence::note(format!(
+                        "at {t} threads the run's CPUs were {:.0}% busy but the run itself used {:.0}% of them (/proc/stat against its own CPU time)",
+                        b * 100.0,
+                        o * 100.0
+                    ))
+                })
+                .collect();
+            f.advice = Some("the timings include waiting for other processes: repeat on an idle machine or on CPUs nothing else uses".into());
+            findings.push(f);
+        }
         let notes = thread_notes(ev, &c.placement, &c.mem);
         if !notes.is_empty() {
             let mut f = Finding::new(
@@ -391,6 +431,16 @@ mod tests {
             &MemPolicy::FirstTouch
         )
         .is_none());
+    }
+
+    #[test]
+    fn foreign_work_on_the_run_cpus_is_reported() {
+        let mut p = point(2, None, 0.0);
+        p.cpu_busy_mean = Some(1.0);
+        p.run_share_mean = Some(0.06);
+        let q = point(1, None, 0.0);
+        let c = contention(&[p, q], &Strategy::CoresFirst, &MemPolicy::FirstTouch);
+        assert_eq!(c, vec![(2, 1.0, 0.06)]);
     }
 
     #[test]
