@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod fingerprint;
+pub mod import;
 pub mod plan;
 pub mod store;
 
