@@ -10,6 +10,13 @@ command -v taskset >/dev/null || need+=(util-linux)
 command -v pgrep >/dev/null || need+=(procps)
 # The report test looks at the HTML report in headless Chromium, as a person would.
 command -v chromium >/dev/null || need+=(chromium)
+# The lab (tests/lab.rs) boots emulated multi-socket SMT machines: QEMU, a static
+# busybox for the guest's userland and cpio for its initramfs. The guest kernel is
+# fetched by scripts/lab-image.sh with `apt-get download`, never installed on the host.
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx poweroff \
+  && ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' || need+=(busybox-static)
+command -v cpio >/dev/null || need+=(cpio)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
@@ -20,4 +27,4 @@ else
 fi
 echo "installing test dependencies: ${need[*]}" >&2
 $SUDO apt-get update -qq >/dev/null
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -o DPkg::Lock::Timeout=600 -y -qq "${need[@]}" >/dev/null

@@ -133,6 +133,10 @@ Examples:
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
+    /// Waits for its stdin to close (scalescope ended, however), then kills every
+    /// process marked with TOKEN (what a sweep starts once).
+    #[command(name = "__guard", hide = true)]
+    Guard { token: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -469,6 +473,10 @@ pub struct SweepArgs {
     /// Seconds between SIGTERM and SIGKILL when a run is stopped [default: 2].
     #[arg(long, value_name = "SECS")]
     pub kill_grace: Option<f64>,
+    /// Milliseconds between evidence samples beside each run (CPU, pages per node,
+    /// NUMA counters, bandwidth); 0 turns sampling off [default: 100].
+    #[arg(long, value_name = "MS")]
+    pub sample_interval: Option<u64>,
     /// Extra environment for every run (repeatable).
     #[arg(long = "env", value_name = "K=V", value_parser = key_value)]
     pub env: Vec<(String, String)>,
@@ -522,6 +530,7 @@ impl SweepArgs {
             warmup: self.warmup,
             timeout_secs: self.timeout,
             kill_grace_secs: self.kill_grace,
+            sample_interval_ms: self.sample_interval,
             target: Target {
                 program: self.command.clone(),
                 shell: self.shell,

@@ -47,6 +47,7 @@ fn write_results(dir: &Path) {
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine,
     };
     let mut store = ResultsStore::create(dir, &header).unwrap();
@@ -88,6 +89,7 @@ fn write_results(dir: &Path) {
                     error: None,
                     metrics: BTreeMap::new(),
                     placement_check: None,
+                    evidence: None,
                     stdout_log: None,
                     stderr_log: None,
                 })

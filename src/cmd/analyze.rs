@@ -27,7 +27,12 @@ fn basis(text: Option<&str>, header: &Header) -> anyhow::Result<Basis> {
 fn analysed(path: &Path, basis_text: Option<&str>) -> anyhow::Result<ResultSet> {
     let (h, r) = load(path)?;
     let b = basis(basis_text, &h)?;
-    Ok(ResultSet::analysed(path.display().to_string(), h, r, &b))
+    let set = ResultSet::analysed(path.display().to_string(), h, r, &b);
+    let (set, problems) = set.with_series(path.parent().unwrap_or(Path::new(".")));
+    for p in problems {
+        eprintln!("warning: {p}");
+    }
+    Ok(set)
 }
 
 /// Bandwidth ceilings: the files given (each must be a `mem stream --json`
@@ -122,6 +127,7 @@ pub fn run_compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     } else {
         let (a, bl) = (args.a.display().to_string(), args.b.display().to_string());
         print!("{}", scalescope_report::compare::text(&c, &a, &bl, &b));
+        print!("{}", scalescope_report::evidence::compare_text(&ra, &rb));
     }
     Ok(ExitCode::SUCCESS)
 }

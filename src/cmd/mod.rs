@@ -26,6 +26,11 @@ use scalescope_workloads::Pool;
 use crate::cli::{Cli, Command, SourceArgs};
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Sessions that start runs start a guard (this executable, `__guard`) that kills
+    // what is left of a run if scalescope itself is killed.
+    if let Ok(exe) = std::env::current_exe() {
+        scalescope_sweep::reap::set_guard_program(exe);
+    }
     match cli.command {
         None => tour::run(),
         Some(Command::Topo(args)) => topo::run(&args),
@@ -43,6 +48,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Completions(args)) => docs::completions(args.shell),
         Some(Command::Man) => docs::man(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
+        Some(Command::Guard { token }) => {
+            Ok(ExitCode::from(scalescope_sweep::reap::guard_main(&token)))
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use scalescope_topo::{NumberingReport, Topology};
+use scalescope_topo::{NumberingReport, Topology, Virtualization};
 use serde::Serialize;
 
 use crate::cli::TopoArgs;
@@ -15,19 +15,26 @@ struct TopoJson<'a> {
     topology: &'a Topology,
     summary: String,
     numbering: NumberingReport,
+    /// Null where the source cannot tell (hwloc XML, synthetic).
+    virtualization: Option<Virtualization>,
 }
 
 pub fn run(args: &TopoArgs) -> anyhow::Result<ExitCode> {
     let topo = super::load_topology(&args.source)?;
+    let virtualization = super::source_of(&args.source).virtualization();
     if args.json {
         let doc = TopoJson {
             topology: &topo,
             summary: topo.summary(),
             numbering: NumberingReport::of(&topo),
+            virtualization,
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", scalescope_report::machine::topology_text(&topo));
+        if let Some(v) = virtualization {
+            println!("\nVirtualization: {}", v.describe());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

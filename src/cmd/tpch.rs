@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+use scalescope_place::mempolicy::page_nodes;
 use scalescope_place::Strategy;
 use scalescope_workloads::execute;
 use scalescope_workloads::tpch::{Layout, Tpch};
@@ -24,6 +25,30 @@ fn rows_json(rows: &[String]) -> Vec<serde_json::Map<String, serde_json::Value>>
                 .collect()
         })
         .collect()
+}
+
+/// Where each partition's pages are, by the kernel's answer (`move_pages`):
+/// `[{"partition": i, "pages": {"0": n, ..., "unallocated": m}}]`, or the reason it
+/// is unavailable here.
+fn partition_pages(q: &Tpch) -> serde_json::Value {
+    let mut out = Vec::new();
+    for (i, buffers) in q.lineitem().partition_buffers().iter().enumerate() {
+        let mut pages = serde_json::Map::new();
+        for (addr, len) in buffers {
+            match page_nodes(*addr, *len) {
+                Ok(nodes) => {
+                    for (node, n) in nodes {
+                        let key = node.map_or("unallocated".to_string(), |n| n.to_string());
+                        let slot = pages.entry(key).or_insert(0.into());
+                        *slot = (slot.as_u64().unwrap_or(0) + n as u64).into();
+                    }
+                }
+                Err(e) => return format!("unavailable here: move_pages: {e}").into(),
+            }
+        }
+        out.push(serde_json::json!({"partition": i, "pages": pages}));
+    }
+    out.into()
 }
 
 pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
@@ -49,6 +74,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
                 "lineitem_rows": report.detail["lineitem_rows"],
                 "verified": report.verified,
                 "verification": report.verification,
+                "partition_pages": partition_pages(&q),
             }))?
         );
     } else {

@@ -11,6 +11,7 @@ pub mod compare;
 mod curve;
 pub mod events;
 pub mod finding;
+pub mod evidence;
 mod findings;
 pub mod fit;
 pub mod hops;
@@ -218,6 +219,9 @@ pub struct Analysis {
     /// What about the measurement lowers confidence.
     pub quality: quality::Quality,
     pub findings: Vec<Finding>,
+    /// The sampler's evidence per point (empty for results recorded without it).
+    #[serde(default)]
+    pub evidence: Vec<evidence::PointEvidence>,
 }
 
 /// Analyses a sweep.
@@ -263,5 +267,6 @@ pub fn analyze_with(
         placement_comparisons,
         quality,
         findings,
+        evidence: evidence::summarize(records),
     }
 }

@@ -38,6 +38,7 @@ fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> He
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(Path::new("/nonexistent"), topo),
     }
 }
@@ -72,6 +73,7 @@ fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
         error: None,
         metrics: BTreeMap::new(),
         placement_check: None,
+        evidence: None,
         stdout_log: None,
         stderr_log: None,
     }

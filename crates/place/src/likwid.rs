@@ -159,13 +159,13 @@ fn usable(topo: &Topology) -> Vec<Hw> {
         .collect()
 }
 
-/// The usable PUs of one domain (`N`, `S0`, `M1`, `C0`, `D0`), unordered.
+/// The usable PUs of one domain (`N`, `S0`, `M1`, `C0`, `D0`, `K1`), unordered.
 fn domain_members(topo: &Topology, domain: &str) -> Result<Vec<Hw>, String> {
     let all = usable(topo);
     if domain == "N" {
         return Ok(all);
     }
-    let unknown = || format!("unknown domain `{domain}` (N, S<i>, M<i>, C<i>, D<i>)");
+    let unknown = || format!("unknown domain `{domain}` (N, S<i>, M<i>, C<i>, D<i>, K<i>)");
     // Split after the first character, not the first byte: the name may be any text.
     let mut chars = domain.chars();
     let kind = chars.next().ok_or_else(unknown)?;
@@ -215,6 +215,15 @@ fn domain_sets(topo: &Topology, kind: &str) -> Option<Vec<scalescope_topo::CpuSe
                 topo.packages.iter().map(|d| d.cpus.clone()).collect()
             } else {
                 topo.dies.iter().map(|d| d.cpus.clone()).collect()
+            }
+        }
+        // Not likwid's: hybrid core kinds, least performant first (K1 is the
+        // performance cores of a two-kind Intel part); one kind, K0, elsewhere.
+        "K" => {
+            if topo.kinds.is_empty() {
+                vec![topo.usable_cpus()]
+            } else {
+                topo.kinds.iter().map(|k| k.cpus.clone()).collect()
             }
         }
         _ => return None,
@@ -290,7 +299,7 @@ fn scatter(topo: &Topology, domain: &str) -> Result<Vec<u32>, String> {
         return Ok(logical(usable(topo)).into_iter().map(|h| h.cpu).collect());
     }
     let sets = domain_sets(topo, domain)
-        .ok_or_else(|| format!("`{domain}:scatter`: unknown domain kind (S, M, C, D, N)"))?;
+        .ok_or_else(|| format!("`{domain}:scatter`: unknown domain kind (S, M, C, D, K, N)"))?;
     let all = usable(topo);
     let lists: Vec<Vec<Hw>> = sets
         .iter()

@@ -226,3 +226,36 @@ proptest! {
         }
     }
 }
+
+/// AMD Opteron 6276 (Bulldozer): the two cores of a compute unit share an L2 but are
+/// cores, not hardware threads, as hwloc reads them; so `cores-first` may use both
+/// cores of a unit and `smt-pairs` has no SMT to pair.
+#[test]
+fn bulldozer_compute_units_are_cores() {
+    let t = recorded("64amd64-4s2n4ca2co");
+    assert_eq!(t.cores.len(), 64);
+    assert_eq!(cpus(&t, "cores-first", 64).len(), 64);
+    assert_eq!(cpus(&t, "cores-first", 16)[..4], ["0", "8", "1", "9"]);
+    let err = place(&t, &PlaceRequest::new(Strategy::SmtPairs, 2)).unwrap_err();
+    assert_eq!(err, PlaceError::NoSmt);
+}
+
+/// i7-1370P: 6 performance cores with two hardware threads (CPUs 0-11), 8 efficiency
+/// cores (12-19). `K1` is the performance kind, `K0` the efficiency kind.
+#[test]
+fn hybrid_kinds_are_domains() {
+    let t = recorded("20em64t-hybrid-1p6c2t+2ca4co1t");
+    assert_eq!(t.kinds.len(), 2);
+    assert_eq!(cpus(&t, "cpus=K1:0-5", 6), ["0", "2", "4", "6", "8", "10"]);
+    assert_eq!(cpus(&t, "cpus=K0:0-1", 2), ["12", "13"]);
+    assert_eq!(cpus(&t, "cpus=E:K1:2", 2), ["0", "1"]);
+    let one_kind = synthetic("package:1 core:2 pu:1");
+    assert_eq!(cpus(&one_kind, "cpus=K0:0-1", 2), ["0", "1"]);
+    let err = place(
+        &one_kind,
+        &PlaceRequest::new("cpus=K1:0".parse().unwrap(), 1),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("K0-K0"), "{err}");
+}

@@ -55,8 +55,14 @@ fn findings_html(set: &ResultSet) -> String {
 
 fn machine_html(set: &ResultSet) -> String {
     let m = &set.header.machine;
+    let virtualization = m
+        .virtualization
+        .as_ref()
+        .map(|v| v.describe())
+        .unwrap_or_else(|| "not recorded".into());
     let rows = [
         ("machine", m.topology.summary()),
+        ("virtualization", virtualization),
         (
             "CPU model",
             m.cpu_model.clone().unwrap_or_else(|| "unknown".into()),

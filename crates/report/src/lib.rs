@@ -5,11 +5,13 @@
 
 pub mod compare;
 pub mod dir;
+pub mod evidence;
 pub mod html;
 pub mod machine;
 pub mod mem;
 pub mod svg;
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use scalescope_analysis::summary::{csv_field, opt};
@@ -26,6 +28,9 @@ pub struct ResultSet {
     pub header: Header,
     pub records: Vec<RunRecord>,
     pub analysis: Analysis,
+    /// The runs' series files, by the name their evidence gives
+    /// ([`ResultSet::with_series`] loads them).
+    pub series: BTreeMap<String, scalescope_results::evidence::Series>,
 }
 
 impl ResultSet {
@@ -53,7 +58,27 @@ impl ResultSet {
             header,
             records,
             analysis,
+            series: BTreeMap::new(),
         }
+    }
+
+    /// Loads the series files the runs name, from the results directory `dir`; a
+    /// missing or unreadable file leaves its run without a series (the totals in
+    /// the run record stay) and is returned as a problem.
+    pub fn with_series(mut self, dir: &std::path::Path) -> (ResultSet, Vec<String>) {
+        let mut problems = Vec::new();
+        for r in &self.records {
+            let Some(name) = r.evidence.as_ref().and_then(|e| e.series_file.as_ref()) else {
+                continue;
+            };
+            match scalescope_results::evidence::read_series(&dir.join(name)) {
+                Ok(s) => {
+                    self.series.insert(name.clone(), s);
+                }
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        (self, problems)
     }
 }
 
@@ -120,6 +145,7 @@ impl Exporter for TextExporter {
                     );
                 }
             }
+            out += &evidence::text(set);
             let _ = writeln!(out, "\nFindings:");
             for f in &a.findings {
                 let _ = writeln!(out, "  [{}] {}", f.severity, f.title);
@@ -322,6 +348,8 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
             ),
         ));
     }
+    out.extend(evidence::over_time_chart(set, prefix));
+    out.extend(evidence::traffic_chart(set, prefix));
     out.push(Chart {
         file: format!("{prefix}topology.svg"),
         title: "Topology".into(),

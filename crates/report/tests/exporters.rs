@@ -44,6 +44,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine,
     };
     let times = |pl: &Strategy, t: usize| -> f64 {
@@ -75,6 +76,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
                 error: None,
                 metrics: BTreeMap::new(),
                 placement_check: None,
+                evidence: None,
                 stdout_log: None,
                 stderr_log: None,
             });
@@ -82,6 +84,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
     }
     let analysis = analyze(&header, &records, &Basis::Time);
     ResultSet {
+        series: Default::default(),
         label: "fixed-sweep".into(),
         header,
         records,

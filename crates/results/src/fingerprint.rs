@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use scalescope_topo::Topology;
+use scalescope_topo::{virt, Topology, Virtualization};
 
 /// The machine a sweep ran on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,6 +24,10 @@ pub struct Fingerprint {
     pub numa_balancing: String,
     /// 1, 5 and 15 minute load averages when the sweep started.
     pub load_average: String,
+    /// Hypervisor or emulator evidence (CPUID, /sys/hypervisor, DMI); absent in results
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtualization: Option<Virtualization>,
     pub topology: Topology,
 }
 
@@ -84,6 +88,11 @@ impl Fingerprint {
                 .take(3)
                 .collect::<Vec<_>>()
                 .join(" "),
+            virtualization: Some(if root == Path::new("/") {
+                virt::detect_live()
+            } else {
+                virt::detect(root, None)
+            }),
             topology: topology.clone(),
         }
     }

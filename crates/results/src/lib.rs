@@ -1,13 +1,15 @@
 //! Results as data: what a sweep planned ([`plan`]), the header that records the
 //! machine and the command ([`store::Header`], [`fingerprint`]), one record per run
-//! ([`store::RunRecord`], [`check`]), and the append-only `results.jsonl` that holds
-//! them ([`store::ResultsStore`], [`store::read_results`]).
+//! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), and the
+//! append-only `results.jsonl` that holds them ([`store::ResultsStore`],
+//! [`store::read_results`]).
 //!
 //! Everything downstream of a sweep (analysis, reports, comparisons) reads these
 //! types; nothing here starts a process, so those crates never depend on the one that
 //! does.
 
 pub mod check;
+pub mod evidence;
 pub mod fingerprint;
 pub mod import;
 pub mod plan;

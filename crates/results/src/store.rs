@@ -53,6 +53,10 @@ pub struct Header {
     pub command: CommandSpec,
     pub plan: Plan,
     pub timeout_secs: Option<f64>,
+    /// Seconds between SIGTERM and SIGKILL when a run is stopped (absent in files
+    /// written before it was recorded: those used the 2 s default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kill_grace_secs: Option<f64>,
     pub machine: crate::fingerprint::Fingerprint,
 }
 
@@ -105,6 +109,13 @@ pub struct RunRecord {
     pub error: Option<String>,
     pub metrics: BTreeMap<String, f64>,
     pub placement_check: Option<PlacementCheck>,
+    /// What the sampler saw (absent in older files and when sampling was off).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::evidence::deserialize_evidence"
+    )]
+    pub evidence: Option<Box<crate::evidence::RunEvidence>>,
     pub stdout_log: Option<String>,
     pub stderr_log: Option<String>,
 }
@@ -214,7 +225,7 @@ impl ResultsStore {
         }
         let lock = DirLock::take(dir)?;
         let (header, runs, good_len) = read_results(&path).map_err(|e| match e {
-            ResultsError::Malformed { line: 1, .. } if !holds_header(&path) => {
+            ResultsError::Malformed { line: 1, .. } if !first_line_complete(&path) => {
                 ResultsError::NoHeader { path: path.clone() }
             }
             e => e,
@@ -284,6 +295,17 @@ fn holds_header(path: &Path) -> bool {
         serde_json::from_str(first.trim_end()),
         Ok(Record::Header(_))
     )
+}
+
+/// Whether the file's first line is whole (ends with a newline): a first line that
+/// is not is a header torn by a crash, not some other file.
+fn first_line_complete(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut first = Vec::new();
+    let mut limited = BufReader::new(file.take(MAX_LINE_BYTES));
+    limited.read_until(b'\n', &mut first).is_ok() && first.ends_with(b"\n")
 }
 
 /// Whether a non-empty file's last byte is a newline (an empty file counts as ended).

@@ -39,6 +39,7 @@ fn header() -> Header {
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(std::path::Path::new("/nonexistent"), &topo),
     }
 }
@@ -64,6 +65,7 @@ fn run(rep: usize) -> RunRecord {
         error: None,
         metrics: BTreeMap::new(),
         placement_check: None,
+        evidence: None,
         stdout_log: None,
         stderr_log: None,
     }

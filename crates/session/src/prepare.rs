@@ -182,6 +182,7 @@ pub fn template_of(
         }),
         extra_threads: usize::from(command.workload.is_some()),
         workload: command.workload.is_some(),
+        sample_interval: Some(scalescope_sampler::DEFAULT_INTERVAL),
     })
 }
 
@@ -241,6 +242,7 @@ pub fn new_header(
         command,
         plan,
         timeout_secs,
+        kill_grace_secs: None,
         machine: Fingerprint::read(Path::new("/"), topo),
     }
 }
@@ -255,9 +257,11 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
     let grace = s
         .kill_grace_secs
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let template = template_of(&command, s.timeout_secs, grace)?;
+    let mut template = template_of(&command, s.timeout_secs, grace)?;
+    template.sample_interval = s.sample_interval();
     let points = engine::prepare_points(topo, &plan.points())?;
-    let header = new_header(command, plan, s.timeout_secs, topo);
+    let mut header = new_header(command, plan, s.timeout_secs, topo);
+    header.kill_grace_secs = Some(grace);
     Ok(Planned {
         header,
         template,
@@ -313,6 +317,15 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
         )));
     }
     let (store, header, earlier) = ResultsStore::resume(out)?;
+    let differing = settings::run_settings_differing(s, &header);
+    if !differing.is_empty() {
+        return Err(SessionError::Resume(format!(
+            "{} was started with other run settings ({}); a resume runs the rest \
+             as the first runs ran, so drop them (or start a new --out)",
+            out.display(),
+            differing.join("; ")
+        )));
+    }
     check_size(&header.plan)?;
     if header.machine.topology.summary() != topo.summary() {
         return Err(SessionError::Resume(format!(
@@ -322,10 +335,11 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
             topo.summary()
         )));
     }
-    let grace = s
+    let grace = header
         .kill_grace_secs
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let template = template_of(&header.command, header.timeout_secs, grace)?;
+    let mut template = template_of(&header.command, header.timeout_secs, grace)?;
+    template.sample_interval = s.sample_interval();
     let points = engine::prepare_points(topo, &header.plan.points())?;
     Ok(Ready {
         planned: Planned {

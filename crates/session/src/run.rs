@@ -92,6 +92,9 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         outcome.records,
         &basis,
     );
+    // A series file that cannot be read leaves its run without a chart line; the
+    // run's totals are in the results file either way.
+    let (set, _unreadable) = set.with_series(&dir);
     let report_index = if options.write_report {
         Some(scalescope_report::dir::write_dir(
             std::slice::from_ref(&set),

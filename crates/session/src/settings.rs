@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::plan::ThreadList;
-use scalescope_results::store::MetricSpec;
+use scalescope_results::store::{Header, MetricSpec};
 
 /// Thread counts swept when none are given.
 pub const DEFAULT_THREADS: &str = "pow2";
@@ -49,11 +49,22 @@ pub struct SweepSettings {
     pub warmup: Option<usize>,
     pub timeout_secs: Option<f64>,
     pub kill_grace_secs: Option<f64>,
+    /// Milliseconds between evidence samples (`None`: the default; 0: no sampling).
+    pub sample_interval_ms: Option<u64>,
     pub target: Target,
     pub out: Option<PathBuf>,
 }
 
 impl SweepSettings {
+    /// The evidence sampler's interval, `None` when sampling is off.
+    pub fn sample_interval(&self) -> Option<std::time::Duration> {
+        match self.sample_interval_ms {
+            None => Some(scalescope_sampler::DEFAULT_INTERVAL),
+            Some(0) => None,
+            Some(ms) => Some(std::time::Duration::from_millis(ms)),
+        }
+    }
+
     /// The settings a resume may not change (its header fixes them), named.
     pub fn plan_fields_given(&self) -> Vec<&'static str> {
         [
@@ -70,6 +81,46 @@ impl SweepSettings {
         .filter_map(|(name, given)| given.then_some(name))
         .collect()
     }
+}
+
+/// The run-shaping settings given to a resume that differ from what the sweep's
+/// header recorded (`--env`, `--shell`, `--timeout`, `--kill-grace`), each as
+/// `--flag: given X, recorded Y`. A setting not given, or given with the recorded
+/// value, is no conflict.
+pub fn run_settings_differing(s: &SweepSettings, header: &Header) -> Vec<String> {
+    let mut out = Vec::new();
+    let secs = |v: Option<f64>| v.map_or_else(|| "none".to_string(), |v| format!("{v} s"));
+    let recorded = &header.command;
+    if !s.target.env.is_empty() && s.target.env != recorded.env {
+        let show = |env: &[(String, String)]| {
+            let pairs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("[{}]", pairs.join(" "))
+        };
+        out.push(format!(
+            "--env: given {}, recorded {}",
+            show(&s.target.env),
+            show(&recorded.env)
+        ));
+    }
+    if s.target.shell && !recorded.shell {
+        out.push("--shell: given, recorded without".into());
+    }
+    if s.timeout_secs.is_some() && s.timeout_secs != header.timeout_secs {
+        out.push(format!(
+            "--timeout: given {}, recorded {}",
+            secs(s.timeout_secs),
+            secs(header.timeout_secs)
+        ));
+    }
+    let grace = header.kill_grace_secs.unwrap_or(DEFAULT_KILL_GRACE_SECS);
+    if s.kill_grace_secs.is_some_and(|g| g != grace) {
+        out.push(format!(
+            "--kill-grace: given {}, recorded {}",
+            secs(s.kill_grace_secs),
+            secs(Some(grace))
+        ));
+    }
+    out
 }
 
 /// `K=V` into a pair.

@@ -11,9 +11,10 @@ use scalescope_place::mempolicy::PreparedPolicy;
 use scalescope_place::{place, render, PlaceRequest, Placement};
 use scalescope_topo::Topology;
 
-use crate::exec::{ExecSpec, Executor, Outcome};
+use crate::exec::{ExecSpec, Executor, Outcome, SampleSpec};
 use crate::metric;
 use crate::SweepError;
+use scalescope_results::evidence::SERIES_DIR;
 use scalescope_results::plan::{Job, Point};
 use scalescope_results::store::{Header, ResultsStore, RunRecord, RunStatus};
 
@@ -98,6 +99,8 @@ pub struct JobTemplate {
     pub extra_threads: usize,
     /// Whether stdout ends with a workload's JSON report.
     pub workload: bool,
+    /// Interval of the evidence sampler beside each run; `None` turns it off.
+    pub sample_interval: Option<Duration>,
 }
 
 /// The environment every run gets: OpenMP and Intel OpenMP told the placement.
@@ -114,11 +117,32 @@ pub fn placement_env(p: &Placement) -> Vec<(String, String)> {
 /// Replaces `{threads}`, `{cpus}` (all CPUs, a cpulist), `{places}` (OMP_PLACES
 /// form) and `{thread_cpus}` (each thread's set, `;`-separated) in an argument.
 pub fn substitute(arg: &str, p: &Placement) -> String {
+    substitute_with(arg, p, |v| v.to_string())
+}
+
+/// As [`substitute`], each value shell-quoted where it holds a character the shell
+/// would read (`{thread_cpus}` is `0;1`, which would end the command), for `--shell`.
+pub fn substitute_quoted(arg: &str, p: &Placement) -> String {
+    substitute_with(arg, p, shell_quote)
+}
+
+fn substitute_with(arg: &str, p: &Placement, quote: impl Fn(&str) -> String) -> String {
     let thread_cpus: Vec<String> = p.threads.iter().map(|s| s.to_string()).collect();
-    arg.replace("{threads}", &p.threads.len().to_string())
-        .replace("{cpus}", &p.all_cpus().to_string())
-        .replace("{places}", &render::omp_places(p))
-        .replace("{thread_cpus}", &thread_cpus.join(";"))
+    arg.replace("{threads}", &quote(&p.threads.len().to_string()))
+        .replace("{cpus}", &quote(&p.all_cpus().to_string()))
+        .replace("{places}", &quote(&render::omp_places(p)))
+        .replace("{thread_cpus}", &quote(&thread_cpus.join(";")))
+}
+
+/// `value` as one shell word: unchanged when it is only letters, digits and
+/// `,._+:@%/=-`, else in single quotes (a `'` inside written `'\''`).
+pub fn shell_quote(value: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || ",._+:@%/=-".contains(c);
+    if !value.is_empty() && value.chars().all(plain) {
+        value.to_string()
+    } else {
+        format!("'{}'", value.replace('\'', "'\\''"))
+    }
 }
 
 /// A file-name-safe label for a job's logs.
@@ -149,7 +173,7 @@ impl JobTemplate {
     pub fn spec(&self, job: &Job, prepared: &PreparedPoint, logs: &Path) -> ExecSpec {
         let p = &prepared.placement;
         let argv = if self.shell {
-            let line: Vec<String> = self.argv.iter().map(|a| substitute(a, p)).collect();
+            let line: Vec<String> = self.argv.iter().map(|a| substitute_quoted(a, p)).collect();
             vec!["/bin/sh".into(), "-c".into(), line.join(" ")]
         } else {
             self.argv.iter().map(|a| substitute(a, p)).collect()
@@ -167,6 +191,16 @@ impl JobTemplate {
             stdout_path: logs.join(format!("{stem}.out")),
             stderr_path: logs.join(format!("{stem}.err")),
             planned_threads: job.point.threads + self.extra_threads,
+            metrics: Vec::new(),
+            sample: self.sample_interval.map(|interval| {
+                let name = format!("{SERIES_DIR}/{stem}.json");
+                let dir = logs.parent().unwrap_or(logs);
+                SampleSpec {
+                    interval,
+                    series_path: dir.join(&name),
+                    series_name: name,
+                }
+            }),
         }
     }
 }
@@ -239,7 +273,8 @@ pub fn run(
             break;
         }
         let prepared = by_point[&job.point];
-        let spec = setup.template.spec(job, prepared, &logs);
+        let mut spec = setup.template.spec(job, prepared, &logs);
+        spec.metrics = setup.header.command.metrics.clone();
         progress.job_started(job);
         let started = clock.unix_secs();
         let outcome = executor.execute(&spec, interrupt);
@@ -285,12 +320,23 @@ fn record_of(
     setup: &SweepSetup,
     dir: &Path,
 ) -> RunRecord {
-    let stdout = std::fs::read_to_string(&spec.stdout_path).unwrap_or_default();
+    let specs = &setup.header.command.metrics;
+    let scan = outcome.stdout_scan.clone().unwrap_or_else(|| {
+        // Fakes write the log themselves; it is scanned as a stream all the same.
+        std::fs::File::open(&spec.stdout_path)
+            .map(|f| crate::output::Scanner::new(specs).scan_reader(f))
+            .unwrap_or_default()
+    });
     let mut status = outcome.status;
     let mut error = outcome.error;
-    let (mut metrics, missing) = metric::extract(&setup.header.command.metrics, &stdout);
+    let mut metrics = scan.found.clone();
+    let missing: Vec<String> = specs
+        .iter()
+        .filter(|m| m.regex.is_some() && !metrics.contains_key(&m.name))
+        .map(|m| m.name.clone())
+        .collect();
     if setup.template.workload && status == RunStatus::Ok {
-        match metric::workload_report(&stdout) {
+        match metric::workload_report(&scan.last_line) {
             Some(report) => {
                 metrics.extend(report.figures);
                 if !report.verified {
@@ -307,7 +353,10 @@ fn record_of(
             }
         }
     }
+    // A run whose figure of merit is missing has no result to show: flagged as
+    // failed, so no statistic silently falls back to its wall time.
     if status == RunStatus::Ok && !missing.is_empty() {
+        status = RunStatus::Failed;
         error = Some(format!(
             "metric not found in the output: {}",
             missing.join(", ")
@@ -330,6 +379,7 @@ fn record_of(
         error,
         metrics,
         placement_check: outcome.check,
+        evidence: outcome.evidence,
         stdout_log: Some(rel(&spec.stdout_path)),
         stderr_log: Some(rel(&spec.stderr_path)),
     }

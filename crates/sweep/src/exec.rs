@@ -7,7 +7,9 @@
 //! exit time and the child's resource usage (its own and its waited-for children's),
 //! so the wall time does not depend on a polling interval; meanwhile the calling
 //! thread samples placement and watches the timeout and the interrupt flag. Any
-//! ending kills the whole process group, so no orphan survives a run.
+//! ending kills the whole process group and every process still marked with the
+//! run's token, and the child dies with scalescope ([`crate::reap`]), so no orphan
+//! survives a run.
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;
@@ -23,7 +25,9 @@ use scalescope_topo::CpuSet;
 
 use crate::monitor::Monitor;
 use scalescope_results::check::PlacementCheck;
+use scalescope_results::evidence::RunEvidence;
 use scalescope_results::store::RunStatus;
+use scalescope_sampler::{Sampler, SamplerConfig};
 
 /// Everything needed to start one run.
 #[derive(Debug, Clone)]
@@ -41,6 +45,19 @@ pub struct ExecSpec {
     pub stderr_path: PathBuf,
     /// Threads the plan expects alive at once (for the placement check).
     pub planned_threads: usize,
+    /// Figures of merit to scan stdout for as it streams.
+    pub metrics: Vec<scalescope_results::store::MetricSpec>,
+    /// Evidence sampling beside the run; `None` turns it off.
+    pub sample: Option<SampleSpec>,
+}
+
+/// How a run is sampled and where its series goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleSpec {
+    pub interval: Duration,
+    /// The series file, and its name as recorded (relative to the results directory).
+    pub series_path: PathBuf,
+    pub series_name: String,
 }
 
 /// How a run ended and what it used.
@@ -57,6 +74,11 @@ pub struct Outcome {
     pub check: Option<PlacementCheck>,
     /// The run was stopped because the user interrupted the sweep; it is not a result.
     pub interrupted: bool,
+    /// What stdout held, scanned as it streamed; `None` where the executor did not
+    /// stream it (fakes write the log file, which is then scanned).
+    pub stdout_scan: Option<crate::output::Scan>,
+    /// What the sampler saw, when sampling was on.
+    pub evidence: Option<Box<RunEvidence>>,
 }
 
 impl Outcome {
@@ -72,6 +94,8 @@ impl Outcome {
             error: Some(message),
             check: None,
             interrupted: false,
+            stdout_scan: None,
+            evidence: None,
         }
     }
 }
@@ -105,7 +129,10 @@ fn kill_group(pgid: i32, signal: i32) {
 
 impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &ExecSpec, interrupt: &AtomicBool) -> Outcome {
-        let (mut child, start) = match spawn(spec) {
+        // Without a guard, kill -9 of scalescope could leave `setsid` descendants;
+        // the run goes on with the other two layers.
+        let _ = crate::reap::ensure_guard();
+        let (mut child, start, streams) = match spawn(spec) {
             Ok(c) => c,
             Err(e) => return Outcome::error(e),
         };
@@ -129,12 +156,21 @@ impl Executor for ProcessExecutor {
             });
         });
         let mut monitor = Monitor::new(spec.cpus.clone(), spec.planned_threads);
+        let mut sampler = spec.sample.as_ref().map(|s| {
+            Sampler::start(
+                SamplerConfig::live(s.interval, spec.cpus.clone()),
+                pid as u32,
+            )
+        });
         let mut interval = Duration::from_millis(2);
         let mut killed_for: Option<RunStatus> = None;
         let mut interrupted = false;
         let mut term_sent_at: Option<Instant> = None;
         let reaped = loop {
-            match rx.recv_timeout(interval) {
+            let wait = sampler
+                .as_ref()
+                .map_or(interval, |s| s.until_due().min(interval));
+            match rx.recv_timeout(wait) {
                 Ok(r) => break r,
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Outcome::error("lost track of the child process".into());
@@ -142,7 +178,10 @@ impl Executor for ProcessExecutor {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
             if term_sent_at.is_none() {
-                monitor.sample(std::path::Path::new("/proc"), pid as u32);
+                match sampler.as_mut().filter(|s| s.due()) {
+                    Some(s) => monitor.observe(&crate::monitor::states(&s.sample())),
+                    None => monitor.sample(std::path::Path::new("/"), pid as u32),
+                }
             }
             // Sample often at first (short runs), then every 50 ms.
             interval = (interval * 2).min(Duration::from_millis(50));
@@ -159,16 +198,62 @@ impl Executor for ProcessExecutor {
                 kill_group(pid, libc::SIGKILL);
             }
         };
-        // Whatever the program left behind in its group goes with it.
+        // Whatever the program left behind goes with it: its group, and anything
+        // that left the group but still carries the run's mark.
         kill_group(pid, libc::SIGKILL);
+        crate::reap::kill_marked(
+            std::path::Path::new("/proc"),
+            crate::reap::token(),
+            Duration::from_secs(2),
+        );
         let _ = child.try_wait();
-        outcome_of(&reaped, start, killed_for, interrupted, monitor.finish())
+        let mut outcome = outcome_of(&reaped, start, killed_for, interrupted, monitor.finish());
+        outcome.stdout_scan = streams.finish(spec.grace + Duration::from_secs(1));
+        if let (Some(s), Some(sample)) = (sampler, &spec.sample) {
+            let cpu = outcome.user_secs.zip(outcome.sys_secs).map(|(u, s)| u + s);
+            let series = Some((sample.series_path.as_path(), sample.series_name.clone()));
+            outcome.evidence = Some(Box::new(s.finish(outcome.wall_secs, cpu, series)));
+        }
+        outcome
     }
 }
 
-/// Starts the child: its own process group, affinity and memory policy set between
-/// fork and exec, stdio to the log files.
-fn spawn(spec: &ExecSpec) -> Result<(std::process::Child, Instant), String> {
+/// The threads copying a run's stdout and stderr into their logs.
+struct Streams {
+    stdout: mpsc::Receiver<crate::output::Scan>,
+    stderr: mpsc::Receiver<crate::output::Scan>,
+}
+
+impl Streams {
+    /// The stdout scan once both pipes have ended. A pipe still held open by a
+    /// process outside the run after `patience` is left to its thread.
+    fn finish(self, patience: Duration) -> Option<crate::output::Scan> {
+        let deadline = Instant::now() + patience;
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let out = self.stdout.recv_timeout(left()).ok();
+        let _ = self.stderr.recv_timeout(left());
+        out
+    }
+}
+
+/// Starts a thread copying `pipe` into `log`, scanning it with `scanner`.
+fn stream(
+    pipe: impl std::io::Read + Send + 'static,
+    log: File,
+    scanner: Option<crate::output::Scanner>,
+) -> mpsc::Receiver<crate::output::Scan> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let scan = crate::output::copy_capped(pipe, log, crate::output::LOG_CAP_BYTES, scanner);
+        let _ = tx.send(scan);
+    });
+    rx
+}
+
+/// Starts the child: its own process group, the run's mark in its environment,
+/// death with its parent, affinity and memory policy set between fork and exec,
+/// stdout and stderr streamed to the log files.
+fn spawn(spec: &ExecSpec) -> Result<(std::process::Child, Instant, Streams), String> {
     let program = spec.argv.first().ok_or("empty command line")?;
     let open =
         |p: &PathBuf| File::create(p).map_err(|e| format!("creating log {}: {e}", p.display()));
@@ -176,16 +261,26 @@ fn spawn(spec: &ExecSpec) -> Result<(std::process::Child, Instant), String> {
     let mut cmd = Command::new(program);
     cmd.args(&spec.argv[1..])
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .env(crate::reap::RUN_ID_VAR, crate::reap::token())
         .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .process_group(0);
     let set = to_cpu_set(&spec.cpus).map_err(|e| e.to_string())?;
     let mem = spec.mem.clone();
-    // SAFETY: the closure runs in the forked child before exec and only makes two
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    // SAFETY: the closure runs in the forked child before exec and only makes
     // system calls on data prepared before the fork (no allocation, no locks).
     unsafe {
         cmd.pre_exec(move || {
+            // Die with scalescope; if it already died, the check below sees it.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != me {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
             if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -193,10 +288,21 @@ fn spawn(spec: &ExecSpec) -> Result<(std::process::Child, Instant), String> {
         });
     }
     let start = Instant::now();
-    let child = cmd
+    let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start `{program}`: {e}"))?;
-    Ok((child, start))
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err("the child's output pipes are missing".into());
+    };
+    let streams = Streams {
+        stdout: stream(
+            stdout,
+            out,
+            Some(crate::output::Scanner::new(&spec.metrics)),
+        ),
+        stderr: stream(stderr, err, None),
+    };
+    Ok((child, start, streams))
 }
 
 fn outcome_of(
@@ -233,6 +339,8 @@ fn outcome_of(
         error,
         check,
         interrupted,
+        stdout_scan: None,
+        evidence: None,
     }
 }
 
@@ -272,5 +380,7 @@ pub fn ok_outcome(wall_secs: f64) -> Outcome {
         error: None,
         check: None,
         interrupted: false,
+        stdout_scan: None,
+        evidence: None,
     }
 }

@@ -11,6 +11,8 @@ pub mod engine;
 pub mod exec;
 pub mod metric;
 pub mod monitor;
+pub mod output;
+pub mod reap;
 
 use scalescope_results::ResultsError;
 

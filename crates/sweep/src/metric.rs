@@ -1,4 +1,5 @@
-//! Figures of merit: parsed from a program's output with `--metric NAME=REGEX`, or
+//! Figures of merit: parsed from a program's output with `--metric NAME=REGEX` (each
+//! match within one line, scanned as the output streams: [`crate::output`]), or
 //! reported by a built-in workload as a JSON line.
 
 use std::collections::BTreeMap;
@@ -51,29 +52,6 @@ pub fn parse_spec(text: &str) -> Result<MetricSpec, SweepError> {
     })
 }
 
-/// The last match of each metric in `output`; names that never matched are returned
-/// separately.
-pub fn extract(specs: &[MetricSpec], output: &str) -> (BTreeMap<String, f64>, Vec<String>) {
-    let mut found = BTreeMap::new();
-    let mut missing = Vec::new();
-    for spec in specs {
-        let Some(Ok(re)) = spec.regex.as_deref().map(Regex::new) else {
-            continue;
-        };
-        let value = re.captures_iter(output).filter_map(|c| {
-            let m = c.get(1).or_else(|| c.get(0))?;
-            m.as_str().trim().parse::<f64>().ok()
-        });
-        match value.last() {
-            Some(v) => {
-                found.insert(spec.name.clone(), v);
-            }
-            None => missing.push(spec.name.clone()),
-        }
-    }
-    (found, missing)
-}
-
 /// What a built-in workload prints as its last stdout line.
 #[derive(Debug, Clone, Deserialize)]
 pub struct WorkloadReport {
@@ -110,9 +88,10 @@ mod tests {
             parse_spec(r"rate=rate: ([0-9.e+]+)").unwrap(),
             parse_spec("teps=TEPS ([0-9]+)").unwrap(),
         ];
-        let (found, missing) = extract(&specs, "rate: 1.5\nrate: 2.5e3\n");
-        assert_eq!(found["rate"], 2500.0);
-        assert_eq!(missing, vec!["teps"]);
+        let scan =
+            crate::output::Scanner::new(&specs).scan_reader(&b"rate: 1.5\nrate: 2.5e3\n"[..]);
+        assert_eq!(scan.found["rate"], 2500.0);
+        assert!(!scan.found.contains_key("teps"));
     }
 
     #[test]

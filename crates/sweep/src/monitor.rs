@@ -1,12 +1,14 @@
 //! Verified placement: while a run is alive, sample every thread of the process
-//! (and of its descendants) from `/proc/PID/task/*`: the CPU it last ran on and the
-//! CPUs it may run on. A run passes when every sampled thread stayed inside the
+//! (and of its descendants) from `/proc/PID/task/*` (read by the evidence sampler's
+//! reader, [`scalescope_sampler::procfs`]): the CPU it last ran on and the CPUs it
+//! may run on. A run passes when every sampled thread stayed inside the
 //! planned CPUs; more threads than planned is reported separately.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use scalescope_results::check::{PlacementCheck, Violation};
+use scalescope_sampler::procfs::TaskStat;
 use scalescope_topo::CpuSet;
 
 /// Accumulates samples for one run.
@@ -39,9 +41,9 @@ impl Monitor {
         }
     }
 
-    /// Takes one sample of the process tree rooted at `pid` under `proc_root`.
-    pub fn sample(&mut self, proc_root: &Path, pid: u32) {
-        let tasks = read_tree(proc_root, pid);
+    /// Takes one sample of the process tree rooted at `pid` under `root` (`/` live).
+    pub fn sample(&mut self, root: &Path, pid: u32) {
+        let tasks = read_tree(root, pid);
         if tasks.is_empty() {
             return;
         }
@@ -80,65 +82,23 @@ impl Monitor {
     }
 }
 
-/// Threads of `pid` and of its descendants (through `/proc/PID/task/TID/children`).
-pub fn read_tree(proc_root: &Path, pid: u32) -> Vec<TaskState> {
-    let mut out = Vec::new();
-    let mut stack = vec![pid];
-    let mut visited = BTreeSet::new();
-    while let Some(p) = stack.pop() {
-        if !visited.insert(p) || visited.len() > 4096 {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(proc_root.join(format!("{p}/task"))) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Some(tid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let dir = entry.path();
-            let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
-                continue;
-            };
-            let cpu = processor_from_stat(&stat);
-            let allowed = std::fs::read_to_string(dir.join("status"))
-                .ok()
-                .and_then(|s| allowed_from_status(&s));
-            out.push(TaskState {
-                pid: p,
-                tid,
-                cpu,
-                allowed,
-            });
-            if let Ok(children) = std::fs::read_to_string(dir.join("children")) {
-                stack.extend(
-                    children
-                        .split_whitespace()
-                        .filter_map(|c| c.parse::<u32>().ok()),
-                );
-            }
-        }
-    }
-    out
+/// The placement view of the threads the evidence sampler read.
+pub fn states(tasks: &[TaskStat]) -> Vec<TaskState> {
+    tasks
+        .iter()
+        .map(|t| TaskState {
+            pid: t.pid,
+            tid: t.tid,
+            cpu: t.cpu,
+            allowed: t.allowed.clone(),
+        })
+        .collect()
 }
 
-/// Field 39 of `/proc/.../stat` (`processor`), counted after the `(comm)` field,
-/// which may itself contain spaces and parentheses.
-pub fn processor_from_stat(stat: &str) -> Option<u32> {
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(36)?.parse().ok()
-}
-
-/// `Cpus_allowed_list:` from `/proc/.../status`.
-pub fn allowed_from_status(status: &str) -> Option<CpuSet> {
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("Cpus_allowed_list:"))?;
-    CpuSet::parse_list(line.split_once(':')?.1).ok()
+/// Threads of `pid` and of its descendants, read under `root` (`/` live) by the
+/// evidence sampler's reader.
+pub fn read_tree(root: &Path, pid: u32) -> Vec<TaskState> {
+    states(&scalescope_sampler::procfs::read_tree(root, pid).0)
 }
 
 #[cfg(test)]
@@ -152,18 +112,6 @@ mod tests {
             cpu: Some(cpu),
             allowed: Some(CpuSet::parse_list(allowed).unwrap()),
         }
-    }
-
-    #[test]
-    fn stat_parsing_survives_odd_names() {
-        let stat = "1234 (a) b) (c) S 1 1234 1234 0 -1 4194304 100 0 0 0 5 3 0 0 20 0 3 0 12345 1000000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 5 0 0 0 0 0 0 0 0 0 0 0 0 0";
-        assert_eq!(processor_from_stat(stat), Some(5));
-        assert_eq!(
-            allowed_from_status("Name:\tx\nCpus_allowed_list:\t0-3,8\n")
-                .unwrap()
-                .to_string(),
-            "0-3,8"
-        );
     }
 
     #[test]
@@ -187,7 +135,7 @@ mod tests {
             .file_name()
             .and_then(|t| t.to_str()?.parse().ok())
             .unwrap();
-        let tasks = read_tree(Path::new("/proc"), std::process::id());
+        let tasks = read_tree(Path::new("/"), std::process::id());
         let mine = tasks
             .iter()
             .find(|t| t.tid == me)

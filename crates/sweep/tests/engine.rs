@@ -51,6 +51,7 @@ fn header(plan: Plan) -> Header {
         },
         plan,
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(std::path::Path::new("/nonexistent"), &t),
     }
 }
@@ -68,6 +69,7 @@ fn template() -> JobTemplate {
         grace: Duration::from_secs(1),
         extra_threads: 0,
         workload: false,
+        sample_interval: None,
     }
 }
 

@@ -5,17 +5,21 @@
 
 pub mod affinity;
 pub mod cpuset;
+pub mod files;
 pub mod hwloc_xml;
 pub mod model;
 pub mod numbering;
 pub mod synthetic;
 pub mod sysfs;
+pub mod virt;
+mod sysfs_quirks;
 
 use std::path::{Path, PathBuf};
 
 pub use cpuset::{CpuSet, NodeSet, SetParseError};
 pub use model::{Cache, Core, CpuKind, Domain, NumaNode, Pu, Topology, TOPOLOGY_SCHEMA_VERSION};
 pub use numbering::NumberingReport;
+pub use virt::Virtualization;
 
 /// Why a topology could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +64,17 @@ impl Source {
             Source::SysfsRoot(dir) => sysfs::discover(dir, false),
             Source::HwlocXml(file) => hwloc_xml::load(file),
             Source::Synthetic(spec) => synthetic::build(spec),
+        }
+    }
+
+    /// Whether the machine is virtual, where the source can tell (live: CPUID,
+    /// `/sys/hypervisor`, DMI; a recorded tree: its cpuinfo flags and files); None for
+    /// hwloc exports and synthetic machines.
+    pub fn virtualization(&self) -> Option<Virtualization> {
+        match self {
+            Source::Live => Some(virt::detect_live()),
+            Source::SysfsRoot(dir) => Some(virt::detect(dir, None)),
+            Source::HwlocXml(_) | Source::Synthetic(_) => None,
         }
     }
 }

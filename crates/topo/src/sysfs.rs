@@ -23,7 +23,10 @@ use crate::TopoError;
 /// [`TopoError::Parse`]/[`TopoError::Io`] naming a malformed or unreadable file,
 /// [`TopoError::Inconsistent`] when the files contradict each other.
 pub fn discover(root: &Path, live: bool) -> Result<Topology, TopoError> {
-    let fs = Tree { root };
+    let mut fs = Tree {
+        root,
+        compute_units: std::cell::Cell::new(None),
+    };
     let cpu_dir = fs.path("sys/devices/system/cpu");
     if !cpu_dir.is_dir() {
         return Err(TopoError::Missing { path: cpu_dir });
@@ -36,6 +39,9 @@ pub fn discover(root: &Path, live: bool) -> Result<Topology, TopoError> {
         });
     }
     let online = fs.online_cpus(&known)?;
+    if fs.amd_with_compute_units()? {
+        fs.compute_units = std::cell::Cell::new(Some(None));
+    }
     let mut raw = RawTopology {
         source: format!("sysfs:{}", root.display()),
         cpu_model: fs.cpu_model()?,
@@ -59,8 +65,12 @@ pub fn discover(root: &Path, live: bool) -> Result<Topology, TopoError> {
     Topology::build(raw)
 }
 
-struct Tree<'a> {
-    root: &'a Path,
+pub(crate) struct Tree<'a> {
+    pub(crate) root: &'a Path,
+    /// AMD Bulldozer-family compute units (see [`Tree::split_compute_unit`]): `None` on
+    /// other CPUs; `Some(None)` until the first multi-CPU core set decides; then
+    /// `Some(Some(split))`.
+    pub(crate) compute_units: std::cell::Cell<Option<Option<bool>>>,
 }
 
 impl Tree<'_> {
@@ -68,32 +78,38 @@ impl Tree<'_> {
         self.root.join(rel.trim_start_matches('/'))
     }
 
-    /// Contents of a file, `None` when it does not exist.
-    fn read(&self, rel: &str) -> Result<Option<String>, TopoError> {
+    /// Contents of a file, `None` when it does not exist. Only regular files are read
+    /// (after following links): a FIFO, a device such as `/dev/zero` or a socket in a
+    /// recorded tree is an error naming it, never a hang or an unbounded read. Files
+    /// past [`MAX_FILE_BYTES`] are refused. Like hwloc (which reads C strings), the
+    /// text ends at the first NUL byte: some ARM kernels end masks with `\n\0`.
+    pub(crate) fn read(&self, rel: &str) -> Result<Option<String>, TopoError> {
         let path = self.path(rel);
-        match fs::read(&path) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            // sysfs answers EINVAL/ENODEV for attributes a driver does not implement.
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENODEV)) => {
-                Ok(None)
+        match crate::files::read_regular(&path, crate::files::MAX_FILE_BYTES) {
+            Ok(bytes) => {
+                let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+                Ok(Some(String::from_utf8_lossy(text).into_owned()))
             }
-            Err(e) if e.kind() == io::ErrorKind::IsADirectory => Err(TopoError::Parse {
-                path,
-                detail: "is a directory, expected a file".into(),
-            }),
-            Err(source) => Err(TopoError::Io { path, source }),
+            Err(crate::files::ReadError::Io(e)) => match e.kind() {
+                io::ErrorKind::NotFound => Ok(None),
+                // sysfs answers EINVAL/ENODEV for attributes a driver does not implement.
+                _ if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENODEV)) => {
+                    Ok(None)
+                }
+                _ => Err(TopoError::Io { path, source: e }),
+            },
+            Err(crate::files::ReadError::Refused(detail)) => Err(TopoError::Parse { path, detail }),
         }
     }
 
-    fn parse_err(&self, rel: &str, e: impl std::fmt::Display) -> TopoError {
+    pub(crate) fn parse_err(&self, rel: &str, e: impl std::fmt::Display) -> TopoError {
         TopoError::Parse {
             path: self.path(rel),
             detail: e.to_string(),
         }
     }
 
-    fn read_number(&self, rel: &str) -> Result<Option<i64>, TopoError> {
+    pub(crate) fn read_number(&self, rel: &str) -> Result<Option<i64>, TopoError> {
         match self.read(rel)? {
             None => Ok(None),
             Some(text) if text.trim().is_empty() => Ok(None),
@@ -105,7 +121,7 @@ impl Tree<'_> {
         }
     }
 
-    fn read_list(&self, rel: &str) -> Result<Option<CpuSet>, TopoError> {
+    pub(crate) fn read_list(&self, rel: &str) -> Result<Option<CpuSet>, TopoError> {
         self.read(rel)?
             .map(|t| CpuSet::parse_list(&t).map_err(|e| self.parse_err(rel, e)))
             .transpose()
@@ -209,6 +225,7 @@ impl Tree<'_> {
             ],
         )?;
         let core_id = id("core_id")?;
+        let core_set = self.split_compute_unit(cpu, core_set, core_id)?;
         if core_set.is_some() || core_id.is_some() {
             raw.cores.push(domain(core_id, core_set.clone()));
         }
@@ -252,7 +269,10 @@ impl Tree<'_> {
                 Some(t) => Some(parse_size(&t).ok_or_else(|| {
                     self.parse_err(
                         &format!("{dir}/size"),
-                        format!("`{}` is not a size like 32K", t.trim()),
+                        format!(
+                            "`{}` is not a size like 32K (or is past 2^64 bytes)",
+                            t.trim()
+                        ),
                     )
                 })?),
                 None => None,
@@ -438,38 +458,6 @@ impl Tree<'_> {
         }
         Ok(None)
     }
-
-    /// Hybrid core kinds: Intel's `cpu_atom`/`cpu_core` PMU devices, else distinct
-    /// `cpu_capacity` values (ARM big.LITTLE and friends), least capable first.
-    fn kinds(&self, online: &CpuSet) -> Result<Vec<(String, CpuSet)>, TopoError> {
-        let atom = self.read_list("sys/devices/cpu_atom/cpus")?;
-        let core = self.read_list("sys/devices/cpu_core/cpus")?;
-        if let (Some(atom), Some(core)) = (atom, core) {
-            return Ok(vec![("E-core".into(), atom), ("P-core".into(), core)]);
-        }
-        let mut by_capacity: Vec<(i64, CpuSet)> = Vec::new();
-        for cpu in online.iter() {
-            let Some(cap) =
-                self.read_number(&format!("sys/devices/system/cpu/cpu{cpu}/cpu_capacity"))?
-            else {
-                return Ok(Vec::new());
-            };
-            match by_capacity.iter_mut().find(|(c, _)| *c == cap) {
-                Some((_, set)) => {
-                    set.insert(cpu);
-                }
-                None => by_capacity.push((cap, [cpu].into_iter().collect())),
-            }
-        }
-        if by_capacity.len() < 2 {
-            return Ok(Vec::new());
-        }
-        by_capacity.sort_by_key(|(c, _)| *c);
-        Ok(by_capacity
-            .into_iter()
-            .map(|(cap, cpus)| (format!("capacity-{cap}"), cpus))
-            .collect())
-    }
 }
 
 /// `Node 0 MemTotal:  16384 kB` (per node) or `MemTotal: 16384 kB` (/proc/meminfo).
@@ -479,7 +467,7 @@ fn meminfo_total(text: &str) -> Option<u64> {
         let mut it = rest.split_whitespace();
         let value: u64 = it.next()?.parse().ok()?;
         let unit = it.next().unwrap_or("B");
-        Some(value * unit_multiplier(unit)?)
+        value.checked_mul(unit_multiplier(unit)?)
     })
 }
 
@@ -493,12 +481,16 @@ fn unit_multiplier(unit: &str) -> Option<u64> {
     })
 }
 
-/// Cache sizes as sysfs writes them: `32K`, `8192K`, `2M`.
+/// Cache sizes as sysfs writes them: `32K`, `8192K`, `2M`; `None` for anything else,
+/// a size past `u64` bytes included (`18014398509481985K` must not wrap to 1 KiB).
 fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
-    Some(digits.parse::<u64>().ok()? * unit_multiplier(unit)?)
+    digits
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(unit_multiplier(unit)?)
 }
 
 #[cfg(test)]
@@ -510,6 +502,9 @@ mod tests {
         assert_eq!(parse_size("32K\n"), Some(32 * 1024));
         assert_eq!(parse_size("2M"), Some(2 << 20));
         assert_eq!(parse_size("abc"), None);
+        // 18014398509481985 * 1024 wraps to 1024 in unchecked u64 arithmetic.
+        assert_eq!(parse_size("18014398509481985K"), None);
+        assert_eq!(meminfo_total("MemTotal: 18014398509481985 kB"), None);
         assert_eq!(
             meminfo_total("Node 0 MemTotal:       16384 kB\n"),
             Some(16384 * 1024)

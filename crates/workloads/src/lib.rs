@@ -1,19 +1,24 @@
-//! Built-in workloads (STREAM, NAS EP) behind one [`Workload`] trait, each with a verifier against an
+//! Built-in workloads behind one [`Workload`] trait, each with a verifier against an
 //! independent result, and the one trial loop ([`execute`]) that prepares, times,
-//! verifies and reports all of them. Threads come from a [`pool::Pool`] whose workers
+//! verifies and reports all of them. One folder per product: [`graph`] (loaders,
+//! generators, subgraph counts, BFS, PageRank), [`mem`] (STREAM and the NUMA
+//! matrices, latency ladder, core-to-core latency), [`npb`] (EP, IS, FT), [`tpch`]
+//! (Q1 and Q6) and [`sync`] (locks, atomics, RTM and their microbenchmark); [`pool`]
+//! and [`size`] are shared by all of them. Threads come from a [`pool::Pool`] whose workers
 //! are pinned to a placement before any data is touched, so first-touch puts every
 //! thread's pages where it runs.
 
 pub mod graph;
 pub mod mem;
-pub mod npb_ep;
-pub mod npb_ft;
-pub mod npb_is;
-pub mod npb_rand;
+pub mod npb;
 pub mod pool;
 pub mod size;
-pub mod stream;
+pub mod sync;
 pub mod tpch;
+
+// The paths these modules had before each product got its own folder.
+pub use mem::stream;
+pub use npb::{ep as npb_ep, ft as npb_ft, is as npb_is, rand as npb_rand};
 
 use std::collections::BTreeMap;
 

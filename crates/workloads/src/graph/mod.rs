@@ -10,7 +10,8 @@ pub mod count;
 pub mod gen;
 pub mod load;
 pub mod pagerank;
-pub mod syncbench;
+pub mod reference;
+pub use crate::sync::bench as syncbench;
 pub mod workload;
 
 use std::ops::Range;
@@ -327,7 +328,7 @@ pub(crate) fn for_each_list<T: Send, R: Send>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) use crate::pool::test_pool as pool;

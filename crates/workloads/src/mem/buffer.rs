@@ -65,18 +65,40 @@ impl MmapBuffer {
         self.ptr as usize
     }
 
-    /// The buffer as `T`s.
+    /// How many `T`s the buffer holds.
+    pub fn count<T>(&self) -> usize {
+        self.len / std::mem::size_of::<T>().max(1)
+    }
+
+    /// Elements `r` of the buffer as `T`s, for one worker to write: each worker gets
+    /// only its own range, so no two `&mut` ever cover the same element.
     ///
     /// # Safety
     /// `T` must be valid for any bit pattern (the pages start zeroed); no other
-    /// reference may write the same elements concurrently.
+    /// reference may read or write elements of `r` while the slice lives.
+    ///
+    /// # Panics
+    /// If `r` reaches past the buffer (a caller bug, like slice indexing).
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn as_mut_slice<T>(&self) -> &mut [T] {
-        // SAFETY: the mapping is page aligned and `len` bytes long; the caller
-        // guarantees exclusivity and validity.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len / std::mem::size_of::<T>())
-        }
+    pub unsafe fn range_mut<T>(&self, r: std::ops::Range<usize>) -> &mut [T] {
+        assert!(r.start <= r.end && r.end <= self.count::<T>(), "range outside the buffer");
+        // SAFETY: the mapping is page aligned and `len` bytes long, `r` lies inside it
+        // (asserted); the caller guarantees exclusivity over `r` and validity.
+        unsafe { std::slice::from_raw_parts_mut((self.ptr as *mut T).add(r.start), r.len()) }
+    }
+
+    /// Elements `r` of the buffer as `T`s, read-only.
+    ///
+    /// # Safety
+    /// `T` must be valid for any bit pattern; no reference may write elements of `r`
+    /// while the slice lives.
+    ///
+    /// # Panics
+    /// If `r` reaches past the buffer.
+    pub unsafe fn range<T>(&self, r: std::ops::Range<usize>) -> &[T] {
+        assert!(r.start <= r.end && r.end <= self.count::<T>(), "range outside the buffer");
+        // SAFETY: as in `range_mut`, shared and read-only.
+        unsafe { std::slice::from_raw_parts((self.ptr as *const T).add(r.start), r.len()) }
     }
 }
 
@@ -137,7 +159,7 @@ mod tests {
         buf.bind(&MemPolicy::Bind(vec![node]).resolve(&topo).unwrap())
             .unwrap();
         // SAFETY: single-threaded test; u64 is valid for zeroed pages.
-        unsafe { buf.as_mut_slice::<u64>().iter_mut().for_each(|x| *x = 1) };
+        unsafe { buf.range_mut::<u64>(0..buf.count::<u64>()).fill(1) };
         let pages = pages_by_node(buf.addr()).expect("numa_maps lists the buffer");
         assert_eq!(
             pages.keys().copied().collect::<Vec<_>>(),

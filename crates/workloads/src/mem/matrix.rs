@@ -82,9 +82,9 @@ fn bandwidth_cell(
     let n = buf.len() / 8;
     let t = pool.threads();
     pool.broadcast(|i| {
-        // SAFETY: worker i first-touches only its own chunk.
-        let w = unsafe { buf.as_mut_slice::<f64>() };
-        w[chunk(n, t, i, 8)].fill(1.0);
+        // SAFETY: worker i gets only its own chunk (the chunks are disjoint); f64 is
+        // valid for zeroed pages.
+        unsafe { buf.range_mut::<f64>(chunk(n, t, i, 8)) }.fill(1.0);
     });
     let verified = pages_by_node(buf.addr()).map(|m| {
         let total: u64 = m.values().sum();
@@ -95,8 +95,7 @@ fn bandwidth_cell(
         let t0 = Instant::now();
         let sums = pool.broadcast(|i| {
             // SAFETY: read-only access; no worker writes during the pass.
-            let w = unsafe { buf.as_mut_slice::<f64>() };
-            crate::stream::sum8(&w[chunk(n, t, i, 8)])
+            super::stream::sum8(unsafe { buf.range::<f64>(chunk(n, t, i, 8)) })
         });
         passes.push(buf.len() as f64 / t0.elapsed().as_secs_f64() / 1e9);
         std::hint::black_box(sums);
@@ -132,7 +131,7 @@ fn latency_cell(
     Ok(pool
         .broadcast(|_| {
             // SAFETY: the only thread touching the buffer.
-            let words = unsafe { buf.as_mut_slice::<u64>() };
+            let words = unsafe { buf.range_mut::<u64>(0..buf.count::<u64>()) };
             build_cycle(words, lines, 0x5ca1_e5c0 + u64::from(node));
             (0..passes)
                 .map(|_| chase(words, cfg.latency_steps))
@@ -245,7 +244,7 @@ pub fn ladder(cpu: u32, sizes: &[usize], max_steps: usize) -> Result<Vec<Rung>, 
             let steps = (lines * 16).clamp(200_000, max_steps.max(200_000));
             let ns = pool.broadcast(|_| {
                 // SAFETY: the only thread touching the buffer.
-                let words = unsafe { buf.as_mut_slice::<u64>() };
+                let words = unsafe { buf.range_mut::<u64>(0..buf.count::<u64>()) };
                 build_cycle(words, lines, 0xc0ffee);
                 chase(words, steps)
             })[0];

@@ -8,3 +8,4 @@ pub mod buffer;
 pub mod c2c;
 pub mod chase;
 pub mod matrix;
+pub mod stream;

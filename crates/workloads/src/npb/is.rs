@@ -14,8 +14,8 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::npb_ep::NPB_JSON;
-use crate::npb_rand::{jump, next, A, R46};
+use super::ep::NPB_JSON;
+use super::rand::{jump, next, A, R46};
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
 

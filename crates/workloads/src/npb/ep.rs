@@ -4,7 +4,7 @@
 //! Gaussian pairs by the Marsaglia polar method; the sums of the pairs and the counts
 //! per square annulus are verified against the official values for the class.
 //!
-//! The generator ([`crate::npb_rand`]) is bit-identical to NPB's `randlc`.
+//! The generator ([`super::rand`]) is bit-identical to NPB's `randlc`.
 //!
 //! Work is split like the reference OpenMP code: the 2^(M-16) batches of 2^16 pairs
 //! are divided statically among the workers, each batch's seed found by jumping
@@ -19,7 +19,7 @@ use serde_json::json;
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
-use crate::npb_rand::{jump, next, pow2k, A, R46};
+use super::rand::{jump, next, pow2k, A, R46};
 
 const MK: u32 = 16;
 const NK: usize = 1 << MK;
@@ -27,7 +27,7 @@ const NQ: usize = 10;
 const SEED: u64 = 271_828_183;
 
 /// The official values, from NPB 3.4.1 as recorded in tests/fixtures/npb.json.
-pub(crate) static NPB_JSON: &str = include_str!("../../../tests/fixtures/npb.json");
+pub(crate) static NPB_JSON: &str = include_str!("../../../../tests/fixtures/npb.json");
 
 #[derive(Deserialize)]
 struct EpReference {

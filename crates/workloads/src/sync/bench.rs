@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::pagerank::{rtm_available, Sync};
+use super::{rtm_available, ElidedLock, Sync};
 use crate::mem::chase::XorShift;
 use crate::pool::Pool;
 
@@ -105,7 +105,7 @@ pub fn run(
     let t = pool.threads();
     let cells: Vec<AtomicU64> = (0..table).map(|_| AtomicU64::new(0)).collect();
     let coarse = Mutex::new(());
-    let elided = super::pagerank::ElidedLock::default();
+    let elided = ElidedLock::default();
     let stripes: Vec<Mutex<()>> = match sync {
         Sync::StripedLocks(k) => (0..*k).map(|_| Mutex::new(())).collect(),
         _ => Vec::new(),

@@ -17,8 +17,8 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::npb_ep::NPB_JSON;
-use crate::npb_rand::{next, A, R46};
+use super::ep::NPB_JSON;
+use super::rand::{next, A, R46};
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
@@ -217,7 +217,7 @@ impl Ft {
         let (nx, ny, nz) = (self.nx, self.ny, self.nz);
         pool.broadcast(|w| {
             let planes = chunk(nz, pool.threads(), w, 1);
-            let mut x = crate::npb_rand::jump(SEED, (2 * nx * ny * planes.start) as u64, A);
+            let mut x = super::rand::jump(SEED, (2 * nx * ny * planes.start) as u64, A);
             for e in planes.start * nx * ny..planes.end * nx * ny {
                 x = next(x, A);
                 let re = x as f64 * R46;

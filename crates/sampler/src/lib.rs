@@ -1,0 +1,320 @@
+//! Evidence over time: a sampler that runs beside one run (a process and its
+//! descendants) and records, at a fixed interval, CPU utilisation per CPU and per
+//! thread, resident pages per NUMA node, the kernel's NUMA counters, and memory
+//! bandwidth from the best source the machine offers; at the end it sums them into
+//! the run's [`RunEvidence`] and writes the [`Series`] file.
+//!
+//! Every file is read under a root directory (`/` live, a recorded or fake tree in
+//! tests). Processes may end at any point of a read; what vanished is skipped. A
+//! source that does not exist or does not work is reported with the reason, never
+//! replaced by a guess.
+//!
+//! The sampler owns no thread: the executor that waits for the run calls
+//! [`Sampler::sample`] when [`Sampler::due`] says so, and [`Sampler::finish`] once.
+
+pub mod bandwidth;
+pub mod numastat;
+pub mod perf;
+pub mod pmu;
+pub mod procfs;
+pub mod resctrl;
+mod summary;
+pub mod uncore;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use scalescope_results::evidence::{
+    Measured, NumaCounters, RunEvidence, Sample, Series, ThreadSample,
+};
+use scalescope_topo::CpuSet;
+
+use crate::bandwidth::{BandwidthSource, DomainReading};
+use crate::procfs::{CpuTicks, TaskStat};
+
+/// The default interval between samples.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How one run is sampled.
+#[derive(Debug, Clone)]
+pub struct SamplerConfig {
+    /// `/` for the live machine; a recorded tree in tests.
+    pub root: PathBuf,
+    pub interval: Duration,
+    /// The CPUs the run may use.
+    pub cpus: CpuSet,
+    /// Probe for and use bandwidth and PMU counters (off for recorded trees that
+    /// have none, and in tests of the other sources).
+    pub counters: bool,
+}
+
+impl SamplerConfig {
+    /// Sampling of the live machine at `interval`.
+    pub fn live(interval: Duration, cpus: CpuSet) -> SamplerConfig {
+        SamplerConfig {
+            root: PathBuf::from("/"),
+            interval,
+            cpus,
+            counters: true,
+        }
+    }
+}
+
+/// What is tracked of one thread between samples.
+#[derive(Debug, Clone)]
+struct ThreadTrack {
+    pid: u32,
+    comm: String,
+    cpus_seen: CpuSet,
+    last_cpu: Option<u32>,
+    migrations: usize,
+    first: (f64, u64),
+    last: (f64, u64, u64),
+    shared_cpu_samples: usize,
+    samples: usize,
+}
+
+/// Samples one run.
+pub struct Sampler {
+    cfg: SamplerConfig,
+    pid: u32,
+    start: Instant,
+    next_due: Instant,
+    ticks_per_sec: f64,
+    stat_start: BTreeMap<u32, CpuTicks>,
+    stat_prev: BTreeMap<u32, CpuTicks>,
+    numastat_start: Result<BTreeMap<u32, NumaCounters>, String>,
+    threads: BTreeMap<u32, ThreadTrack>,
+    pages: summary::PagesAcc,
+    bandwidth: Result<Box<dyn BandwidthSource>, String>,
+    bw_first: Option<Vec<DomainReading>>,
+    bw_prev: Option<(f64, Vec<DomainReading>)>,
+    bw_acc: summary::BandwidthAcc,
+    pmu: pmu::RunCounters,
+    series: Series,
+    cost: Duration,
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec we own; the clock id is a constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+fn clock_ticks_per_sec() -> f64 {
+    // SAFETY: sysconf only reads a constant of the system.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
+impl Sampler {
+    /// Starts sampling `pid` (just started): reads the baselines and sets up the
+    /// bandwidth source and per-run counters.
+    pub fn start(cfg: SamplerConfig, pid: u32) -> Sampler {
+        let before = thread_cpu_time();
+        let start = Instant::now();
+        let stat_start = procfs::read_stat(&cfg.root);
+        let numastat_start = numastat::read_numastat(&cfg.root);
+        let (bandwidth, pmu) = if cfg.counters {
+            (
+                bandwidth::open(&cfg.root, pid),
+                pmu::RunCounters::open(&cfg.root, pid),
+            )
+        } else {
+            (
+                Err("counters were not asked for".to_string()),
+                pmu::RunCounters::none("counters were not asked for"),
+            )
+        };
+        let source = match &bandwidth {
+            Ok(b) => Measured::Measured(b.name().to_string()),
+            Err(why) => Measured::Unavailable(why.clone()),
+        };
+        let series = Series::new(cfg.interval.as_secs_f64() * 1e3, cfg.cpus.clone(), source);
+        let mut s = Sampler {
+            next_due: start + cfg.interval,
+            ticks_per_sec: clock_ticks_per_sec(),
+            stat_prev: stat_start.clone(),
+            stat_start,
+            numastat_start,
+            threads: BTreeMap::new(),
+            pages: summary::PagesAcc::default(),
+            bw_first: None,
+            bw_prev: None,
+            bw_acc: summary::BandwidthAcc::default(),
+            bandwidth,
+            pmu,
+            series,
+            cost: Duration::ZERO,
+            cfg,
+            pid,
+            start,
+        };
+        if let Ok(b) = s.bandwidth.as_mut() {
+            let first = b.read();
+            s.bw_first = Some(first.clone());
+            s.bw_prev = Some((0.0, first));
+        }
+        s.cost += thread_cpu_time().saturating_sub(before);
+        s
+    }
+
+    /// Whether the next sample is due.
+    pub fn due(&self) -> bool {
+        Instant::now() >= self.next_due
+    }
+
+    /// How long until the next sample is due.
+    pub fn until_due(&self) -> Duration {
+        self.next_due.saturating_duration_since(Instant::now())
+    }
+
+    /// Takes one sample; returns the threads read, for the placement monitor.
+    pub fn sample(&mut self) -> Vec<TaskStat> {
+        let before = thread_cpu_time();
+        let t = self.start.elapsed().as_secs_f64();
+        self.next_due = Instant::now() + self.cfg.interval;
+        let (tasks, processes) = procfs::read_tree(&self.cfg.root, self.pid);
+        let stat = procfs::read_stat(&self.cfg.root);
+        let cpu_busy = procfs::busy_between(&self.stat_prev, &stat, &self.cfg.cpus);
+        self.stat_prev = stat;
+        self.track_threads(t, &tasks);
+        let bytes_per_node = procfs::read_numa_maps(&self.cfg.root, &processes);
+        if let Some(b) = &bytes_per_node {
+            self.pages.add(b);
+        }
+        let numastat = match (
+            &self.numastat_start,
+            numastat::read_numastat(&self.cfg.root),
+        ) {
+            (Ok(start), Ok(now)) => Some(numastat::deltas(start, &now)),
+            _ => None,
+        };
+        let bandwidth = self.sample_bandwidth(t, &tasks);
+        let threads = tasks
+            .iter()
+            .map(|k| ThreadSample {
+                tid: k.tid,
+                cpu: k.cpu,
+                user_secs: k.utime as f64 / self.ticks_per_sec,
+                sys_secs: k.stime as f64 / self.ticks_per_sec,
+            })
+            .collect();
+        self.series.samples.push(Sample {
+            t,
+            cpu_busy,
+            threads,
+            bytes_per_node,
+            numastat,
+            bandwidth,
+        });
+        self.cost += thread_cpu_time().saturating_sub(before);
+        tasks
+    }
+
+    fn track_threads(&mut self, t: f64, tasks: &[TaskStat]) {
+        // Sharing is counted among running threads only: a sleeping thread's CPU is
+        // just where it last ran.
+        let mut on_cpu: BTreeMap<u32, usize> = BTreeMap::new();
+        for k in tasks.iter().filter(|k| k.state == 'R') {
+            if let Some(c) = k.cpu {
+                *on_cpu.entry(c).or_insert(0) += 1;
+            }
+        }
+        for k in tasks {
+            let ticks = k.utime + k.stime;
+            let tr = self.threads.entry(k.tid).or_insert_with(|| ThreadTrack {
+                pid: k.pid,
+                comm: k.comm.clone(),
+                cpus_seen: CpuSet::new(),
+                last_cpu: k.cpu,
+                migrations: 0,
+                first: (t, ticks),
+                last: (t, k.utime, k.stime),
+                shared_cpu_samples: 0,
+                samples: 0,
+            });
+            if let Some(c) = k.cpu {
+                tr.cpus_seen.insert(c);
+                if tr.last_cpu.is_some_and(|l| l != c) {
+                    tr.migrations += 1;
+                }
+                if k.state == 'R' && on_cpu.get(&c).is_some_and(|n| *n > 1) {
+                    tr.shared_cpu_samples += 1;
+                }
+            }
+            tr.last_cpu = k.cpu;
+            tr.last = (t, k.utime, k.stime);
+            tr.samples += 1;
+        }
+    }
+
+    fn sample_bandwidth(&mut self, t: f64, tasks: &[TaskStat]) -> Vec<bandwidth::DomainRateOut> {
+        let Ok(source) = self.bandwidth.as_mut() else {
+            return Vec::new();
+        };
+        let tids: Vec<u32> = tasks.iter().map(|k| k.tid).collect();
+        source.follow(&tids);
+        let now = source.read();
+        let rates = match &self.bw_prev {
+            Some((t0, prev)) => bandwidth::rates(prev, &now, t - t0),
+            None => Vec::new(),
+        };
+        self.bw_acc.add(&rates);
+        self.bw_prev = Some((t, now));
+        rates
+    }
+
+    /// Ends sampling: reads the final counters, writes the series to `series_path`
+    /// (named in the evidence as `series_name`) and sums everything up.
+    /// `wall_secs` and `run_cpu_secs` come from the executor's `wait4`.
+    pub fn finish(
+        mut self,
+        wall_secs: f64,
+        run_cpu_secs: Option<f64>,
+        series: Option<(&Path, String)>,
+    ) -> RunEvidence {
+        let before = thread_cpu_time();
+        let end = summary::End {
+            stat: procfs::read_stat(&self.cfg.root),
+            numastat: numastat::read_numastat(&self.cfg.root),
+            pmu: self.pmu.read(),
+            bandwidth_total: match (&mut self.bandwidth, &self.bw_prev) {
+                (Ok(b), Some(_)) => Some(b.read()),
+                _ => None,
+            },
+        };
+        let series_file = series.and_then(|(path, name)| {
+            let written = path
+                .parent()
+                .map(std::fs::create_dir_all)
+                .unwrap_or(Ok(()))
+                .and_then(|()| {
+                    let text =
+                        serde_json::to_string(&self.series).map_err(std::io::Error::other)?;
+                    std::fs::write(path, text)
+                });
+            written.is_ok().then_some(name)
+        });
+        self.cost += thread_cpu_time().saturating_sub(before);
+        summary::evidence(&self, end, wall_secs, run_cpu_secs, series_file)
+    }
+
+    /// The series so far (for tests and in-process callers).
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+}

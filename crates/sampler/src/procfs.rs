@@ -1,0 +1,279 @@
+//! Readers of `/proc` under a root directory: per-CPU times (`/proc/stat`), the
+//! threads of a process tree with their CPU, times and allowed CPUs
+//! (`/proc/PID/task/TID/{stat,status,children}`), and resident pages per NUMA node
+//! (`/proc/PID/numa_maps`). A process or thread that ends between listing and
+//! reading is skipped, never an error: runs end while they are sampled.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use scalescope_topo::CpuSet;
+
+/// Cumulative busy and total ticks of one CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CpuTicks {
+    pub busy: u64,
+    pub total: u64,
+}
+
+/// Per-CPU ticks from `/proc/stat` (`cpuN user nice system idle iowait irq softirq
+/// steal ...`); idle and iowait count as not busy, guest time is already inside user.
+pub fn parse_stat(text: &str) -> BTreeMap<u32, CpuTicks> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        let Some(cpu) = words
+            .next()
+            .and_then(|w| w.strip_prefix("cpu"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let v: Vec<u64> = words.take(8).filter_map(|w| w.parse().ok()).collect();
+        if v.len() < 4 {
+            continue;
+        }
+        let total: u64 = v.iter().sum();
+        let idle = v[3] + v.get(4).copied().unwrap_or(0);
+        out.insert(
+            cpu,
+            CpuTicks {
+                busy: total - idle,
+                total,
+            },
+        );
+    }
+    out
+}
+
+/// Reads `ROOT/proc/stat`; empty when unreadable.
+pub fn read_stat(root: &Path) -> BTreeMap<u32, CpuTicks> {
+    std::fs::read_to_string(root.join("proc/stat"))
+        .map(|t| parse_stat(&t))
+        .unwrap_or_default()
+}
+
+/// Busy share of each CPU in `cpus` between two readings (CPUs missing from either
+/// reading, or with no ticks in between, are left out).
+pub fn busy_between(
+    before: &BTreeMap<u32, CpuTicks>,
+    after: &BTreeMap<u32, CpuTicks>,
+    cpus: &CpuSet,
+) -> BTreeMap<u32, f64> {
+    cpus.iter()
+        .filter_map(|c| {
+            let (a, b) = (before.get(&c)?, after.get(&c)?);
+            let total = b.total.checked_sub(a.total).filter(|t| *t > 0)?;
+            let busy = b.busy.saturating_sub(a.busy).min(total);
+            Some((c, busy as f64 / total as f64))
+        })
+        .collect()
+}
+
+/// One thread as read from its `stat` and `status`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStat {
+    pub pid: u32,
+    pub tid: u32,
+    pub comm: String,
+    /// `R` running or runnable, `S` sleeping, `D` waiting on I/O, ...
+    pub state: char,
+    /// CPU it last ran on.
+    pub cpu: Option<u32>,
+    /// Cumulative user and system ticks.
+    pub utime: u64,
+    pub stime: u64,
+    pub allowed: Option<CpuSet>,
+}
+
+/// Fields of `/proc/.../stat` after `(comm)`: comm may hold spaces and parentheses,
+/// so fields are counted from the last `)`. Returns (comm, state-relative fields).
+fn split_stat(stat: &str) -> Option<(&str, Vec<&str>)> {
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let comm = stat.get(open + 1..close)?;
+    Some((comm, stat.get(close + 1..)?.split_whitespace().collect()))
+}
+
+/// One thread's `stat` fields the sampler uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatFields {
+    pub comm: String,
+    pub state: char,
+    pub utime: u64,
+    pub stime: u64,
+    pub cpu: Option<u32>,
+}
+
+/// Parses one thread's `stat`: comm, state (field 3), utime (14), stime (15),
+/// processor (39).
+pub fn parse_task_stat(stat: &str) -> Option<StatFields> {
+    let (comm, f) = split_stat(stat)?;
+    let state = f.first()?.chars().next()?;
+    // f[0] is field 3 (state): field N is f[N - 3].
+    let utime = f.get(11)?.parse().ok()?;
+    let stime = f.get(12)?.parse().ok()?;
+    let cpu = f.get(36).and_then(|c| c.parse().ok());
+    Some(StatFields {
+        comm: comm.to_string(),
+        state,
+        utime,
+        stime,
+        cpu,
+    })
+}
+
+/// `Cpus_allowed_list:` from `/proc/.../status`.
+pub fn allowed_from_status(status: &str) -> Option<CpuSet> {
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("Cpus_allowed_list:"))?;
+    CpuSet::parse_list(line.split_once(':')?.1).ok()
+}
+
+/// Most processes followed in one tree (a fork bomb must not stall the sampler).
+pub const MAX_PROCESSES: usize = 4096;
+
+/// Threads of `pid` and of its descendants (through `task/TID/children`), and the
+/// processes found. Anything that vanished mid-read is skipped.
+pub fn read_tree(root: &Path, pid: u32) -> (Vec<TaskStat>, Vec<u32>) {
+    let proc_dir = root.join("proc");
+    let mut tasks = Vec::new();
+    let mut stack = vec![pid];
+    let mut visited = BTreeSet::new();
+    let mut processes = Vec::new();
+    while let Some(p) = stack.pop() {
+        if visited.len() >= MAX_PROCESSES || !visited.insert(p) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(proc_dir.join(format!("{p}/task"))) else {
+            continue;
+        };
+        processes.push(p);
+        for entry in entries.flatten() {
+            let Some(tid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+                continue;
+            };
+            let dir = entry.path();
+            let Some(f) = std::fs::read_to_string(dir.join("stat"))
+                .ok()
+                .and_then(|s| parse_task_stat(&s))
+            else {
+                continue;
+            };
+            let allowed = std::fs::read_to_string(dir.join("status"))
+                .ok()
+                .and_then(|s| allowed_from_status(&s));
+            tasks.push(TaskStat {
+                pid: p,
+                tid,
+                comm: f.comm,
+                state: f.state,
+                cpu: f.cpu,
+                utime: f.utime,
+                stime: f.stime,
+                allowed,
+            });
+            if let Ok(children) = std::fs::read_to_string(dir.join("children")) {
+                stack.extend(
+                    children
+                        .split_whitespace()
+                        .filter_map(|c| c.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+    (tasks, processes)
+}
+
+/// Resident bytes per node from one `numa_maps`: each mapping's `N<node>=<pages>`
+/// times its `kernelpagesize_kB` (4 when absent).
+pub fn parse_numa_maps(text: &str) -> BTreeMap<u32, u64> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let mut page_kb = 4u64;
+        let mut counts: Vec<(u32, u64)> = Vec::new();
+        for word in line.split_whitespace() {
+            if let Some(kb) = word.strip_prefix("kernelpagesize_kB=") {
+                page_kb = kb.parse().unwrap_or(4);
+            } else if let Some((node, pages)) = word
+                .strip_prefix('N')
+                .and_then(|w| w.split_once('='))
+                .and_then(|(n, c)| Some((n.parse::<u32>().ok()?, c.parse::<u64>().ok()?)))
+            {
+                counts.push((node, pages));
+            }
+        }
+        for (node, pages) in counts {
+            *out.entry(node).or_insert(0) += pages * page_kb * 1024;
+        }
+    }
+    out
+}
+
+/// Resident bytes per node over `processes`, or `None` when no `numa_maps` could be
+/// read (the kernel has no NUMA support, or every process ended).
+pub fn read_numa_maps(root: &Path, processes: &[u32]) -> Option<BTreeMap<u32, u64>> {
+    let mut total: Option<BTreeMap<u32, u64>> = None;
+    for p in processes {
+        let Ok(text) = std::fs::read_to_string(root.join(format!("proc/{p}/numa_maps"))) else {
+            continue;
+        };
+        let sum = total.get_or_insert_with(BTreeMap::new);
+        for (node, bytes) in parse_numa_maps(&text) {
+            *sum.entry(node).or_insert(0) += bytes;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_lines_give_busy_and_total() {
+        let text = "cpu  9 0 9 9 0 0 0 0 0 0\ncpu0 10 2 3 80 5 0 0 0 0 0\ncpu1 50 0 0 50 0 0 0 0\nintr 1 2\n";
+        let s = parse_stat(text);
+        assert_eq!(
+            s[&0],
+            CpuTicks {
+                busy: 15,
+                total: 100
+            }
+        );
+        assert_eq!(s.len(), 2);
+        let later = parse_stat("cpu0 60 2 3 130 5 0 0 0\ncpu1 50 0 0 150 0 0 0 0\n");
+        let b = busy_between(&s, &later, &CpuSet::parse_list("0-2").unwrap());
+        assert_eq!(b[&0], 0.5);
+        assert_eq!(b[&1], 0.0);
+        assert!(!b.contains_key(&2));
+    }
+
+    #[test]
+    fn task_stat_fields_after_odd_comm() {
+        let stat = "1234 (a) b) (c) S 1 1234 1234 0 -1 4194304 100 0 0 0 57 13 0 0 20 0 3 0 12345 1000000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 5 0 0 0 0 0";
+        assert_eq!(
+            parse_task_stat(stat),
+            Some(StatFields {
+                comm: "a) b) (c".to_string(),
+                state: 'S',
+                utime: 57,
+                stime: 13,
+                cpu: Some(5)
+            })
+        );
+        assert_eq!(parse_task_stat("1 (x) S 1"), None);
+    }
+
+    #[test]
+    fn numa_maps_sum_pages_times_page_size() {
+        let text = "7f00 default anon=3 N0=2 N1=1 kernelpagesize_kB=4\n\
+                    7f10 bind:1 huge anon=1 N1=1 kernelpagesize_kB=2048\n\
+                    7f20 default file=/lib/x mapped=2 N0=2 kernelpagesize_kB=4\n\
+                    7f30 default\n";
+        let m = parse_numa_maps(text);
+        assert_eq!(m[&0], 4 * 4096);
+        assert_eq!(m[&1], 4096 + 2048 * 1024);
+    }
+}

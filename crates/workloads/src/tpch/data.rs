@@ -1,0 +1,266 @@
+//! The lineitem columns Q1 and Q6 read: generated in parts by `tpchgen` or read
+//! from a `.tbl` file, compacted into bytes and integers, in one partition per
+//! worker or one for all (the layout).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::pool::{chunk, Pool};
+use crate::WorkloadError;
+
+/// Days from 1970-01-01 to a civil date (H. Hinnant's days_from_civil).
+pub fn days_from_civil(y: i32, m: u32, d: u32) -> i32 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe as u32 * 365 + yoe as u32 / 4 - yoe as u32 / 100 + doy;
+    era * 146_097 + doe as i32 - 719_468
+}
+
+/// Q1's cut-off: date '1998-12-01' - interval '90' day (the validation DELTA).
+pub fn q1_cutoff() -> i32 {
+    days_from_civil(1998, 12, 1) - 90
+}
+
+/// One worker's slice of lineitem, column by column.
+#[derive(Debug, Clone, Default)]
+pub struct Partition {
+    pub quantity: Vec<u8>,
+    pub extprice_cents: Vec<u32>,
+    pub discount: Vec<u8>,
+    pub tax: Vec<u8>,
+    /// returnflag (A=0, N=1, R=2) x 2 + linestatus (F=0, O=1).
+    pub group: Vec<u8>,
+    pub shipdate: Vec<i32>,
+}
+
+impl Partition {
+    pub fn len(&self) -> usize {
+        self.shipdate.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shipdate.is_empty()
+    }
+
+    fn push(&mut self, q: u8, price: u32, disc: u8, tax: u8, group: u8, ship: i32) {
+        self.quantity.push(q);
+        self.extprice_cents.push(price);
+        self.discount.push(disc);
+        self.tax.push(tax);
+        self.group.push(group);
+        self.shipdate.push(ship);
+    }
+
+    /// Rows `r` copied into a new partition (first-touched by the caller).
+    fn slice(&self, r: std::ops::Range<usize>) -> Partition {
+        Partition {
+            quantity: self.quantity[r.clone()].to_vec(),
+            extprice_cents: self.extprice_cents[r.clone()].to_vec(),
+            discount: self.discount[r.clone()].to_vec(),
+            tax: self.tax[r.clone()].to_vec(),
+            group: self.group[r.clone()].to_vec(),
+            shipdate: self.shipdate[r].to_vec(),
+        }
+    }
+}
+
+fn group_code(returnflag: u8, linestatus: u8) -> Option<u8> {
+    let rf = match returnflag {
+        b'A' => 0,
+        b'N' => 1,
+        b'R' => 2,
+        _ => return None,
+    };
+    let ls = match linestatus {
+        b'F' => 0,
+        b'O' => 1,
+        _ => return None,
+    };
+    Some(rf * 2 + ls)
+}
+
+/// Generates part `part` (1-based) of `parts` of lineitem at scale factor `sf`.
+pub fn generate_part(sf: f64, part: usize, parts: usize) -> Partition {
+    let mut p = Partition::default();
+    for li in tpchgen::generators::LineItemGenerator::new(sf, part as i32, parts as i32).iter() {
+        let group = group_code(li.l_returnflag.as_bytes()[0], li.l_linestatus.as_bytes()[0])
+            .expect("tpchgen writes A/N/R and F/O");
+        p.push(
+            li.l_quantity as u8,
+            li.l_extendedprice.0 as u32,
+            li.l_discount.0 as u8,
+            li.l_tax.0 as u8,
+            group,
+            li.l_shipdate.to_unix_epoch(),
+        );
+    }
+    p
+}
+
+/// How partitions are placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// Each worker builds the partition it scans (pages local to it).
+    Numa,
+    /// One thread builds everything (pages where that thread runs).
+    Naive,
+}
+
+impl std::str::FromStr for Layout {
+    type Err = WorkloadError;
+    fn from_str(s: &str) -> Result<Self, WorkloadError> {
+        match s {
+            "numa" => Ok(Layout::Numa),
+            "naive" => Ok(Layout::Naive),
+            other => Err(WorkloadError::BadParam {
+                key: "layout".into(),
+                detail: format!("`{other}` is not numa or naive"),
+            }),
+        }
+    }
+}
+
+/// lineitem in per-worker partitions.
+#[derive(Debug, Clone, Default)]
+pub struct Lineitem {
+    pub partitions: Vec<Partition>,
+}
+
+impl Lineitem {
+    /// Each partition's column buffers as (address, bytes), for asking the kernel
+    /// where their pages are.
+    pub fn partition_buffers(&self) -> Vec<Vec<(*const u8, usize)>> {
+        fn buf<T>(v: &[T]) -> (*const u8, usize) {
+            (v.as_ptr().cast(), std::mem::size_of_val(v))
+        }
+        self.partitions
+            .iter()
+            .map(|p| {
+                vec![
+                    buf(&p.quantity),
+                    buf(&p.extprice_cents),
+                    buf(&p.discount),
+                    buf(&p.tax),
+                    buf(&p.group),
+                    buf(&p.shipdate),
+                ]
+            })
+            .collect()
+    }
+
+    pub fn rows(&self) -> usize {
+        self.partitions.iter().map(Partition::len).sum()
+    }
+
+    /// Generates lineitem at `sf` with one partition per worker of `pool`.
+    pub fn generate(sf: f64, pool: &Pool, layout: Layout) -> Lineitem {
+        let t = pool.threads();
+        let partitions = match layout {
+            Layout::Numa => pool.broadcast(|i| generate_part(sf, i + 1, t)),
+            Layout::Naive => (0..t).map(|i| generate_part(sf, i + 1, t)).collect(),
+        };
+        Lineitem { partitions }
+    }
+
+    /// Splits one table into one partition per worker, each copied by its worker
+    /// (numa) or by the caller (naive).
+    pub fn distribute(all: &Partition, pool: &Pool, layout: Layout) -> Lineitem {
+        let (n, t) = (all.len(), pool.threads());
+        let partitions = match layout {
+            Layout::Numa => pool.broadcast(|i| all.slice(chunk(n, t, i, 64))),
+            Layout::Naive => (0..t).map(|i| all.slice(chunk(n, t, i, 64))).collect(),
+        };
+        Lineitem { partitions }
+    }
+}
+
+fn tbl_err(path: &Path, line: usize, detail: String) -> WorkloadError {
+    WorkloadError::BadParam {
+        key: format!("{}:{line}", path.display()),
+        detail,
+    }
+}
+
+/// `21168.23` in hundredths.
+fn hundredths(text: &str) -> Option<u64> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    if int.is_empty()
+        || frac.len() > 2
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let frac_val: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse::<u64>().ok()? * if frac.len() == 1 { 10 } else { 1 }
+    };
+    Some(int.parse::<u64>().ok()? * 100 + frac_val)
+}
+
+fn date(text: &str) -> Option<i32> {
+    let mut it = text.split('-');
+    let (y, m, d) = (
+        it.next()?.parse().ok()?,
+        it.next()?.parse().ok()?,
+        it.next()?.parse().ok()?,
+    );
+    if it.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d))
+}
+
+/// Reads a dbgen `lineitem.tbl` (`|`-separated, 16 fields and a trailing `|`).
+///
+/// # Errors
+/// [`WorkloadError::BadParam`] naming `FILE:LINE` and the bad field.
+pub fn read_tbl(path: &Path) -> Result<Partition, WorkloadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| tbl_err(path, 0, e.to_string()))?;
+    let mut p = Partition::default();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('|').collect();
+        if f.len() < 16 {
+            return Err(tbl_err(
+                path,
+                n,
+                format!("{} fields, lineitem has 16", f.len().saturating_sub(1)),
+            ));
+        }
+        let bad = |k: usize, what: &str| {
+            tbl_err(path, n, format!("field {} `{}` is not {what}", k + 1, f[k]))
+        };
+        let q: u8 = f[4]
+            .parse()
+            .ok()
+            .filter(|q| (1..=50).contains(q))
+            .ok_or_else(|| bad(4, "a quantity 1-50"))?;
+        let price = hundredths(f[5])
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| bad(5, "a price with 2 decimals"))?;
+        let disc = hundredths(f[6])
+            .filter(|v| *v <= 10)
+            .ok_or_else(|| bad(6, "a discount 0.00-0.10"))? as u8;
+        let tax = hundredths(f[7])
+            .filter(|v| *v <= 8)
+            .ok_or_else(|| bad(7, "a tax 0.00-0.08"))? as u8;
+        let group = match (f[8].as_bytes(), f[9].as_bytes()) {
+            ([rf], [ls]) => group_code(*rf, *ls),
+            _ => None,
+        }
+        .ok_or_else(|| bad(8, "a return flag A/N/R followed by a line status F/O"))?;
+        let ship = date(f[10]).ok_or_else(|| bad(10, "a date YYYY-MM-DD"))?;
+        p.push(q, price, disc, tax, group, ship);
+    }
+    Ok(p)
+}

@@ -1,0 +1,127 @@
+//! Placement: for every strategy, the CPUs `place` plans, the CPUs the sweep says it
+//! used, and the CPUs the kernel says were busy (per-CPU busy jiffies from /proc/stat
+//! around the sweep) must agree; smt-pairs must land on the kernel's SMT siblings and
+//! cores-first on separate kernel cores.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::console::{kernel_cpus, Console, KernelCpu};
+use crate::report::Check;
+
+pub const STRATEGIES: [&str; 5] = ["compact", "scatter", "cores-first", "smt-pairs", "spread"];
+
+/// The planned CPUs must be the busiest ones, each at least this many times as busy
+/// as any other CPU. Each EP worker computes the same share; the rest is the sweep's
+/// parent sampling /proc (about a third of a worker's time under TCG) and the guest's
+/// own housekeeping.
+const MARGIN: f64 = 1.5;
+
+fn thread_cpus(v: &Value) -> Vec<Vec<u32>> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let cpus = if t.is_array() { t } else { &t["cpus"] };
+            cpus.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.as_u64().map(|c| c as u32))
+                .collect()
+        })
+        .collect()
+}
+
+/// The `n` CPUs the kernel saw busiest during command `name`, if they stand out from
+/// the rest by [`MARGIN`]; the per-CPU jiffies as text.
+pub fn busiest_cpus(console: &Console, name: &str, n: usize) -> Result<(BTreeSet<u32>, String), String> {
+    let d = console.deltas(name)?;
+    let ticks: Vec<String> = d.ticks.iter().map(|(c, t)| format!("{c}:{t}")).collect();
+    let ticks = ticks.join(" ");
+    let mut by_busy: Vec<(i64, u32)> = d.ticks.iter().map(|(c, t)| (*t, *c)).collect();
+    by_busy.sort_unstable_by(|a, b| b.cmp(a));
+    let least_planned = by_busy.get(n.saturating_sub(1)).map(|x| x.0).unwrap_or(0);
+    let most_other = by_busy.get(n).map(|x| x.0).unwrap_or(0);
+    if least_planned < 20 || (least_planned as f64) < MARGIN * most_other as f64 {
+        return Err(format!("the {n} busiest CPUs do not stand out (jiffies {ticks})"));
+    }
+    Ok((by_busy.iter().take(n).map(|x| x.1).collect(), ticks))
+}
+
+fn strategy(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, String> {
+    let plan = thread_cpus(&console.json(&format!("place.{s}"))?["threads"]);
+    let sweep = format!("sweep.{s}");
+    let sweep_rc = console.get(&sweep)?.rc;
+    let lines = console.json_lines(&format!("{sweep}.results"))?;
+    let run = lines
+        .iter()
+        .find(|l| l["record"] == "run")
+        .ok_or(format!("`{sweep}` (exit {sweep_rc}) recorded no run"))?;
+    if run["status"] != "ok" {
+        return Err(format!("the sweep's run ended {}: {}", run["status"], run["error"]));
+    }
+    let recorded = thread_cpus(&run["thread_cpus"]);
+    if recorded != plan {
+        return Err(format!("place planned {plan:?}, the sweep ran {recorded:?}"));
+    }
+    if plan.iter().any(|t| t.len() != 1) {
+        return Err(format!("plan {plan:?}: a thread is not on exactly one PU"));
+    }
+    let planned: BTreeSet<u32> = plan.iter().flatten().copied().collect();
+    if planned.len() != plan.len() {
+        return Err(format!("plan {plan:?} puts two threads on one PU"));
+    }
+    let (busy, ticks) = busiest_cpus(console, &sweep, planned.len())?;
+    if busy != planned {
+        return Err(format!("planned {planned:?}, the kernel saw busiest {busy:?} (jiffies {ticks})"));
+    }
+    let check = &run["placement_check"];
+    if check["inside_plan"] != true {
+        return Err(format!("the sweep's own placement check: {check}"));
+    }
+    let shape = shape_rule(kernel, s, &plan)?;
+    Ok(format!("threads on {plan:?}; kernel's busiest CPUs {busy:?} (jiffies {ticks}){shape}"))
+}
+
+/// What the strategy promises about cores, judged with the kernel's siblings.
+fn shape_rule(kernel: &[KernelCpu], s: &str, plan: &[Vec<u32>]) -> Result<String, String> {
+    let core = |c: u32| -> Option<(u32, u32)> {
+        let k = kernel.iter().find(|k| k.cpu == c)?;
+        Some((k.package?, k.core?))
+    };
+    let cpus: Vec<u32> = plan.iter().map(|t| t[0]).collect();
+    let smt = kernel.iter().any(|k| k.siblings.len() > 1);
+    match s {
+        "smt-pairs" if smt => {
+            for pair in cpus.chunks(2).filter(|p| p.len() == 2) {
+                let k = kernel.iter().find(|k| k.cpu == pair[0]).ok_or("unknown CPU")?;
+                if !k.siblings.contains(&pair[1]) {
+                    return Err(format!("smt-pairs put {pair:?} together; the kernel's siblings of {} are {:?}", pair[0], k.siblings));
+                }
+            }
+            Ok("; pairs are kernel SMT siblings".into())
+        }
+        "cores-first" => {
+            let cores: BTreeSet<_> = cpus.iter().map(|c| core(*c)).collect();
+            let allowed_cores: BTreeSet<_> = kernel.iter().filter(|k| k.online).map(|k| core(k.cpu)).collect();
+            let want = cpus.len().min(allowed_cores.len());
+            if cores.len() < want {
+                return Err(format!("cores-first used {} kernel cores for {} threads", cores.len(), cpus.len()));
+            }
+            Ok(format!("; {} separate kernel cores", cores.len()))
+        }
+        _ => Ok(String::new()),
+    }
+}
+
+pub fn checks(console: &Console) -> Vec<Check> {
+    let kernel = match kernel_cpus(console) {
+        Ok(k) => k,
+        Err(e) => return vec![Check::new("kernel CPUs", Err(e))],
+    };
+    STRATEGIES
+        .iter()
+        .map(|s| Check::new(format!("sweep --placement {s}: threads where planned"), strategy(console, &kernel, s)))
+        .collect()
+}
