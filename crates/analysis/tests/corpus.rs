@@ -261,6 +261,7 @@ fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
             warmup: 0,
         },
         timeout_secs: None,
+        kill_grace_secs: None,
         machine: Fingerprint::read(Path::new("/nonexistent"), topo),
     }
 }
@@ -284,6 +285,7 @@ fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
         placement_check: None,
         stdout_log: None,
         stderr_log: None,
+        evidence: None,
     }
 }
 

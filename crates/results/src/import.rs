@@ -200,6 +200,7 @@ fn record(point: Point, rep: usize, wall_secs: f64, metrics: BTreeMap<String, f6
         placement_check: None,
         stdout_log: None,
         stderr_log: None,
+        evidence: None,
     }
 }
 
@@ -295,6 +296,7 @@ pub fn header(imported: &Imported, topology: &Topology, file: &str, version: &st
         },
         plan: imported.plan.clone(),
         timeout_secs: None,
+        kill_grace_secs: None,
         machine,
     }
 }
