@@ -13,11 +13,10 @@ const MAX_FN_LINES: usize = 80;
 /// Functions still over the limit, each with the length it may not grow past: a
 /// ratchet, so nothing new goes over while these wait to be split (they are in
 /// code other branches were changing when the check was added).
-const NOT_YET_SPLIT: [(&str, &str, usize); 4] = [
+const NOT_YET_SPLIT: [(&str, &str, usize); 3] = [
     ("crates/report/src/mem.rs", "section", 162),
     ("crates/topo/src/hwloc_xml.rs", "parse", 88),
     ("crates/topo/src/model.rs", "build", 92),
-    ("crates/topo/src/synthetic.rs", "build", 134),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
