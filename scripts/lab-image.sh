@@ -24,11 +24,11 @@ kernel_package() {
   apt-cache depends linux-image-amd64 2>/dev/null |
     awk '/Depends: linux-image-[0-9].*-amd64$/ {print $2; exit}'
 }
-pkg=$(kernel_package)
+pkg=$(kernel_package || true)
 if [ -z "$pkg" ] && [ ! -d "$kernel_dir" ] && [ "$(id -u)" -eq 0 ]; then
   # Package lists cleaned away (container images do): fetch them once.
   apt-get update -qq >/dev/null 2>&1 || true
-  pkg=$(kernel_package)
+  pkg=$(kernel_package || true)
 fi
 if [ -z "$pkg" ] && [ -d "$kernel_dir" ]; then
   # Offline, with a kernel fetched before: use it.
