@@ -8,6 +8,8 @@
 //! Skipped, with a line saying so, only where QEMU cannot run at all.
 //! `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 mod check_mem;
 mod check_place;
 mod check_topo;
