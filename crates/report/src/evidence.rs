@@ -12,7 +12,7 @@ use scalescope_analysis::evidence::{summarize, PointEvidence};
 use scalescope_results::evidence::{Measured, RunEvidence, Series as RunSeries};
 use scalescope_results::store::{RunRecord, RunStatus};
 
-use crate::svg::{ChartPoint, LineChart, Series, PALETTE};
+use crate::svg::{LineChart, Series, PALETTE};
 use crate::{Chart, ResultSet};
 
 /// At most this many thread counts share the over-time chart.
@@ -104,7 +104,10 @@ fn chosen_runs(set: &ResultSet) -> Vec<(usize, &RunSeries)> {
     spread(&picked, MAX_LINES)
 }
 
-fn scaled(points: &[(f64, f64)], max: f64) -> Vec<ChartPoint> {
+/// A point scaled to percent of `max`, with an optional second series.
+type Scaled = (f64, f64, Option<(f64, f64)>);
+
+fn scaled(points: &[(f64, f64)], max: f64) -> Vec<Scaled> {
     points
         .iter()
         .map(|(t, v)| (*t, if max > 0.0 { v / max * 100.0 } else { 0.0 }, None))
