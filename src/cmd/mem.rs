@@ -287,7 +287,13 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?;
     let resolved = args.mem.resolve(&topo)?;
     let (pool, placement) = Pool::placed(&topo, &args.placement, args.threads, Some(&resolved))?;
+    // The evidence sampler beside the in-process run, as a sweep has beside its runs.
+    let sampler = scalescope_sampler::background::Background::start(
+        scalescope_sampler::DEFAULT_INTERVAL,
+        placement.all_cpus(),
+    );
     let report = execute(&mut stream, &pool)?;
+    let evidence = sampler.finish();
     let v = &report.verification;
     if args.json {
         let doc = serde_json::json!({
@@ -302,6 +308,7 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
             "array_bytes": report.detail["array_bytes"],
             "kernels": report.detail["kernels"],
             "report": report,
+            "evidence": evidence,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(verdict_exit(v));
@@ -330,6 +337,9 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
             f("avg_secs"),
             f("max_secs")
         );
+    }
+    if let Some(e) = &evidence {
+        println!("{}", scalescope_report::evidence::one_line(e));
     }
     println!("{}", verdict_line(v));
     Ok(verdict_exit(v))
