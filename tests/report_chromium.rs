@@ -228,6 +228,7 @@ fn the_report_renders_its_charts_in_chromium() {
     );
     // The two series colours (Okabe-Ito blue and vermillion) are really painted.
     let blue = count_colour(&shot, [0x00, 0x72, 0xB2]);
+    a_cleared_checkbox_hides_its_series(&html, dir.path(), &profile, blue);
     let vermillion = count_colour(&shot, [0xD5, 0x5E, 0x00]);
     assert!(
         blue > 500 && vermillion > 500,
@@ -265,4 +266,29 @@ fn first_screen_shows_the_answer(url: &str, dir: &Path, profile: &Path) {
         let lane = count_colour(&shot, tint(*rgb, 0.22));
         assert!(lane > 300, "placement {k}'s regions not painted: {lane} px");
     }
+}
+
+/// The series toggles are CSS only: the same page with the first placement's
+/// checkbox cleared paints thousands fewer pixels of its colour (its lines, regions
+/// and knees leave the section's charts; the summary chart, headings and cards that
+/// share the blue stay).
+fn a_cleared_checkbox_hides_its_series(html: &str, dir: &Path, profile: &Path, blue: usize) {
+    let unchecked = html.replacen(r#"id="w1-s0" checked"#, r#"id="w1-s0""#, 1);
+    assert_ne!(unchecked, html, "no checkbox for the first placement");
+    let page = dir.join("unchecked.html");
+    std::fs::write(&page, unchecked).unwrap();
+    let shot = dir.join("unchecked.png");
+    chromium(
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,4000",
+            &format!("file://{}", page.display()),
+        ],
+        profile,
+    );
+    let hidden = count_colour(&shot, [0x00, 0x72, 0xB2]);
+    assert!(
+        hidden + 2000 < blue,
+        "clearing the checkbox left {hidden} of {blue} blue pixels"
+    );
 }
