@@ -10,6 +10,9 @@ use scalescope_results::plan::{List, ThreadList};
 use scalescope_results::store::MetricSpec;
 use scalescope_session::settings::{key_value, SweepSettings, Target};
 
+mod placement;
+pub use placement::PlacementArgs;
+
 const ABOUT: &str =
     "Why does my parallel program stop scaling? Finds the machine's true topology, \
 places threads portably, and explains the speedup curve.";
@@ -177,6 +180,7 @@ pub struct MatrixArgs {
     /// Threads per CPU node for bandwidth [default: every usable PU of the node].
     #[arg(long)]
     pub threads_per_node: Option<usize>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -189,6 +193,7 @@ pub struct LatencyArgs {
     /// Largest working set [default: 8 x the total last-level cache].
     #[arg(long)]
     pub max_size: Option<String>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -207,6 +212,7 @@ pub struct C2cArgs {
     /// Samples per pair (the first is a discarded warm-up).
     #[arg(long, default_value_t = 100)]
     pub samples: usize,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -218,6 +224,7 @@ pub struct AnalyzeArgs {
     /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
     pub basis: Option<String>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -230,6 +237,7 @@ pub struct ReportArgs {
     /// Directory for index.html, the charts and curves.csv.
     #[arg(long)]
     pub out: PathBuf,
+    /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
     pub basis: Option<String>,
 }
@@ -240,8 +248,10 @@ pub struct CompareArgs {
     pub a: PathBuf,
     /// The results compared against it.
     pub b: PathBuf,
+    /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
     pub basis: Option<String>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -263,6 +273,9 @@ pub struct SyncArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub place: PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -281,7 +294,7 @@ Examples:
 Examples:
   scalescope graph bfs --graph kron:18 --threads 2
   scalescope graph bfs --graph web.mtx --source 0 --json")]
-    Bfs(GraphRunArgs),
+    Bfs(GraphBfsArgs),
     /// PageRank (GAP: damping 0.85, tolerance 1e-4): pull, or push with --sync
     /// coarse-lock|striped-locks:K|atomic|htm and --batch updates per critical section.
     #[command(after_help = "\
@@ -289,7 +302,7 @@ Examples:
   scalescope graph pr --graph kron:18
   scalescope graph pr --graph kron:16 --sync striped-locks:1024 --batch 8 --json
   scalescope graph pr --graph kron:16 --sync htm      (says so where RTM is absent)")]
-    Pr(GraphRunArgs),
+    Pr(GraphPrArgs),
     /// Write a graph (e.g. a generated Kronecker graph) as an edge list, `u v` with
     /// u < v, one undirected edge a line, so other tools can read the same graph; or,
     /// with an `.csr` output, as a checked binary cache that reloads without parsing.
@@ -302,35 +315,56 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct GraphExportArgs {
+    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
+    /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Where to write: an edge list, or a binary cache when it ends in `.csr`.
     #[arg(long)]
     pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
-pub struct GraphRunArgs {
+pub struct GraphBfsArgs {
     /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
     /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
-    /// BFS source [default: the highest-degree vertex].
+    /// The vertex to start from [default: the highest-degree vertex].
     #[arg(long)]
     pub source: Option<u32>,
-    /// PageRank synchronisation: pull, coarse-lock, striped-locks:K, atomic, htm.
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub place: PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphPrArgs {
+    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
+    /// kron:SCALE / uniform:SCALE.
+    #[arg(long)]
+    pub graph: String,
+    /// Synchronisation of the score updates: pull (none needed), coarse-lock,
+    /// striped-locks:K, atomic, htm.
     #[arg(long, default_value = "pull")]
     pub sync: String,
-    /// PageRank: score updates per critical section or transaction.
+    /// Score updates per critical section or transaction.
     #[arg(long, default_value_t = 1)]
     pub batch: usize,
-    /// PageRank: stop when the sum of absolute changes is below this.
+    /// Stop when the sum of absolute changes is below this.
     #[arg(long, default_value_t = 1e-4)]
     pub tolerance: f64,
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: String,
+    #[command(flatten)]
+    pub place: PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -349,8 +383,9 @@ pub struct GraphCountArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: String,
+    #[command(flatten)]
+    pub place: PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -387,8 +422,9 @@ pub struct NpbArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: String,
+    #[command(flatten)]
+    pub place: PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -411,11 +447,12 @@ pub struct TpchArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: String,
+    #[command(flatten)]
+    pub place: PlacementArgs,
     /// Query runs; the fastest counts.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -475,8 +512,11 @@ pub struct SweepArgs {
     /// Print the per-point summary as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Sweep a built-in workload instead of a program (stream, ep, is, ft, tpch, graph, ...).
-    #[arg(long, conflicts_with = "shell")]
+    /// Sweep a built-in workload instead of a program.
+    #[arg(long, conflicts_with = "shell", help = format!(
+        "Sweep a built-in workload instead of a program: {}",
+        scalescope_workloads::AVAILABLE
+    ))]
     pub workload: Option<String>,
     /// A workload parameter (repeatable), e.g. `size=256MiB`.
     #[arg(long = "param", value_name = "K=V", requires = "workload", value_parser = key_value)]
@@ -524,8 +564,9 @@ pub struct StreamArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: String,
+    #[command(flatten)]
+    pub place: PlacementArgs,
+    /// Memory policy: first-touch, interleave, bind:N, preferred:N or local.
     #[arg(long, default_value = "first-touch")]
     pub mem: String,
     /// Bytes per array (`200MB`, `1GiB`) [default: 4 x the total last-level cache].
@@ -537,6 +578,7 @@ pub struct StreamArgs {
     /// Iterations; the best after the first counts.
     #[arg(long, default_value_t = 10)]
     pub ntimes: usize,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -572,6 +614,7 @@ pub struct TopoArgs {
     #[command(flatten)]
     pub source: SourceArgs,
     /// Print the versioned JSON model (schema in docs/json.md) instead of text.
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -608,6 +651,7 @@ pub struct PlaceArgs {
     #[arg(long)]
     pub oversubscribe: bool,
     /// Print JSON: {"threads":[{"thread":0,"cpus":[..]}..], "renderings":{..}}.
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -6,13 +6,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use scalescope_place::Strategy;
 use scalescope_workloads::graph::count::{brute_force, count, Pattern};
 use scalescope_workloads::graph::gen::{generate, Kind};
 use scalescope_workloads::graph::{load::load, Graph};
 use scalescope_workloads::Pool;
 
-use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, GraphRunArgs, SyncArgs};
+use crate::cli::{
+    GraphBfsArgs, GraphCommand, GraphCountArgs, GraphExportArgs, GraphPrArgs, SyncArgs,
+};
 
 /// Brute force checks graphs up to this many vertices (C(64, 4) = 635,376 subsets).
 const BRUTE_FORCE_MAX_VERTICES: usize = 64;
@@ -27,15 +28,18 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// The pinned pool and the graph the flags name.
-fn setup(graph: &str, threads: Option<usize>, placement: &str) -> anyhow::Result<(Pool, Graph)> {
-    let strategy: Strategy = placement.parse()?;
-    let pool = super::pinned_pool(&strategy, threads)?;
+fn setup(
+    graph: &str,
+    threads: Option<usize>,
+    placement: &crate::cli::PlacementArgs,
+) -> anyhow::Result<(Pool, Graph)> {
+    let pool = super::pinned_pool(placement, threads)?;
     let g = graph_of(graph, &pool)?;
     Ok((pool, g))
 }
 
-fn bfs_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
-    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
+fn bfs_cmd(args: &GraphBfsArgs) -> anyhow::Result<ExitCode> {
+    let (pool, g) = setup(&args.graph, args.threads, &args.place)?;
     let threads = pool.threads();
     if g.vertices() == 0 {
         bail!("--graph {}: the graph has no vertices", args.graph);
@@ -74,7 +78,7 @@ fn bfs_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
+fn pr_cmd(args: &GraphPrArgs) -> anyhow::Result<ExitCode> {
     use scalescope_workloads::graph::pagerank::{pagerank, verify, Sync};
     let sync: Sync = args
         .sync
@@ -83,7 +87,7 @@ fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
     if !args.tolerance.is_finite() || args.tolerance <= 0.0 || args.batch == 0 {
         bail!("--tolerance must be positive and --batch at least 1");
     }
-    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
+    let (pool, g) = setup(&args.graph, args.threads, &args.place)?;
     let threads = pool.threads();
     let t = Instant::now();
     let ranks = pagerank(&g, &sync, args.batch, args.tolerance, &pool)
@@ -154,8 +158,7 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
             "--induced changes only c4 and diamond (triangles and 4-cliques are induced already)"
         );
     }
-    let strategy: Strategy = args.placement.parse()?;
-    let pool = super::pinned_pool(&strategy, args.threads)?;
+    let pool = super::pinned_pool(&args.place, args.threads)?;
     let threads = pool.threads();
     let t0 = Instant::now();
     let g = graph_of(&args.graph, &pool)?;
@@ -230,7 +233,7 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if args.table == 0 || args.updates == 0 || args.stripes == 0 {
         bail!("--table, --updates and --stripes must be positive");
     }
-    let pool = super::pinned_pool(&Strategy::CoresFirst, args.threads)?;
+    let pool = super::pinned_pool(&args.place, args.threads)?;
     let threads = pool.threads();
     let mechs = [
         Sync::CoarseLock,
@@ -276,7 +279,7 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
 
 fn export_cmd(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
-    let (_pool, g) = setup(&args.graph, None, "cores-first")?;
+    let (_pool, g) = setup(&args.graph, None, &crate::cli::PlacementArgs::default())?;
     if args.out.extension().is_some_and(|e| e == "csr") {
         scalescope_workloads::graph::cache::save(&g, &args.out)?;
         println!(

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
+use scalescope_place::{place, MemPolicy};
 use scalescope_topo::Source;
 use scalescope_workloads::stream::Stream;
 use scalescope_workloads::{execute, Pool};
@@ -357,7 +357,6 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
-    let strategy: Strategy = args.placement.parse()?;
     let policy: MemPolicy = args.mem.parse()?;
     if args.ntimes < 2 {
         anyhow::bail!(
@@ -366,8 +365,8 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let topo = Source::Live.load()?;
-    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
+    let placement = place(&topo, &args.place.request(&topo, args.threads)?)?;
+    let threads = placement.threads.len();
     let resolved = policy.resolve(&topo)?;
     let bytes = Stream::array_bytes(args.size.as_deref(), &topo)?;
     let mut stream = Stream::new((bytes / 8) as usize, args.ntimes, args.nt);

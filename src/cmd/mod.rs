@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Context;
-use scalescope_place::{place, PlaceRequest, Strategy};
+use scalescope_place::place;
 use scalescope_topo::{Source, Topology};
 use scalescope_workloads::Pool;
 
@@ -91,11 +91,13 @@ pub fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
     Ok(interrupt)
 }
 
-/// Pinned workers on this machine: `threads` of them (default: every usable CPU)
-/// placed by `strategy`, with first-touch memory.
-pub fn pinned_pool(strategy: &Strategy, threads: Option<usize>) -> anyhow::Result<Pool> {
+/// Pinned workers on this machine: `threads` of them (default: every usable CPU
+/// the placement options leave) placed as the options say, with first-touch memory.
+pub fn pinned_pool(
+    options: &crate::cli::PlacementArgs,
+    threads: Option<usize>,
+) -> anyhow::Result<Pool> {
     let topo = Source::Live.load()?;
-    let threads = threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy.clone(), threads))?;
+    let placement = place(&topo, &options.request(&topo, threads)?)?;
     Ok(Pool::new(&placement.threads, None)?)
 }

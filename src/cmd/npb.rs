@@ -3,7 +3,6 @@
 
 use std::process::ExitCode;
 
-use scalescope_place::Strategy;
 use scalescope_workloads::npb_ep::Ep;
 use scalescope_workloads::npb_ft::Ft;
 use scalescope_workloads::npb_is::Is;
@@ -20,8 +19,8 @@ pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow::Result<ExitCode> {
-    let strategy: Strategy = args.placement.parse()?;
-    let pool = super::pinned_pool(&strategy, args.threads)?;
+    let strategy = args.place.strategy()?;
+    let pool = super::pinned_pool(&args.place, args.threads)?;
     let threads = pool.threads();
     let report = execute(workload.as_mut(), &pool)?;
     if args.json {

@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use scalescope_place::mempolicy::page_nodes;
-use scalescope_place::Strategy;
 use scalescope_workloads::execute;
 use scalescope_workloads::tpch::{Layout, Tpch};
 
@@ -52,10 +51,10 @@ fn partition_pages(q: &Tpch) -> serde_json::Value {
 }
 
 pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
-    let strategy: Strategy = args.placement.parse()?;
+    let strategy = args.place.strategy()?;
     let layout: Layout = args.layout.parse()?;
     let mut q = Tpch::new(&args.query, args.sf, layout, args.repeat, args.tbl.clone())?;
-    let pool = super::pinned_pool(&strategy, args.threads)?;
+    let pool = super::pinned_pool(&args.place, args.threads)?;
     let threads = pool.threads();
     let report = execute(&mut q, &pool)?;
     let unavailable = report.verification.starts_with("unavailable");
