@@ -200,7 +200,9 @@ fn the_report_renders_its_charts_in_chromium() {
     // The answer comes first: the summary names the diagnosis before any section.
     let summary_at = dom.find(r#"id="summary""#).expect("no summary section");
     let first_section = dom.find(r#"id="w1""#).expect("no workload section");
-    let diagnosis_at = dom.find("scaling slows after 24 threads").expect("no diagnosis");
+    let diagnosis_at = dom
+        .find("scaling slows after 24 threads")
+        .expect("no diagnosis");
     assert!(summary_at < diagnosis_at && diagnosis_at < first_section);
     // Every placement's topology regions and knees are drawn, in its own lane.
     let summary = &dom[summary_at..first_section];
@@ -258,7 +260,10 @@ fn first_screen_shows_the_answer(url: &str, dir: &Path, profile: &Path) {
         std::fs::copy(&shot, Path::new(&keep).join("first-screen.png")).unwrap();
     }
     let diag_box = count_colour(&shot, [0xff, 0xf7, 0xec]);
-    assert!(diag_box > 20_000, "diagnosis box not on the first screen: {diag_box} px");
+    assert!(
+        diag_box > 20_000,
+        "diagnosis box not on the first screen: {diag_box} px"
+    );
     let palette = [[0x00, 0x72, 0xB2], [0xD5, 0x5E, 0x00], [0x00, 0x9E, 0x73]];
     for (k, rgb) in palette.iter().enumerate() {
         let line = count_colour(&shot, *rgb);

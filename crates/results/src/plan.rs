@@ -187,11 +187,31 @@ where
 {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        s.split(',')
+        items(s)
+            .iter()
             .map(|item| item.trim().parse::<T>().map_err(|e| e.to_string()))
             .collect::<Result<Vec<T>, String>>()
             .map(List)
     }
+}
+
+/// Splits a comma-separated list, keeping a `key=value` item's own commas: after
+/// `cpus=0`, a piece that starts with a digit continues it (`cpus=0,1,4-7,scatter`
+/// is `cpus=0,1,4-7` and `scatter`).
+fn items(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in s.split(',') {
+        let continues = piece.trim_start().starts_with(|c: char| c.is_ascii_digit())
+            && out.last().is_some_and(|prev| prev.contains('='));
+        match out.last_mut() {
+            Some(prev) if continues => {
+                prev.push(',');
+                prev.push_str(piece);
+            }
+            _ => out.push(piece.to_string()),
+        }
+    }
+    out
 }
 
 /// Parses a comma-separated list with `parse`, naming the field on error.
@@ -217,6 +237,17 @@ pub fn parse_list<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cpu_list_keeps_its_commas() {
+        assert_eq!(
+            items("cpus=0,1,4-7,scatter"),
+            vec!["cpus=0,1,4-7".to_string(), "scatter".to_string()]
+        );
+        let l: List<scalescope_place::Strategy> = "compact,cpus=0,1".parse().unwrap();
+        assert_eq!(l.0.len(), 2);
+        assert_eq!(items("1,2,4"), vec!["1", "2", "4"]);
+    }
 
     #[test]
     fn thread_lists() {
