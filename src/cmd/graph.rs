@@ -68,6 +68,7 @@ fn bfs_cmd(args: &GraphBfsArgs) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
+                "kind": "scalescope.graph-bfs", "schema_version": super::JSON_SCHEMA_VERSION,
                 "graph": args.graph, "source": source, "threads": threads, "seconds": secs, "teps": teps,
                 "reached_vertices": reached, "traversed_edges": edges, "verified": true,
             }))?
@@ -99,6 +100,7 @@ fn pr_cmd(args: &GraphPrArgs) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
+                "kind": "scalescope.graph-pr", "schema_version": super::JSON_SCHEMA_VERSION,
                 "graph": args.graph, "sync": args.sync, "batch": args.batch, "threads": threads, "iterations": ranks.iterations,
                 "seconds": secs, "seconds_per_iteration": per_iter, "transactions": ranks.transactions, "aborts": ranks.aborts.total(), "aborts_by_cause": ranks.aborts, "verified": true,
             }))?
@@ -177,6 +179,8 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
+                "kind": "scalescope.graph-count",
+                "schema_version": super::JSON_SCHEMA_VERSION,
                 "pattern": pattern,
                 "induced": args.induced,
                 "graph": {"source": args.graph, "vertices": g.vertices(), "edges": g.edges(), "bytes_per_edge": g.bytes_per_edge()},
@@ -253,7 +257,7 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({"threads": threads, "table": args.table, "curves": all, "note": htm_note})
+                &serde_json::json!({"kind": "scalescope.sync", "schema_version": super::JSON_SCHEMA_VERSION, "threads": threads, "table": args.table, "curves": all, "note": htm_note})
             )?
         );
         return Ok(ExitCode::SUCCESS);
@@ -265,9 +269,14 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
             .collect();
+        // The user-facing name is the one the JSON uses (`mark-visited`, `increment`).
+        let op = serde_json::to_value(&c.op)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         println!(
-            "  {:?} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
-            c.op, c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
+            "  {op:<13} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
+            c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
         );
         println!("      {}", pts.join("  "));
     }

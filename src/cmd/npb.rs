@@ -27,6 +27,8 @@ fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
+                "kind": format!("scalescope.npb-{}", name.to_lowercase()),
+                "schema_version": super::JSON_SCHEMA_VERSION,
                 "verified": report.verified,
                 "mops": report.figures["mops"],
                 "seconds": report.seconds,

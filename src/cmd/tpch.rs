@@ -62,6 +62,8 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
+                "kind": "scalescope.tpch",
+                "schema_version": super::JSON_SCHEMA_VERSION,
                 "query": args.query,
                 "sf": args.sf,
                 "layout": args.layout,

@@ -147,7 +147,11 @@ fn toggles(set: &ResultSet, id: &str, css: &mut String) -> String {
 
 /// One workload: its title, command, charts (both axes), findings and points.
 fn set_html(set: &ResultSet, i: usize, many: bool, css: &mut String) -> String {
-    let prefix = if many { format!("{}-", i + 1) } else { String::new() };
+    let prefix = if many {
+        format!("{}-", i + 1)
+    } else {
+        String::new()
+    };
     let id = format!("w{}", i + 1);
     let mut body = format!(
         r#"<section id="{id}"><h2>{}</h2><p class="src">command: <code>{}</code> · scalescope {} · results: {}</p>"#,

@@ -466,7 +466,9 @@ pub fn other_charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
     out.push(Chart {
         file: format!("{prefix}topology.svg"),
         title: match threads {
-            Some(t) => format!("Topology: caches, NUMA nodes, and the cores each placement used at {t} threads"),
+            Some(t) => format!(
+                "Topology: caches, NUMA nodes, and the cores each placement used at {t} threads"
+            ),
             None => "Topology: caches and NUMA nodes".into(),
         },
         svg: topo_svg::topology_picture(&set.header.machine.topology, &used, threads),

@@ -92,7 +92,13 @@ pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
     a.findings
         .iter()
         .filter(|f| rank_kind(f.kind) < 9)
-        .min_by_key(|f| (rank_kind(f.kind) > 5, rank_sev(&f.severity), rank_kind(f.kind)))
+        .min_by_key(|f| {
+            (
+                rank_kind(f.kind) > 5,
+                rank_sev(&f.severity),
+                rank_kind(f.kind),
+            )
+        })
 }
 
 /// The opening section: the machine once (or each distinct one), then per set

@@ -564,7 +564,10 @@ mod tests {
 
     #[test]
     fn log2_ticks_are_powers_of_two() {
-        assert_eq!(log2_ticks(1.0, 96.0), vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
+        assert_eq!(
+            log2_ticks(1.0, 96.0),
+            vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+        );
         assert_eq!(log2_ticks(3.0, 5.0), vec![4.0]);
         assert_eq!(fmt_bytes(4096.0), "4 KiB");
         assert_eq!(fmt_bytes(1.5 * 1048576.0), "1.5 MiB");

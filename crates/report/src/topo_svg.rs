@@ -123,7 +123,10 @@ fn node_box(
         .iter()
         .filter(|c| c.cpus.intersects(cpus))
         .map(|c| {
-            let size = c.size_bytes.map(human_bytes).unwrap_or("size unknown".into());
+            let size = c
+                .size_bytes
+                .map(human_bytes)
+                .unwrap_or("size unknown".into());
             format!("L3 #{} {size}", c.id)
         })
         .collect();

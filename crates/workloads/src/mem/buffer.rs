@@ -81,7 +81,10 @@ impl MmapBuffer {
     /// If `r` reaches past the buffer (a caller bug, like slice indexing).
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn range_mut<T>(&self, r: std::ops::Range<usize>) -> &mut [T] {
-        assert!(r.start <= r.end && r.end <= self.count::<T>(), "range outside the buffer");
+        assert!(
+            r.start <= r.end && r.end <= self.count::<T>(),
+            "range outside the buffer"
+        );
         // SAFETY: the mapping is page aligned and `len` bytes long, `r` lies inside it
         // (asserted); the caller guarantees exclusivity over `r` and validity.
         unsafe { std::slice::from_raw_parts_mut((self.ptr as *mut T).add(r.start), r.len()) }
@@ -96,7 +99,10 @@ impl MmapBuffer {
     /// # Panics
     /// If `r` reaches past the buffer.
     pub unsafe fn range<T>(&self, r: std::ops::Range<usize>) -> &[T] {
-        assert!(r.start <= r.end && r.end <= self.count::<T>(), "range outside the buffer");
+        assert!(
+            r.start <= r.end && r.end <= self.count::<T>(),
+            "range outside the buffer"
+        );
         // SAFETY: as in `range_mut`, shared and read-only.
         unsafe { std::slice::from_raw_parts((self.ptr as *const T).add(r.start), r.len()) }
     }
