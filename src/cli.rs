@@ -30,6 +30,9 @@ Examples:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// No progress display (it appears only on a terminal, for work over 2 s).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -506,9 +509,6 @@ pub struct SweepArgs {
     /// Speedup baseline: `threads=1`, `placement=compact`, `mem=first-touch` (any subset).
     #[arg(long, value_name = "SPEC")]
     pub baseline: Option<Baseline>,
-    /// No progress bar.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
     /// Print the per-point summary as JSON.
     #[arg(long)]
     pub json: bool,

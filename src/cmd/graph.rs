@@ -39,6 +39,7 @@ fn setup(
 }
 
 fn bfs_cmd(args: &GraphBfsArgs) -> anyhow::Result<ExitCode> {
+    let working = super::progress::working(&format!("graph bfs on {}", args.graph));
     let (pool, g) = setup(&args.graph, args.threads, &args.place)?;
     let threads = pool.threads();
     if g.vertices() == 0 {
@@ -64,6 +65,7 @@ fn bfs_cmd(args: &GraphBfsArgs) -> anyhow::Result<ExitCode> {
         .filter(|&&p| p != scalescope_workloads::graph::bfs::NONE)
         .count();
     let teps = edges as f64 / secs;
+    drop(working);
     if args.json {
         println!(
             "{}",
@@ -80,6 +82,7 @@ fn bfs_cmd(args: &GraphBfsArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn pr_cmd(args: &GraphPrArgs) -> anyhow::Result<ExitCode> {
+    let working = super::progress::working(&format!("graph pr on {}", args.graph));
     use scalescope_workloads::graph::pagerank::{pagerank, verify, Sync};
     let sync: Sync = args
         .sync
@@ -96,6 +99,7 @@ fn pr_cmd(args: &GraphPrArgs) -> anyhow::Result<ExitCode> {
     let secs = t.elapsed().as_secs_f64();
     verify(&g, &ranks).map_err(|e| anyhow::anyhow!("PageRank scores are wrong: {e}"))?;
     let per_iter = secs / ranks.iterations as f64;
+    drop(working);
     if args.json {
         println!(
             "{}",
@@ -151,6 +155,8 @@ fn edges_of(src: &str, pool: &Pool) -> anyhow::Result<(usize, Vec<(u32, u32)>)> 
 }
 
 fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
+    let working =
+        super::progress::working(&format!("graph count {} on {}", args.pattern, args.graph));
     let pattern: Pattern = args
         .pattern
         .parse()
@@ -175,6 +181,7 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
     } else {
         "non-induced"
     };
+    drop(working);
     if args.json {
         println!(
             "{}",
@@ -216,6 +223,7 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
 
 /// `scalescope sync`: the mechanisms against the batch size, with their linear fits.
 pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
+    let working = super::progress::working("sync study");
     use scalescope_workloads::graph::pagerank::{rtm_available, Sync};
     use scalescope_workloads::graph::syncbench::{sweep, Op};
     let batches: Vec<usize> = args
@@ -253,6 +261,7 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
                 .map_err(|e| anyhow::anyhow!(e))?,
         );
     }
+    drop(working);
     if args.json {
         println!(
             "{}",

@@ -73,6 +73,7 @@ fn matrix_table(
 }
 
 fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
+    let working = super::progress::working("mem matrix");
     let topo = Source::Live.load()?;
     if args.passes == 0 {
         anyhow::bail!("--passes 0: at least one pass is needed");
@@ -98,6 +99,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     let lat_hops =
         scalescope_analysis::hops::infer(&input(&m.latency_ns, &m.latency_samples, false));
     let one_node = m.cpu_nodes.len() == 1 && m.memory_nodes.len() == 1;
+    drop(working);
     if args.json {
         println!(
             "{}",
@@ -204,6 +206,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
+    let working = super::progress::working("mem latency");
     let topo = Source::Live.load()?;
     let cpu = match args.cpu {
         Some(c) if topo.usable_cpus().contains(c) => c,
@@ -230,6 +233,7 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
     .into_iter()
     .filter_map(|(l, s)| s.map(|s| (l, s)))
     .collect();
+    drop(working);
     if args.json {
         println!(
             "{}",
@@ -268,6 +272,7 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
+    let working = super::progress::working("mem c2c");
     let topo = Source::Live.load()?;
     let cpus: Vec<u32> = match &args.cpus {
         Some(t) => {
@@ -295,6 +300,7 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
         args.round_trips,
         args.samples,
     )?;
+    drop(working);
     if args.json {
         println!(
             "{}",
@@ -357,6 +363,7 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
+    let working = super::progress::working("mem stream");
     let policy: MemPolicy = args.mem.parse()?;
     if args.ntimes < 2 {
         anyhow::bail!(
@@ -372,6 +379,7 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let mut stream = Stream::new((bytes / 8) as usize, args.ntimes, args.nt);
     let pool = Pool::new(&placement.threads, Some(&resolved)).context("starting pinned workers")?;
     let report = execute(&mut stream, &pool)?;
+    drop(working);
     if args.json {
         let doc = serde_json::json!({
             "kind": "scalescope.mem-stream",

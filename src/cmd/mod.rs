@@ -35,6 +35,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Ok(exe) = std::env::current_exe() {
         scalescope_sweep::reap::set_guard_program(exe);
     }
+    progress::set_quiet(cli.quiet);
     match cli.command {
         None => tour::run(),
         Some(Command::Topo(args)) => topo::run(&args),

@@ -19,10 +19,13 @@ pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow::Result<ExitCode> {
+    let working =
+        super::progress::working(&format!("npb {} class {}", name.to_lowercase(), args.class));
     let strategy = args.place.strategy()?;
     let pool = super::pinned_pool(&args.place, args.threads)?;
     let threads = pool.threads();
     let report = execute(workload.as_mut(), &pool)?;
+    drop(working);
     if args.json {
         println!(
             "{}",

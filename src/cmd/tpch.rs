@@ -51,6 +51,8 @@ fn partition_pages(q: &Tpch) -> serde_json::Value {
 }
 
 pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
+    let working =
+        super::progress::working(&format!("tpch {} at scale factor {}", args.query, args.sf));
     let strategy = args.place.strategy()?;
     let layout: Layout = args.layout.parse()?;
     let mut q = Tpch::new(&args.query, args.sf, layout, args.repeat, args.tbl.clone())?;
@@ -58,6 +60,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
     let threads = pool.threads();
     let report = execute(&mut q, &pool)?;
     let unavailable = report.verification.starts_with("unavailable");
+    drop(working);
     if args.json {
         println!(
             "{}",
