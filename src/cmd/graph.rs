@@ -279,7 +279,7 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
             .collect();
         // The user-facing name is the one the JSON uses (`mark-visited`, `increment`).
-        let op = serde_json::to_value(&c.op)
+        let op = serde_json::to_value(c.op)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();

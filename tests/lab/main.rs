@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 //! The lab: emulated multi-socket SMT machines (QEMU, TCG) running a real Debian
 //! kernel, where every live NUMA and SMT path of scalescope runs and is checked
 //! against the kernel's own answers (sysfs, /proc/stat, numastat).
