@@ -320,7 +320,7 @@ pub fn speedup_chart(set: &ResultSet, log2_x: bool) -> LineChart {
     let a = &set.analysis;
     let many_mems = set.header.plan.mems.len() > 1;
     LineChart {
-        title: format!("Speedup ({})", a.basis.label()),
+        title: format!("Speedup ({})", a.basis.label().replace('`', "")),
         x_label: "threads".into(),
         y_label: "speedup".into(),
         series: speedup_series(a, many_mems, x_max(a)),
