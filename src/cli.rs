@@ -13,7 +13,7 @@ use scalescope_session::settings::{key_value, SweepSettings, Target};
 mod graph;
 mod placement;
 pub use graph::{GraphBfsArgs, GraphCountArgs, GraphExportArgs, GraphPrArgs, SyncArgs};
-pub use placement::PlacementArgs;
+pub use placement::{PlacementArgs, SweepPlaceArgs};
 
 const ABOUT: &str =
     "Why does my parallel program stop scaling? Finds the machine's true topology, \
@@ -422,6 +422,8 @@ pub struct SweepArgs {
     /// A workload parameter (repeatable), e.g. `size=256MiB`.
     #[arg(long = "param", value_name = "K=V", requires = "workload", value_parser = key_value)]
     pub params: Vec<(String, String)>,
+    #[command(flatten)]
+    pub place: SweepPlaceArgs,
     /// Topology source for --dry-run only (real runs use this machine).
     #[command(flatten)]
     pub source: SourceArgs,
@@ -435,7 +437,9 @@ impl SweepArgs {
     pub fn settings(&self) -> SweepSettings {
         SweepSettings {
             threads: self.threads.clone(),
-            placements: self.placement.clone().map(|l| l.0),
+            placements: self
+                .place
+                .placements(self.placement.as_ref().map(|l| l.0.as_slice())),
             mems: self.mem.clone().map(|l| l.0),
             reps: self.reps,
             warmup: self.warmup,
@@ -451,6 +455,7 @@ impl SweepArgs {
                 metrics: self.metrics.clone(),
             },
             out: self.out.clone(),
+            place_options: self.place.options(),
         }
     }
 }

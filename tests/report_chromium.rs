@@ -45,6 +45,7 @@ fn write_results(dir: &Path) {
             mems: vec![MemPolicy::FirstTouch],
             reps: 3,
             warmup: 0,
+            options: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

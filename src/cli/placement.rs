@@ -108,3 +108,75 @@ impl Default for PlacementArgs {
         }
     }
 }
+
+/// Indexes as a list (`0,2`, `0-1`): NUMA nodes or packages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexList(pub Vec<u32>);
+
+impl std::str::FromStr for IndexList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        CpuSet::parse_list(s)
+            .map(|set| IndexList(set.iter().collect()))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The placement options of `place` for a sweep: `--cpus` is one more placement,
+/// the others apply to every placement (and are kept in the results header).
+#[derive(Debug, Args, Clone, Default)]
+pub struct SweepPlaceArgs {
+    /// One more placement by CPUs, as in `place --cpus`: a likwid-pin expression
+    /// (`S0:0-3@S1:0-3`, `N:0-7`) or a CPU list; the same as `--placement cpus=EXPR`.
+    #[arg(long, value_name = "EXPR")]
+    pub cpus: Option<String>,
+    /// Restrict every placement to these NUMA nodes (OS indexes, e.g. `0,2` or `0-1`).
+    #[arg(long, value_name = "LIST", conflicts_with = "packages")]
+    pub numa_nodes: Option<IndexList>,
+    /// Restrict every placement to these packages (logical indexes, e.g. `1`).
+    #[arg(long, value_name = "LIST")]
+    pub packages: Option<IndexList>,
+    /// Bind each thread to one hardware thread (`thread`), or to all of its core's
+    /// (`core`) [default: thread].
+    #[arg(long, value_parser = ["thread", "core"])]
+    pub granularity: Option<String>,
+    /// Allow more threads than usable PUs (threads then share PUs).
+    #[arg(long)]
+    pub oversubscribe: bool,
+}
+
+impl SweepPlaceArgs {
+    /// The options for every placement, `None` when no flag was given (so a resume
+    /// can tell that none was).
+    pub fn options(&self) -> Option<scalescope_results::plan::PlaceOptions> {
+        let given = self.numa_nodes.is_some()
+            || self.packages.is_some()
+            || self.granularity.is_some()
+            || self.oversubscribe;
+        given.then(|| scalescope_results::plan::PlaceOptions {
+            restriction: Restriction {
+                numa_nodes: self.numa_nodes.clone().map(|l| l.0),
+                packages: self
+                    .packages
+                    .clone()
+                    .map(|l| l.0.into_iter().map(|p| p as usize).collect()),
+            },
+            granularity: self
+                .granularity
+                .as_deref()
+                .and_then(|g| g.parse().ok())
+                .unwrap_or_default(),
+            oversubscribe: self.oversubscribe,
+        })
+    }
+
+    /// The sweep's placements: the `--placement` list, then `--cpus` if given.
+    pub fn placements(&self, list: Option<&[Strategy]>) -> Option<Vec<Strategy>> {
+        let mut v: Option<Vec<Strategy>> = list.map(<[Strategy]>::to_vec);
+        if let Some(expr) = &self.cpus {
+            v.get_or_insert_with(Vec::new)
+                .push(Strategy::Cpus(expr.clone()));
+        }
+        v
+    }
+}

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use scalescope_place::{MemPolicy, Strategy};
+use scalescope_place::{Granularity, MemPolicy, PlaceRequest, Restriction, Strategy};
 
 use crate::ResultsError;
 
@@ -41,6 +41,36 @@ pub struct Plan {
     pub mems: Vec<MemPolicy>,
     pub reps: usize,
     pub warmup: usize,
+    /// How every placement is restricted and bound (absent: the whole machine,
+    /// thread granularity, no oversubscription).
+    #[serde(default, skip_serializing_if = "PlaceOptions::is_default")]
+    pub options: PlaceOptions,
+}
+
+/// The placement options of `place` that apply to every strategy of a sweep.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PlaceOptions {
+    #[serde(default)]
+    pub restriction: Restriction,
+    #[serde(default)]
+    pub granularity: Granularity,
+    #[serde(default)]
+    pub oversubscribe: bool,
+}
+
+impl PlaceOptions {
+    pub fn is_default(&self) -> bool {
+        *self == PlaceOptions::default()
+    }
+
+    /// The request for one point under these options.
+    pub fn request(&self, strategy: Strategy, threads: usize) -> PlaceRequest {
+        let mut r = PlaceRequest::new(strategy, threads);
+        r.restriction = self.restriction.clone();
+        r.granularity = self.granularity;
+        r.oversubscribe = self.oversubscribe;
+        r
+    }
 }
 
 impl Plan {
@@ -274,6 +304,7 @@ mod tests {
             mems: vec![MemPolicy::FirstTouch],
             reps: 2,
             warmup: 1,
+            options: Default::default(),
         };
         let jobs = plan.jobs();
         assert_eq!(jobs.len(), 6);
