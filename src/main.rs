@@ -6,6 +6,8 @@ mod cli;
 mod cmd;
 #[cfg(test)]
 mod help_tests;
+mod progress;
+mod shared;
 
 use std::process::ExitCode;
 

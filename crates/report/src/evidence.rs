@@ -104,7 +104,10 @@ fn chosen_runs(set: &ResultSet) -> Vec<(usize, &RunSeries)> {
     spread(&picked, MAX_LINES)
 }
 
-fn scaled(points: &[(f64, f64)], max: f64) -> Vec<crate::svg::ChartPoint> {
+/// A point scaled to percent of `max`, with an optional second series.
+type Scaled = (f64, f64, Option<(f64, f64)>);
+
+fn scaled(points: &[(f64, f64)], max: f64) -> Vec<Scaled> {
     points
         .iter()
         .map(|(t, v)| (*t, if max > 0.0 { v / max * 100.0 } else { 0.0 }, None))

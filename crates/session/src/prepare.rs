@@ -53,7 +53,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
             .threads
             .as_ref()
             .unwrap_or(&default_threads)
-            .resolve(topo.usable_cpus().len())?,
+            .resolve(scalescope_place::every_usable_cpu(topo))?,
         placements: s
             .placements
             .clone()
