@@ -4,6 +4,8 @@
 mod alloc;
 mod cli;
 mod cmd;
+#[cfg(test)]
+mod help_tests;
 mod progress;
 mod shared;
 

@@ -6,11 +6,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Context;
-use scalescope_place::Strategy;
 use scalescope_topo::{Source, Topology};
 use scalescope_workloads::{Pool, Verification};
 
-use crate::cli::SourceArgs;
+use crate::cli::{PlacementArgs, SourceArgs};
 
 /// The topology source the flags name.
 pub fn source_of(args: &SourceArgs) -> Source {
@@ -51,13 +50,14 @@ pub fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
     Ok(interrupt)
 }
 
-/// Pinned workers on this machine: `threads` of them (default: every usable CPU)
-/// placed by `strategy`, with first-touch memory.
-pub fn pinned_pool(strategy: &Strategy, threads: Option<usize>) -> anyhow::Result<Pool> {
+/// Pinned workers on this machine: `threads` of them (default: every usable CPU
+/// the placement options leave) placed as the options say, with first-touch memory.
+pub fn pinned_pool(options: &PlacementArgs, threads: Option<usize>) -> anyhow::Result<Pool> {
     let topo = Source::Live
         .load()
         .context("reading this machine's topology")?;
-    Ok(Pool::placed(&topo, strategy, threads, None)?.0)
+    let placement = scalescope_place::place(&topo, &options.request(&topo, threads)?)?;
+    Ok(Pool::new(&placement.threads, None)?)
 }
 
 /// The exit status of a command that ran a built-in workload: its verdict's

@@ -41,10 +41,11 @@ fn write_results(dir: &Path) {
         },
         plan: Plan {
             threads: vec![1, 8, 16, 24, 32, 40, 48, 64, 80, 96],
-            placements: vec![Strategy::CoresFirst, Strategy::SmtPairs],
+            placements: vec![Strategy::CoresFirst, Strategy::SmtPairs, Strategy::Scatter],
             mems: vec![MemPolicy::FirstTouch],
             reps: 3,
             warmup: 0,
+            options: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,
@@ -54,6 +55,13 @@ fn write_results(dir: &Path) {
     for point in header.plan.points() {
         let p = point.threads as f64;
         let s = match point.placement {
+            Strategy::Scatter => {
+                if p <= 48.0 {
+                    0.9 * p
+                } else {
+                    43.2 + 0.05 * (p - 48.0)
+                }
+            }
             Strategy::SmtPairs => {
                 if p == 1.0 {
                     1.0
@@ -159,6 +167,9 @@ fn the_report_renders_its_charts_in_chromium() {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    if let Ok(keep) = std::env::var("SCALESCOPE_KEEP_SCREENSHOTS") {
+        std::fs::write(Path::new(&keep).join("index.html"), &html).unwrap();
+    }
     assert!(
         html.contains("scaling slows after 24 threads: from 25 threads, package #2 is in use"),
         "finding missing"
@@ -187,11 +198,28 @@ fn the_report_renders_its_charts_in_chromium() {
     assert!(
         dom.contains("&lt;/script&gt;&lt;script&gt;document.body.innerHTML='pwned'&lt;/script&gt;")
     );
+    // The answer comes first: the summary names the diagnosis before any section.
+    let summary_at = dom.find(r#"id="summary""#).expect("no summary section");
+    let first_section = dom.find(r#"id="w1""#).expect("no workload section");
+    let diagnosis_at = dom
+        .find("scaling slows after 24 threads")
+        .expect("no diagnosis");
+    assert!(summary_at < diagnosis_at && diagnosis_at < first_section);
+    // Every placement's topology regions and knees are drawn, in its own lane.
+    let summary = &dom[summary_at..first_section];
+    for k in 0..3 {
+        assert!(
+            summary.contains(&format!(r#"class="band s{k}""#)),
+            "placement {k}'s regions are missing from the leading chart"
+        );
+    }
+    assert!(summary.contains(r#"class="knee s0""#), "knee not marked");
+    first_screen_shows_the_answer(&url, dir.path(), &profile);
     let shot = dir.path().join("shot.png");
     let o = chromium(
         &[
             &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,2600",
+            "--window-size=1280,4000",
             &url,
         ],
         &profile,
@@ -203,9 +231,70 @@ fn the_report_renders_its_charts_in_chromium() {
     );
     // The two series colours (Okabe-Ito blue and vermillion) are really painted.
     let blue = count_colour(&shot, [0x00, 0x72, 0xB2]);
+    a_cleared_checkbox_hides_its_series(&html, dir.path(), &profile, blue);
     let vermillion = count_colour(&shot, [0xD5, 0x5E, 0x00]);
     assert!(
         blue > 500 && vermillion > 500,
         "series pixels: blue {blue}, vermillion {vermillion}"
+    );
+}
+
+/// Pixels of `rgb` at `alpha` over white (a tinted region), within a small distance.
+fn tint(rgb: [u8; 3], alpha: f64) -> [u8; 3] {
+    rgb.map(|c| (255.0 - (255.0 - c as f64) * alpha).round() as u8)
+}
+
+/// The first 1280x800 screen: the diagnosis box, the leading chart's three series
+/// and each placement's tinted region lane are painted.
+fn first_screen_shows_the_answer(url: &str, dir: &Path, profile: &Path) {
+    let shot = dir.join("first-screen.png");
+    let o = chromium(
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,800",
+            url,
+        ],
+        profile,
+    );
+    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&o.stderr));
+    if let Ok(keep) = std::env::var("SCALESCOPE_KEEP_SCREENSHOTS") {
+        std::fs::copy(&shot, Path::new(&keep).join("first-screen.png")).unwrap();
+    }
+    let diag_box = count_colour(&shot, [0xff, 0xf7, 0xec]);
+    assert!(
+        diag_box > 20_000,
+        "diagnosis box not on the first screen: {diag_box} px"
+    );
+    let palette = [[0x00, 0x72, 0xB2], [0xD5, 0x5E, 0x00], [0x00, 0x9E, 0x73]];
+    for (k, rgb) in palette.iter().enumerate() {
+        let line = count_colour(&shot, *rgb);
+        assert!(line > 150, "series {k} not on the first screen: {line} px");
+        let lane = count_colour(&shot, tint(*rgb, 0.22));
+        assert!(lane > 300, "placement {k}'s regions not painted: {lane} px");
+    }
+}
+
+/// The series toggles are CSS only: the same page with the first placement's
+/// checkbox cleared paints thousands fewer pixels of its colour (its lines, regions
+/// and knees leave the section's charts; the summary chart, headings and cards that
+/// share the blue stay).
+fn a_cleared_checkbox_hides_its_series(html: &str, dir: &Path, profile: &Path, blue: usize) {
+    let unchecked = html.replacen(r#"id="w1-s0" checked"#, r#"id="w1-s0""#, 1);
+    assert_ne!(unchecked, html, "no checkbox for the first placement");
+    let page = dir.join("unchecked.html");
+    std::fs::write(&page, unchecked).unwrap();
+    let shot = dir.join("unchecked.png");
+    chromium(
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,4000",
+            &format!("file://{}", page.display()),
+        ],
+        profile,
+    );
+    let hidden = count_colour(&shot, [0x00, 0x72, 0xB2]);
+    assert!(
+        hidden + 2000 < blue,
+        "clearing the checkbox left {hidden} of {blue} blue pixels"
     );
 }

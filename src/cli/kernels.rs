@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use scalescope_place::{MemPolicy, Strategy};
+use scalescope_place::MemPolicy;
 use scalescope_workloads::graph::count::Pattern;
 use scalescope_workloads::sync::Sync;
 use scalescope_workloads::tpch::Layout;
@@ -55,6 +55,7 @@ pub struct MatrixArgs {
     /// Threads per CPU node for bandwidth [default: every usable PU of the node].
     #[arg(long)]
     pub threads_per_node: Option<usize>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -67,6 +68,7 @@ pub struct LatencyArgs {
     /// Largest working set [default: 8 x the total last-level cache].
     #[arg(long)]
     pub max_size: Option<String>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -85,6 +87,7 @@ pub struct C2cArgs {
     /// Samples per pair (the first is a discarded warm-up).
     #[arg(long, default_value_t = 100)]
     pub samples: usize,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -106,6 +109,9 @@ pub struct SyncArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -124,7 +130,7 @@ Examples:
 Examples:
   scalescope graph bfs --graph kron:18 --threads 2
   scalescope graph bfs --graph web.mtx --source 0 --json")]
-    Bfs(GraphRunArgs),
+    Bfs(GraphBfsArgs),
     /// PageRank (GAP: damping 0.85, tolerance 1e-4): pull, or push with --sync
     /// coarse-lock|striped-locks:K|atomic|htm and --batch updates per critical section.
     #[command(after_help = "\
@@ -132,7 +138,7 @@ Examples:
   scalescope graph pr --graph kron:18
   scalescope graph pr --graph kron:16 --sync striped-locks:1024 --batch 8 --json
   scalescope graph pr --graph kron:16 --sync htm      (says so where RTM is absent)")]
-    Pr(GraphRunArgs),
+    Pr(GraphPrArgs),
     /// Write a graph (e.g. a generated Kronecker graph) as an edge list, `u v` with
     /// u < v, one undirected edge a line, so other tools can read the same graph; or,
     /// with an `.csr` output, as a checked binary cache that reloads without parsing.
@@ -145,35 +151,56 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct GraphExportArgs {
+    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
+    /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Where to write: an edge list, or a binary cache when it ends in `.csr`.
     #[arg(long)]
     pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
-pub struct GraphRunArgs {
+pub struct GraphBfsArgs {
     /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
     /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
-    /// BFS source [default: the highest-degree vertex].
+    /// The vertex to start from [default: the highest-degree vertex].
     #[arg(long)]
     pub source: Option<u32>,
-    /// PageRank synchronisation: pull, coarse-lock, striped-locks:K, atomic, htm.
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphPrArgs {
+    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
+    /// kron:SCALE / uniform:SCALE.
+    #[arg(long)]
+    pub graph: String,
+    /// Synchronisation of the score updates: pull (none needed), coarse-lock,
+    /// striped-locks:K, atomic, htm.
     #[arg(long, default_value = "pull")]
     pub sync: Sync,
-    /// PageRank: score updates per critical section or transaction.
+    /// Score updates per critical section or transaction.
     #[arg(long, default_value_t = 1)]
     pub batch: usize,
-    /// PageRank: stop when the sum of absolute changes is below this.
+    /// Stop when the sum of absolute changes is below this.
     #[arg(long, default_value_t = 1e-4)]
     pub tolerance: f64,
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: Strategy,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -192,8 +219,9 @@ pub struct GraphCountArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: Strategy,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -230,8 +258,9 @@ pub struct NpbArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: Strategy,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -254,11 +283,12 @@ pub struct TpchArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: Strategy,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
     /// Query runs; the fastest counts.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -268,8 +298,9 @@ pub struct StreamArgs {
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    #[arg(long, short = 'p', default_value = "cores-first")]
-    pub placement: Strategy,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
+    /// Memory policy: first-touch, interleave, bind:N, preferred:N or local.
     #[arg(long, default_value = "first-touch")]
     pub mem: MemPolicy,
     /// Bytes per array (`200MB`, `1GiB`) [default: 4 x the total last-level cache].
@@ -281,6 +312,7 @@ pub struct StreamArgs {
     /// Iterations; the best after the first counts.
     #[arg(long, default_value_t = 10)]
     pub ntimes: usize,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }

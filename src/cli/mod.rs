@@ -7,9 +7,11 @@ use clap::{Args, Parser, Subcommand};
 use scalescope_session::settings::key_value;
 
 mod kernels;
+mod placement;
 mod sweep;
 
 pub use kernels::*;
+pub use placement::{PlacementArgs, SweepPlaceArgs};
 pub use sweep::*;
 
 const ABOUT: &str =
@@ -29,6 +31,9 @@ Examples:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// No progress display (it appears only on a terminal, for work over 2 s).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,6 +157,7 @@ pub struct AnalyzeArgs {
     /// every such document in the results' directory].
     #[arg(long, value_name = "FILE")]
     pub ceilings: Vec<PathBuf>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -182,6 +188,7 @@ pub struct ReportArgs {
     /// Directory for index.html, the charts and curves.csv.
     #[arg(long)]
     pub out: PathBuf,
+    /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
     pub basis: Option<String>,
 }
@@ -192,8 +199,10 @@ pub struct CompareArgs {
     pub a: PathBuf,
     /// The results compared against it.
     pub b: PathBuf,
+    /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
     pub basis: Option<String>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -1,5 +1,6 @@
 //! The flags of `scalescope sweep`, turned into the session's typed settings.
 
+use super::SweepPlaceArgs;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -62,18 +63,20 @@ pub struct SweepArgs {
     /// Speedup baseline: `threads=1`, `placement=compact`, `mem=first-touch` (any subset).
     #[arg(long, value_name = "SPEC")]
     pub baseline: Option<Baseline>,
-    /// No progress bar.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
     /// Print the per-point summary as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Sweep a built-in workload instead of a program (stream, ep, is, ft, tpch, graph, ...).
-    #[arg(long, conflicts_with = "shell")]
+    /// Sweep a built-in workload instead of a program.
+    #[arg(long, conflicts_with = "shell", help = format!(
+        "Sweep a built-in workload instead of a program: {}",
+        scalescope_workloads::AVAILABLE
+    ))]
     pub workload: Option<String>,
     /// A workload parameter (repeatable), e.g. `size=256MiB`.
     #[arg(long = "param", value_name = "K=V", requires = "workload", value_parser = key_value)]
     pub params: Vec<(String, String)>,
+    #[command(flatten)]
+    pub place: SweepPlaceArgs,
     /// Topology source for --dry-run only (real runs use this machine).
     #[command(flatten)]
     pub source: SourceArgs,
@@ -87,7 +90,9 @@ impl SweepArgs {
     pub fn settings(&self) -> SweepSettings {
         SweepSettings {
             threads: self.threads.clone(),
-            placements: self.placement.clone().map(|l| l.0),
+            placements: self
+                .place
+                .placements(self.placement.as_ref().map(|l| l.0.as_slice())),
             mems: self.mem.clone().map(|l| l.0),
             reps: self.reps,
             warmup: self.warmup,
@@ -103,6 +108,7 @@ impl SweepArgs {
                 metrics: self.metrics.clone(),
             },
             out: self.out.clone(),
+            place_options: self.place.options(),
         }
     }
 }

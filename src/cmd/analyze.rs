@@ -14,8 +14,7 @@ use scalescope_results::store::{read_results, Header, RunRecord};
 use crate::cli::{AnalyzeArgs, CompareArgs, ReportArgs};
 
 fn load(path: &Path) -> anyhow::Result<(Header, Vec<RunRecord>)> {
-    let (h, r, _) =
-        read_results(path).with_context(|| format!("reading results {}", path.display()))?;
+    let (h, r, _) = read_results(path).context("reading results")?;
     Ok((h, r))
 }
 

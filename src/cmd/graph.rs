@@ -5,20 +5,34 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_place::Strategy;
 use scalescope_workloads::graph::workload::{build_graph, GraphCount, GraphKernel};
 use scalescope_workloads::{execute, Report};
 use serde_json::{json, Value};
 
-use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, GraphRunArgs};
+use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, PlacementArgs};
 use crate::shared::{pinned_pool, verdict_exit, verdict_line};
 
 pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         GraphCommand::Count(a) => count(a),
-        GraphCommand::Bfs(a) => kernel(a, GraphKernel::Bfs { source: a.source }),
+        GraphCommand::Bfs(a) => kernel(
+            &Run {
+                graph: &a.graph,
+                place: &a.place,
+                threads: a.threads,
+                json: a.json,
+                pr: None,
+            },
+            GraphKernel::Bfs { source: a.source },
+        ),
         GraphCommand::Pr(a) => kernel(
-            a,
+            &Run {
+                graph: &a.graph,
+                place: &a.place,
+                threads: a.threads,
+                json: a.json,
+                pr: Some((a.sync.to_string(), a.batch)),
+            },
             GraphKernel::PageRank {
                 sync: a.sync.clone(),
                 batch: a.batch,
@@ -29,16 +43,29 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// What `bfs` and `pr` share: the graph, where the threads go, the output, and
+/// PageRank's synchronisation and batch for its text line.
+struct Run<'a> {
+    graph: &'a str,
+    place: &'a PlacementArgs,
+    threads: Option<usize>,
+    json: bool,
+    pr: Option<(String, usize)>,
+}
+
 /// Builds, runs and verifies the kernel; the report and the pool's thread count.
 fn execute_on(
     graph: &str,
     kernel: GraphKernel,
-    strategy: &Strategy,
+    place: &PlacementArgs,
     threads: Option<usize>,
 ) -> anyhow::Result<Report> {
+    let working = crate::progress::working(&format!("graph kernel on {graph}"));
     let mut workload = GraphCount::new(graph, kernel)?;
-    let pool = pinned_pool(strategy, threads)?;
-    Ok(execute(&mut workload, &pool)?)
+    let pool = pinned_pool(place, threads)?;
+    let report = execute(&mut workload, &pool)?;
+    drop(working);
+    Ok(report)
 }
 
 /// The JSON document: the workload's detail, the threads and the verdict.
@@ -46,6 +73,9 @@ fn document(report: &Report, extra: Value) -> Value {
     let mut doc = report.detail.clone();
     if let (Some(d), Some(extra)) = (doc.as_object_mut(), extra.as_object()) {
         d.extend(extra.clone());
+        let kernel = d.get("kernel").and_then(|k| k.as_str()).unwrap_or("count");
+        d.insert("kind".into(), json!(format!("scalescope.graph-{kernel}")));
+        d.insert("schema_version".into(), json!(super::JSON_SCHEMA_VERSION));
         d.insert("threads".into(), json!(report.threads));
         d.insert("verified".into(), json!(report.verification.passed()));
         d.insert("verdict".into(), json!(report.verification.verdict()));
@@ -59,7 +89,7 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         pattern: args.pattern,
         induced: args.induced,
     };
-    let r = execute_on(&args.graph, kernel, &args.placement, args.threads)?;
+    let r = execute_on(&args.graph, kernel, &args.place, args.threads)?;
     let d = &r.detail;
     if args.json {
         let graph = json!({"source": args.graph, "vertices": d["vertices"], "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]});
@@ -84,8 +114,8 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
     Ok(verdict_exit(&r.verification))
 }
 
-fn kernel(args: &GraphRunArgs, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
-    let r = execute_on(&args.graph, kernel, &args.placement, args.threads)?;
+fn kernel(args: &Run, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
+    let r = execute_on(args.graph, kernel, args.place, args.threads)?;
     if args.json {
         let extra = match r.detail["kernel"].as_str() {
             Some("pr") => {
@@ -100,7 +130,7 @@ fn kernel(args: &GraphRunArgs, kernel: GraphKernel) -> anyhow::Result<ExitCode> 
     Ok(verdict_exit(&r.verification))
 }
 
-fn print_kernel(args: &GraphRunArgs, r: &Report) {
+fn print_kernel(args: &Run, r: &Report) {
     let d = &r.detail;
     if d["kernel"] == "bfs" {
         println!(
@@ -117,7 +147,7 @@ fn print_kernel(args: &GraphRunArgs, r: &Report) {
         let iterations = d["iterations"].as_f64().unwrap_or(f64::NAN);
         println!(
             "PageRank ({}, batch {}) in {}: {} iterations, {:.4} s ({:.4} s per iteration) on {} threads",
-            args.sync, args.batch, args.graph, d["iterations"], r.seconds, r.seconds / iterations, r.threads
+            args.pr.as_ref().map(|p| p.0.as_str()).unwrap_or("?"), args.pr.as_ref().map(|p| p.1).unwrap_or(0), args.graph, d["iterations"], r.seconds, r.seconds / iterations, r.threads
         );
         let (tx, a) = (
             d["transactions"].as_u64().unwrap_or(0),
@@ -136,7 +166,7 @@ fn print_kernel(args: &GraphRunArgs, r: &Report) {
 
 fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
-    let pool = pinned_pool(&Strategy::CoresFirst, None)?;
+    let pool = pinned_pool(&PlacementArgs::default(), None)?;
     let g = build_graph(&args.graph, &pool)?;
     if args.out.extension().is_some_and(|e| e == "csr") {
         scalescope_workloads::graph::cache::save(&g, &args.out)?;

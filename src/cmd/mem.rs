@@ -286,13 +286,16 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let bytes = Stream::array_bytes(args.size.as_deref(), &topo)?;
     let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?;
     let resolved = args.mem.resolve(&topo)?;
-    let (pool, placement) = Pool::placed(&topo, &args.placement, args.threads, Some(&resolved))?;
+    let placement = scalescope_place::place(&topo, &args.place.request(&topo, args.threads)?)?;
+    let pool = Pool::new(&placement.threads, Some(&resolved))?;
     // The evidence sampler beside the in-process run, as a sweep has beside its runs.
     let sampler = scalescope_sampler::background::Background::start(
         scalescope_sampler::DEFAULT_INTERVAL,
         placement.all_cpus(),
     );
+    let working = crate::progress::working("mem stream");
     let report = execute(&mut stream, &pool)?;
+    drop(working);
     let evidence = sampler.finish();
     let v = &report.verification;
     if args.json {

@@ -19,11 +19,16 @@ pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow::Result<ExitCode> {
-    let pool = pinned_pool(&args.placement, args.threads)?;
+    let working =
+        crate::progress::working(&format!("npb {} class {}", name.to_lowercase(), args.class));
+    let pool = pinned_pool(&args.place, args.threads)?;
     let report = execute(workload.as_mut(), &pool)?;
+    drop(working);
     let mops = report.figures.get("mops").copied().unwrap_or(f64::NAN);
     if args.json {
         let doc = serde_json::json!({
+            "kind": format!("scalescope.npb-{}", name.to_lowercase()),
+            "schema_version": super::JSON_SCHEMA_VERSION,
             "verified": report.verification.passed(),
             "verdict": report.verification.verdict(),
             "mops": mops,
@@ -34,7 +39,10 @@ fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow
     } else {
         println!(
             "NPB {name} class {}: {} threads ({}), {:.4} s, {mops:.2} Mop/s",
-            args.class, report.threads, args.placement, report.seconds
+            args.class,
+            report.threads,
+            args.place.strategy()?,
+            report.seconds
         );
         println!("{}", verdict_line(&report.verification));
     }

@@ -18,6 +18,8 @@ struct ThreadJson {
 
 #[derive(Serialize)]
 struct PlaceJson<'a> {
+    kind: &'static str,
+    schema_version: u32,
     strategy: String,
     granularity: String,
     threads: Vec<ThreadJson>,
@@ -67,6 +69,8 @@ pub fn run(args: &PlaceArgs) -> anyhow::Result<ExitCode> {
     })?;
     if args.json {
         let doc = PlaceJson {
+            kind: "scalescope.place",
+            schema_version: super::JSON_SCHEMA_VERSION,
             strategy: placement.strategy.to_string(),
             granularity: placement.granularity.to_string(),
             threads: placement

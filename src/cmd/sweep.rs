@@ -2,7 +2,6 @@
 //! where the files are. Ctrl-C and SIGTERM stop the current run's whole process
 //! group, keep every finished run on disk and exit 130.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::bail;
@@ -38,7 +37,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     .map_err(flag_hint)?;
     let interrupt = crate::shared::interrupt_flag()?;
-    let mut bar = Bar::new(args.quiet || !std::io::stderr().is_terminal());
+    let mut bar = Bar::new(!crate::progress::may_draw());
     let hooks = Hooks {
         progress: &mut bar,
         interrupt: &interrupt,

@@ -3,7 +3,6 @@
 
 use std::process::ExitCode;
 
-use scalescope_place::Strategy;
 use scalescope_workloads::execute;
 use scalescope_workloads::sync::workload::{SyncBench, SyncSettings};
 
@@ -17,10 +16,12 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         updates: args.updates,
         stripes: args.stripes,
     })?;
-    let pool = pinned_pool(&Strategy::CoresFirst, args.threads)?;
+    let working = crate::progress::working("sync study");
+    let pool = pinned_pool(&args.place, args.threads)?;
     let report = execute(&mut bench, &pool)?;
+    drop(working);
     if args.json {
-        let doc = serde_json::json!({"threads": report.threads, "table": args.table, "curves": bench.curves(),
+        let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": super::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "curves": bench.curves(),
             "note": SyncBench::htm_note(), "verified": report.verification.passed(),
             "verdict": report.verification.verdict(), "verification": report.verification.why()});
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -33,9 +34,14 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
             .collect();
+        // The user-facing name is the one the JSON uses (`mark-visited`, `increment`).
+        let op = serde_json::to_value(c.op)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         println!(
-            "  {:?} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
-            c.op, c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
+            "  {op:<13} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
+            c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
         );
         println!("      {}", pts.join("  "));
     }

@@ -2,7 +2,6 @@
 //! machine's topology and numbering traps, the library's tour sweeps, one report,
 //! and the main findings.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use scalescope_session::run::Hooks;
@@ -41,7 +40,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let mut sets = Vec::new();
     for w in &tour::WORKLOADS {
         println!("  {} ...", w.what);
-        let mut bar = Bar::new(!std::io::stderr().is_terminal());
+        let mut bar = Bar::new(!crate::progress::may_draw());
         let hooks = Hooks {
             progress: &mut bar,
             interrupt: &interrupt,

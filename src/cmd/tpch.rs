@@ -34,11 +34,16 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
         args.repeat,
         args.tbl.clone(),
     )?;
-    let pool = pinned_pool(&args.placement, args.threads)?;
+    let working =
+        crate::progress::working(&format!("tpch {} at scale factor {}", args.query, args.sf));
+    let pool = pinned_pool(&args.place, args.threads)?;
     let report = execute(&mut q, &pool)?;
+    drop(working);
     let figure = |k: &str| report.figures.get(k).copied().unwrap_or(f64::NAN);
     if args.json {
         let doc = serde_json::json!({
+            "kind": "scalescope.tpch",
+            "schema_version": super::JSON_SCHEMA_VERSION,
             "query": args.query,
             "sf": args.sf,
             "layout": args.layout,
@@ -61,7 +66,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
             args.sf,
             args.layout,
             report.threads,
-            args.placement,
+            args.place.strategy()?,
             report.seconds * 1e3,
             args.repeat,
             figure("rows_per_s"),

@@ -259,6 +259,7 @@ fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
             mems: vec![MemPolicy::FirstTouch],
             reps,
             warmup: 0,
+            options: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

@@ -36,6 +36,7 @@ fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> He
             mems: vec![MemPolicy::FirstTouch],
             reps: 5,
             warmup: 0,
+            options: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

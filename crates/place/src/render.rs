@@ -22,6 +22,10 @@ pub fn renderings(p: &Placement) -> BTreeMap<&'static str, String> {
     m.insert("taskset", format!("taskset -c {}", p.all_cpus()));
     m.insert("numactl", format!("numactl --physcpubind={}", p.all_cpus()));
     m.insert("openmpi", openmpi(p));
+    m.insert(
+        "openmpi-note",
+        "mpirun orders ranks by OS numbering within --cpu-set; openmpi-rankfile gives the exact order".into(),
+    );
     m.insert("openmpi-rankfile", openmpi_rankfile(p));
     m.insert("slurm", slurm(p));
     m
@@ -68,7 +72,7 @@ fn openmpi(p: &Placement) -> String {
         Granularity::Core => ("core", "core"),
     };
     format!(
-        "mpirun -np {} --cpu-set {} --map-by {map} --bind-to {bind} (rank order follows OS numbering; use the rankfile for exact order)",
+        "mpirun -np {} --cpu-set {} --map-by {map} --bind-to {bind}",
         p.threads.len(),
         p.all_cpus()
     )

@@ -12,6 +12,8 @@ pub fn text(c: &Comparison, a_label: &str, b_label: &str, basis: &Basis) -> Stri
         Basis::Time => "runs/s".to_string(),
         Basis::Metric { name, .. } => name.clone(),
     };
+    // Column headers carry the unit; a long metric name is cut to fit them.
+    let unit: String = unit.chars().take(10).collect();
     let mut out = format!(
         "A: {a_label} ({})\nB: {b_label} ({})\nperformance: {}, in {unit}; ratio = B / A (above 1: B is better)\n\n",
         c.a_machine,
@@ -21,7 +23,13 @@ pub fn text(c: &Comparison, a_label: &str, b_label: &str, basis: &Basis) -> Stri
     let _ = writeln!(
         out,
         "{:<14} {:<12} {:>7} {:>12} {:>12} {:>8} {:>9}  significant",
-        "placement", "mem", "threads", "A", "B", "B/A", "p"
+        "placement",
+        "mem",
+        "threads",
+        format!("A {unit}"),
+        format!("B {unit}"),
+        "B/A",
+        "p"
     );
     for r in &c.rows {
         let _ = writeln!(

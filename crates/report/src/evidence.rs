@@ -194,6 +194,7 @@ pub fn over_time_chart(set: &ResultSet, prefix: &str) -> Option<Chart> {
             series,
             bands: Vec::new(),
             y_from_zero: true,
+            ..Default::default()
         }
         .to_svg(),
     })
@@ -266,6 +267,7 @@ pub fn traffic_chart(set: &ResultSet, prefix: &str) -> Option<Chart> {
             series,
             bands: Vec::new(),
             y_from_zero: true,
+            ..Default::default()
         }
         .to_svg(),
     })

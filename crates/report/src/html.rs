@@ -1,19 +1,28 @@
 //! The self-contained HTML report: inline CSS and SVG, no script, no network; every
-//! string from the results (command lines, host names, labels) escaped.
+//! string from the results (command lines, host names, labels) escaped. It opens
+//! with the answer ([`crate::summary`]), shows the machine once, then one section
+//! per workload: its charts (a log2 or linear thread axis and each series shown or
+//! hidden by pure-CSS radio buttons and checkboxes), its findings, its points.
 
 use std::fmt::Write as _;
 
 use crate::svg::escape;
-use crate::{charts, Exporter, ResultSet};
+use crate::{Exporter, ResultSet};
 
 /// The report page.
 pub struct HtmlExporter;
 
-const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
-h1{font-size:1.6em}h2{border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}\
+const CSS: &str = "body{font-family:sans-serif;font-size:16px;max-width:1500px;margin:1em auto;padding:0 1em;color:#222}\
+h1{font-size:1.5em;margin:.2em 0}h2{border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:1.5em}h3{margin:.3em 0}\
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right}\
 th{background:#f0f4f8}td.l,th.l{text-align:left}.finding{border-left:5px solid #0072B2;padding:.3em .8em;margin:.6em 0;background:#f8fafc}\
-.warning{border-color:#D55E00}.notice{border-color:#E69F00}.finding ul{margin:.2em 0}.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:.5em}.charts figure{margin:0}.charts svg{max-width:100%;height:auto}\
+.warning{border-color:#D55E00}.notice{border-color:#E69F00}.finding ul{margin:.2em 0}\
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(720px,1fr));gap:.5em}figure{margin:0}svg{max-width:100%;height:auto}\
+.answer{display:grid;grid-template-columns:minmax(300px,1fr) 720px;gap:1em;align-items:start;margin:.5em 0}\
+.diag{background:#fff7ec;border-left:6px solid #D55E00;padding:.4em .9em}.sentence{font-size:1.15em;font-weight:bold;margin:.3em 0}\
+.machine{margin:.3em 0;color:#333}.controls{margin:.3em 0 .6em}.controls label{margin-right:1em;cursor:pointer}\
+figcaption{font-size:14px;color:#444}.src{color:#444;font-size:14px}input.tg{margin-left:.2em}\
+#xlog:checked~main .xlin,#xlin:checked~main .xlog{display:none}\
 code{background:#f3f3f3;padding:0 .2em}";
 
 /// "high (0.99)", "unknown", with what lowered it.
@@ -29,7 +38,10 @@ pub(crate) fn confidence_text(c: &scalescope_analysis::Confidence) -> String {
 }
 
 fn findings_html(set: &ResultSet) -> String {
-    let mut s = String::from("<h3>Findings</h3>");
+    let mut s = format!(
+        "<details open><summary><h3 style=\"display:inline\">All findings ({})</h3></summary>",
+        set.analysis.findings.len()
+    );
     for f in &set.analysis.findings {
         let _ = write!(
             s,
@@ -50,6 +62,7 @@ fn findings_html(set: &ResultSet) -> String {
         }
         s.push_str("</div>");
     }
+    s.push_str("</details>");
     s
 }
 
@@ -74,16 +87,6 @@ fn machine_html(set: &ResultSet) -> String {
         ("transparent hugepages", m.transparent_hugepages.clone()),
         ("NUMA balancing", m.numa_balancing.clone()),
         ("load average at start", m.load_average.clone()),
-        (
-            "command",
-            set.header
-                .command
-                .workload
-                .clone()
-                .map(|w| format!("built-in workload {w}"))
-                .unwrap_or_else(|| set.header.command.argv.join(" ")),
-        ),
-        ("scalescope", set.header.scalescope_version.clone()),
     ];
     let mut s = String::from("<table>");
     for (k, v) in rows {
@@ -98,19 +101,76 @@ fn machine_html(set: &ResultSet) -> String {
     s
 }
 
-/// Each chart as a figure with its caption.
-fn figures_html(charts: &[crate::Chart]) -> String {
+/// Each chart as a figure (with `class`) and its caption.
+fn figures_html(charts: &[crate::Chart], class: &str) -> String {
     let mut s = String::new();
     for c in charts {
         let _ = write!(
             s,
-            r#"<figure id="{}">{}<figcaption>{}</figcaption></figure>"#,
-            escape(&c.file),
+            r#"<figure class="{class}">{}<figcaption>{}</figcaption></figure>"#,
             c.svg,
             escape(&c.title)
         );
     }
     s
+}
+
+/// The command a set ran, in words.
+fn command_text(set: &ResultSet) -> String {
+    let c = &set.header.command;
+    match &c.workload {
+        Some(w) => format!("built-in workload {w}"),
+        None => c.argv.join(" "),
+    }
+}
+
+/// One checkbox per curve (checked: shown) and the CSS that hides a curve's
+/// series, regions and knees in this section's charts when it is unchecked.
+fn toggles(set: &ResultSet, id: &str, css: &mut String) -> String {
+    let many_mems = set.header.plan.mems.len() > 1;
+    // Not wrapped: the inputs must be siblings of the charts for `~` to reach them.
+    let mut s = String::from(r#"<b class="controls">Show: </b>"#);
+    for (k, c) in set.analysis.curves.iter().enumerate() {
+        let color = crate::svg::PALETTE[k % crate::svg::PALETTE.len()];
+        let _ = write!(
+            s,
+            r#"<input type="checkbox" class="tg" id="{id}-s{k}" checked><label for="{id}-s{k}" style="color:{color}">■ {}</label>"#,
+            escape(&crate::series_name(c, many_mems))
+        );
+        let _ = write!(
+            css,
+            "#{id}-s{k}:not(:checked)~.charts .bycurve .s{k}{{display:none}}"
+        );
+    }
+    s
+}
+
+/// One workload: its title, command, charts (both axes), findings and points.
+fn set_html(set: &ResultSet, i: usize, many: bool, css: &mut String) -> String {
+    let prefix = if many {
+        format!("{}-", i + 1)
+    } else {
+        String::new()
+    };
+    let id = format!("w{}", i + 1);
+    let mut body = format!(
+        r#"<section id="{id}"><h2>{}</h2><p class="src">command: <code>{}</code> · scalescope {} · results: {}</p>"#,
+        escape(&crate::summary::workload_title(set)),
+        escape(&command_text(set)),
+        escape(&set.header.scalescope_version),
+        escape(&set.label)
+    );
+    // The checkboxes come before the charts: the CSS reaches them as siblings.
+    body += &toggles(set, &id, css);
+    body.push_str(r#"<div class="charts">"#);
+    body += &figures_html(&crate::threads_charts(set, &prefix, true), "bycurve xlog");
+    body += &figures_html(&crate::threads_charts(set, &prefix, false), "bycurve xlin");
+    body += &figures_html(&crate::other_charts(set, &prefix), "other");
+    body.push_str("</div>");
+    body += &findings_html(set);
+    body += &points_html(set);
+    body.push_str("</section>");
+    body
 }
 
 fn points_html(set: &ResultSet) -> String {
@@ -141,6 +201,23 @@ fn points_html(set: &ResultSet) -> String {
     s
 }
 
+/// The machine tables, each distinct machine once.
+fn machines_html(sets: &[ResultSet]) -> String {
+    let mut tables: Vec<String> = sets.iter().map(machine_html).collect();
+    tables.dedup();
+    let mut s = String::from(r#"<section id="machine"><h2>Machine</h2>"#);
+    for t in tables {
+        s += &t;
+    }
+    s.push_str("</section>");
+    s
+}
+
+/// The log2/linear switch for the thread axis (radio buttons placed before
+/// `<main>`, their labels in it).
+const AXIS_INPUTS: &str = r#"<input type="radio" name="xaxis" id="xlog" checked hidden><input type="radio" name="xaxis" id="xlin" hidden>"#;
+const AXIS_LABELS: &str = r#"<div class="controls">Thread axis: <label for="xlog">◉ log2</label><label for="xlin">◎ linear</label></div>"#;
+
 impl HtmlExporter {
     /// The page, with each results set's charts embedded.
     pub fn page(&self, sets: &[ResultSet]) -> String {
@@ -149,19 +226,15 @@ impl HtmlExporter {
 
     /// The page with memory-measurement sections after the sweeps.
     pub fn page_with(&self, sets: &[ResultSet], sections: &[crate::mem::Section]) -> String {
+        let mut css = String::from(CSS);
         let mut body = String::new();
+        if !sets.is_empty() {
+            body += &crate::summary::summary_html(sets);
+            body += AXIS_LABELS;
+            body += &machines_html(sets);
+        }
         for (i, set) in sets.iter().enumerate() {
-            let prefix = if sets.len() > 1 {
-                format!("{}-", i + 1)
-            } else {
-                String::new()
-            };
-            let _ = write!(body, "<h2>{}</h2>{}", escape(&set.label), machine_html(set));
-            body += &findings_html(set);
-            body.push_str(r#"<div class="charts">"#);
-            body += &figures_html(&charts(set, &prefix));
-            body.push_str("</div>");
-            body += &points_html(set);
+            body += &set_html(set, i, sets.len() > 1, &mut css);
         }
         for sec in sections {
             let _ = write!(body, "<h2>{}</h2><ul>", escape(&sec.title));
@@ -169,11 +242,11 @@ impl HtmlExporter {
                 let _ = write!(body, "<li>{}</li>", escape(n));
             }
             body.push_str(r#"</ul><div class="charts">"#);
-            body += &figures_html(&sec.charts);
+            body += &figures_html(&sec.charts, "other");
             body.push_str("</div>");
         }
         format!(
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"><title>scalescope report</title><style>{CSS}</style></head><body><h1>scalescope report: why does it stop scaling?</h1>{body}<p><small>Generated by scalescope. Charts are inline SVG; the tidy data is in curves.csv beside this file.</small></p></body></html>\n"
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"><meta name=\"viewport\" content=\"width=device-width\"><title>scalescope report</title><style>{css}</style></head><body>{AXIS_INPUTS}<main><h1>scalescope report: why does it stop scaling?</h1>{body}<p><small>Generated by scalescope. One self-contained file: charts are inline SVG, the switches are CSS; the tidy data is in curves.csv beside this file.</small></p></main></body></html>\n"
         )
     }
 }

@@ -9,7 +9,9 @@ pub mod evidence;
 pub mod html;
 pub mod machine;
 pub mod mem;
+pub mod summary;
 pub mod svg;
+pub mod topo_svg;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -18,7 +20,7 @@ use scalescope_analysis::summary::{csv_field, opt};
 use scalescope_analysis::{Analysis, Basis};
 use scalescope_results::store::{Header, RunRecord};
 
-use svg::{Band, LineChart, Series, PALETTE};
+use svg::{Band, LineChart, Marker, Series, PALETTE};
 
 /// One analysed results file.
 #[derive(Debug, Clone)]
@@ -245,51 +247,108 @@ fn series_name(c: &scalescope_analysis::Curve, many_mems: bool) -> String {
     }
 }
 
-/// Topology regions of the first curve's placement, shaded on the x axis: one band
-/// per thread count where something changes, labelled briefly (the full sentence
-/// is the band's tooltip).
+/// Every curve's topology regions, each in its curve's lane and colour: one
+/// region from each thread count where something changes to the next such count
+/// (or the end), labelled briefly (the full sentences are the tooltip).
 fn bands(a: &Analysis, x_max: f64) -> Vec<Band> {
     use scalescope_analysis::events::EventKind;
-    let Some(c) = a.curves.first() else {
-        return Vec::new();
-    };
-    let mut out: Vec<(usize, Vec<String>, Vec<String>)> = Vec::new();
-    for e in c.events.iter().filter(|e| (e.threads as f64) <= x_max) {
-        let short = match e.kind {
-            EventKind::NewPackage => "new package",
-            EventKind::NewNumaNode => "new NUMA node",
-            EventKind::SmtSharing => "SMT sharing",
-            _ => continue,
-        };
-        match out.iter_mut().find(|b| b.0 == e.threads) {
-            Some(b) => {
-                b.1.push(short.into());
-                b.2.push(e.description.clone());
+    let mut all = Vec::new();
+    for (i, c) in a.curves.iter().enumerate() {
+        let mut starts: Vec<(usize, Vec<&str>, Vec<String>)> = Vec::new();
+        for e in c.events.iter().filter(|e| (e.threads as f64) <= x_max) {
+            let short = match e.kind {
+                EventKind::NewPackage => "new package",
+                EventKind::NewNumaNode => "new NUMA node",
+                EventKind::SmtSharing => "SMT sharing",
+                _ => continue,
+            };
+            match starts.iter_mut().find(|b| b.0 == e.threads) {
+                Some(b) => {
+                    b.1.push(short);
+                    b.2.push(e.description.clone());
+                }
+                None => starts.push((e.threads, vec![short], vec![e.description.clone()])),
             }
-            None => out.push((e.threads, vec![short.into()], vec![e.description.clone()])),
+        }
+        starts.sort_by_key(|b| b.0);
+        for (k, (t, short, long)) in starts.iter().enumerate() {
+            let to = starts.get(k + 1).map(|n| n.0 as f64).unwrap_or(x_max);
+            all.push(Band {
+                from: *t as f64,
+                to,
+                label: format!("≥{t}: {}", short.join(", ")),
+                tooltip: format!("{}: {}", c.placement, long.join("; ")),
+                series: Some(i),
+            });
         }
     }
-    out.into_iter()
-        .map(|(t, short, long)| Band {
-            from: t as f64 - 0.5,
-            to: x_max,
-            label: format!("{}: {} (≥{t})", c.placement, short.join(", ")),
-            tooltip: long.join("; "),
-        })
-        .collect()
+    all
 }
 
-/// The charts for one results set: speedup (with the ideal line and topology
-/// regions), efficiency, time with 95% whiskers, the figure of merit, the topology.
-pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
-    let a = &set.analysis;
-    let many_mems = set.header.plan.mems.len() > 1;
-    let x_max = a
-        .curves
+/// Every curve's knees, marked where the slope changes and labelled with the cause.
+fn knee_markers(a: &Analysis) -> Vec<Marker> {
+    let mut out = Vec::new();
+    for (i, c) in a.curves.iter().enumerate() {
+        for k in &c.knees {
+            let cause = k
+                .cause
+                .as_ref()
+                .map(|e| format!(": {}", short_event(&e.kind)))
+                .unwrap_or_default();
+            out.push(Marker {
+                x: k.knee.threads as f64,
+                label: format!("knee after {}{cause}", k.knee.threads),
+                tooltip: format!("{}: {}", c.placement, k.attribution),
+                series: i,
+            });
+        }
+    }
+    out
+}
+
+fn short_event(k: &scalescope_analysis::events::EventKind) -> &'static str {
+    use scalescope_analysis::events::EventKind;
+    match k {
+        EventKind::NewPackage => "new package",
+        EventKind::NewNumaNode => "new NUMA node",
+        EventKind::SmtSharing => "SMT sharing",
+        _ => "topology change",
+    }
+}
+
+/// The largest thread count measured.
+fn x_max(a: &Analysis) -> f64 {
+    a.curves
         .iter()
         .flat_map(|c| c.points.iter())
         .map(|p| p.threads as f64)
-        .fold(1.0, f64::max);
+        .fold(1.0, f64::max)
+}
+
+/// The speedup chart: every curve with whiskers, the ideal line, knees and every
+/// placement's topology regions.
+pub fn speedup_chart(set: &ResultSet, log2_x: bool) -> LineChart {
+    let a = &set.analysis;
+    let many_mems = set.header.plan.mems.len() > 1;
+    LineChart {
+        title: format!("Speedup ({})", a.basis.label().replace('`', "")),
+        x_label: "threads".into(),
+        y_label: "speedup".into(),
+        series: speedup_series(a, many_mems, x_max(a)),
+        bands: bands(a, x_max(a)),
+        markers: knee_markers(a),
+        y_from_zero: true,
+        log2_x,
+        x_bytes: false,
+    }
+}
+
+/// The charts over thread counts: speedup (with the ideal line, knees and
+/// topology regions), efficiency, time with 95% whiskers, the figure of merit.
+pub fn threads_charts(set: &ResultSet, prefix: &str, log2_x: bool) -> Vec<Chart> {
+    let a = &set.analysis;
+    let many_mems = set.header.plan.mems.len() > 1;
+    let x_max = x_max(a);
     let per_curve = |f: &YOf| per_curve_series(a, many_mems, f);
     let chart = |file: &str, title: &str, line: LineChart| Chart {
         file: format!("{prefix}{file}"),
@@ -302,22 +361,20 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
         y_label: y_label.to_string(),
         series,
         bands,
+        markers: knee_markers(a),
         y_from_zero: true,
+        log2_x,
+        x_bytes: false,
     };
     let mut out = vec![
         chart(
             "speedup.svg",
-            "Speedup",
-            threads_chart(
-                format!("Speedup ({})", a.basis.label()),
-                "speedup",
-                speedup_series(a, many_mems, x_max),
-                bands(a, x_max),
-            ),
+            "Speedup, with each placement's topology regions and knees",
+            speedup_chart(set, log2_x),
         ),
         chart(
             "efficiency.svg",
-            "Parallel efficiency",
+            "Parallel efficiency (speedup / threads)",
             threads_chart(
                 "Parallel efficiency".into(),
                 "efficiency",
@@ -327,7 +384,7 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
         ),
         chart(
             "time.svg",
-            "Wall time",
+            "Wall time: median and 95% confidence interval",
             threads_chart(
                 "Wall time (median, 95% CI)".into(),
                 "seconds",
@@ -339,7 +396,7 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
     if let Basis::Metric { name, .. } = &a.basis {
         out.push(chart(
             "metric.svg",
-            &format!("Figure of merit: {name}"),
+            &format!("Figure of merit {name}, median per point"),
             threads_chart(
                 format!("Figure of merit: {name} (median)"),
                 name,
@@ -348,12 +405,84 @@ pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
             ),
         ));
     }
+    out
+}
+
+/// The thread count the topology picture shows: just past the first knee (where
+/// the diagnosis says things change), else the largest measured.
+pub fn picture_threads(a: &Analysis) -> Option<usize> {
+    a.curves
+        .iter()
+        .flat_map(|c| c.knees.iter())
+        .map(|k| k.knee.next_threads)
+        .min()
+        .or_else(|| {
+            a.curves
+                .iter()
+                .flat_map(|c| c.points.iter())
+                .map(|p| p.threads)
+                .max()
+        })
+}
+
+/// The CPUs each curve's threads ran on at `threads`: as the runs recorded them,
+/// else as the placement computes them on the recorded machine.
+pub fn used_cpus(set: &ResultSet, threads: usize) -> Vec<topo_svg::Used> {
+    let topo = &set.header.machine.topology;
+    let many_mems = set.header.plan.mems.len() > 1;
+    set.analysis
+        .curves
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let recorded = set.records.iter().find(|r| {
+                r.point.threads == threads
+                    && r.point.placement == c.placement
+                    && r.point.mem == c.mem
+                    && !r.thread_cpus.is_empty()
+            });
+            let cpus: scalescope_topo::CpuSet = match recorded {
+                Some(r) => r.thread_cpus.iter().flat_map(|s| s.iter()).collect(),
+                None => {
+                    let req = scalescope_place::PlaceRequest::new(c.placement.clone(), threads);
+                    let p = scalescope_place::place(topo, &req).ok()?;
+                    p.threads.iter().flat_map(|s| s.iter()).collect()
+                }
+            };
+            Some(topo_svg::Used {
+                name: series_name(c, many_mems),
+                color: PALETTE[i % PALETTE.len()].to_string(),
+                cpus,
+            })
+        })
+        .collect()
+}
+
+/// Every chart of one results set, as written beside the report: the thread
+/// charts on a log2 axis, the sampler's evidence, the topology picture.
+pub fn charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
+    let mut out = threads_charts(set, prefix, true);
+    out.extend(other_charts(set, prefix));
+    out
+}
+
+/// The charts not drawn over thread counts: the sampler's evidence over time and
+/// cross-node traffic, and the topology with each placement's CPUs.
+pub fn other_charts(set: &ResultSet, prefix: &str) -> Vec<Chart> {
+    let mut out = Vec::new();
     out.extend(evidence::over_time_chart(set, prefix));
     out.extend(evidence::traffic_chart(set, prefix));
+    let threads = picture_threads(&set.analysis);
+    let used = threads.map(|t| used_cpus(set, t)).unwrap_or_default();
     out.push(Chart {
         file: format!("{prefix}topology.svg"),
-        title: "Topology".into(),
-        svg: svg::topology_picture(&set.header.machine.topology),
+        title: match threads {
+            Some(t) => format!(
+                "Topology: caches, NUMA nodes, and the cores each placement used at {t} threads"
+            ),
+            None => "Topology: caches and NUMA nodes".into(),
+        },
+        svg: topo_svg::topology_picture(&set.header.machine.topology, &used, threads),
     });
     out
 }
@@ -376,7 +505,8 @@ fn per_curve_series(a: &Analysis, many_mems: bool, f: &YOf) -> Vec<Series> {
         .collect()
 }
 
-/// Speedup per curve with one-standard-deviation whiskers, and the ideal line.
+/// Speedup per curve with one-standard-deviation whiskers, and the ideal line up
+/// to a little above the best measured speedup (so it never flattens the data).
 fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64) -> Vec<Series> {
     let mut speedup = per_curve_series(a, many_mems, &|p| {
         Some((
@@ -386,9 +516,16 @@ fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64) -> Vec<Series> {
     });
     if let Some(c) = a.curves.first() {
         let b = c.baseline_threads as f64;
+        let best = speedup
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .map(|p| p.2.map(|w| w.1).unwrap_or(p.1))
+            .filter(|v| v.is_finite())
+            .fold(1.0, f64::max);
+        let end = x_max.min(best * 1.2 * b).max(b);
         speedup.push(Series {
             name: "ideal".into(),
-            points: vec![(b, 1.0, None), (x_max, x_max / b, None)],
+            points: vec![(b, 1.0, None), (end, end / b, None)],
             color: "#888888".into(),
             dashed: true,
         });

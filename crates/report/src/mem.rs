@@ -152,32 +152,32 @@ pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String
             let rungs = doc["rungs"].as_array().ok_or("no `rungs`")?;
             let points = rungs
                 .iter()
-                .filter_map(|r| Some(((r["bytes"].as_f64()?).log2(), r["ns"].as_f64()?, None)))
+                .filter_map(|r| Some((r["bytes"].as_f64()?, r["ns"].as_f64()?, None)))
                 .collect();
             let x_max = rungs
                 .last()
                 .and_then(|r| r["bytes"].as_f64())
-                .unwrap_or(1.0)
-                .log2();
+                .unwrap_or(1.0);
             let bands = doc["caches"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .filter_map(|c| {
                     Some(Band {
-                        from: c["size_bytes"].as_f64()?.log2(),
+                        from: c["size_bytes"].as_f64()?,
                         to: x_max,
                         label: format!("past L{}", c["level"]),
                         tooltip: format!(
                             "working sets larger than the L{} cache ({} bytes)",
                             c["level"], c["size_bytes"]
                         ),
+                        series: None,
                     })
                 })
                 .collect();
             let chart = LineChart {
                 title: format!("Load latency from CPU {}", doc["cpu"]),
-                x_label: "working set, log2(bytes) (12 = 4 KiB, 20 = 1 MiB, 30 = 1 GiB)".into(),
+                x_label: "working set".into(),
                 y_label: "ns per load".into(),
                 series: vec![Series {
                     name: "latency".into(),
@@ -187,6 +187,9 @@ pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String
                 }],
                 bands,
                 y_from_zero: true,
+                log2_x: true,
+                x_bytes: true,
+                markers: Vec::new(),
             };
             Ok(Section {
                 title: format!("Latency ladder ({label})"),

@@ -1,10 +1,10 @@
-//! SVG charts drawn by hand (no JavaScript, no fonts to fetch): line charts with
-//! optional whiskers, an ideal line and shaded regions; heatmaps; the topology
-//! picture. Every text goes through [`escape`].
+//! SVG charts drawn by hand (no JavaScript, no fonts to fetch): line charts with a
+//! linear or log2 x axis, whiskers with caps, an ideal line, knees marked and
+//! labelled, and one lane of shaded regions per series (a placement's topology
+//! regions); heatmaps. Every text goes through [`escape`]; every series and its
+//! regions and knees share the class `sN` so a page can hide them together.
 
 use std::fmt::Write as _;
-
-use scalescope_topo::Topology;
 
 /// Escapes text for XML/HTML content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -32,7 +32,7 @@ pub const PALETTE: [&str; 8] = [
 pub type ChartPoint = (f64, f64, Option<(f64, f64)>);
 
 /// One line of a chart.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Series {
     pub name: String,
     pub points: Vec<ChartPoint>,
@@ -40,33 +40,51 @@ pub struct Series {
     pub dashed: bool,
 }
 
-/// A shaded x-range with a label (a topology region).
-#[derive(Debug, Clone)]
+/// A shaded x-range with a label (a topology region). With `series`, it is drawn
+/// in that series' lane and colour; without, across the whole plot in grey.
+#[derive(Debug, Clone, Default)]
 pub struct Band {
     pub from: f64,
     pub to: f64,
     pub label: String,
     pub tooltip: String,
+    pub series: Option<usize>,
+}
+
+/// A labelled vertical line at one x (a knee of a series).
+#[derive(Debug, Clone, Default)]
+pub struct Marker {
+    pub x: f64,
+    pub label: String,
+    pub tooltip: String,
+    pub series: usize,
 }
 
 /// A line chart.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LineChart {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
     pub bands: Vec<Band>,
+    pub markers: Vec<Marker>,
     /// Start the y axis at zero.
     pub y_from_zero: bool,
+    /// A log2 x axis (thread counts, working-set sizes); linear where some x <= 0.
+    pub log2_x: bool,
+    /// The x values are bytes: ticks read `4 KiB`, `1 MiB`.
+    pub x_bytes: bool,
 }
 
 const W: f64 = 720.0;
-const H: f64 = 420.0;
+const H: f64 = 440.0;
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 170.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 55.0;
+/// Height of one series' lane of regions at the top of the plot.
+const LANE: f64 = 18.0;
 
 /// Round tick values covering [lo, hi].
 fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
@@ -89,6 +107,27 @@ fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     v
 }
 
+/// `label` cut to what fits in `width` pixels at 12 px (about 6.8 px a
+/// character), with an ellipsis; empty when not even a few characters fit.
+fn fit_label(label: &str, width: f64) -> String {
+    let fits = (width / 6.8).floor().max(0.0) as usize;
+    let n = label.chars().count();
+    if n <= fits {
+        label.to_string()
+    } else if fits < 4 {
+        String::new()
+    } else {
+        format!("{}…", label.chars().take(fits - 1).collect::<String>())
+    }
+}
+
+/// Powers of two covering [lo, hi], every second one when there are many.
+fn log2_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, z) = (lo.log2().ceil() as i32, hi.log2().floor() as i32);
+    let step = if z - a > 10 { 2 } else { 1 };
+    (a..=z).step_by(step).map(|e| 2f64.powi(e)).collect()
+}
+
 fn fmt_num(v: f64) -> String {
     if v == 0.0 {
         "0".into()
@@ -104,6 +143,18 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
+/// `4 KiB`, `32 MiB`, `1 GiB` for tick labels.
+fn fmt_bytes(v: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = v;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{} {}", fmt_num((v * 10.0).round() / 10.0), units[u])
+}
+
 /// The plotting area and the data ranges it shows.
 struct Frame {
     x0: f64,
@@ -112,11 +163,17 @@ struct Frame {
     y1: f64,
     pw: f64,
     ph: f64,
+    log2_x: bool,
 }
 
 impl Frame {
     fn sx(&self, x: f64) -> f64 {
-        LEFT + (x - self.x0) / (self.x1 - self.x0) * self.pw
+        let t = if self.log2_x {
+            (x.log2() - self.x0.log2()) / (self.x1.log2() - self.x0.log2())
+        } else {
+            (x - self.x0) / (self.x1 - self.x0)
+        };
+        LEFT + t * self.pw
     }
     fn sy(&self, y: f64) -> f64 {
         TOP + self.ph - (y - self.y0) / (self.y1 - self.y0) * self.ph
@@ -130,25 +187,22 @@ impl LineChart {
         let mut s = String::new();
         let _ = write!(
             s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="12" role="img"><title>{}</title>"#,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="13" role="img"><title>{}</title><rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/>"##,
             escape(&self.title)
         );
-        let _ = write!(
-            s,
-            r##"<rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/>"##
-        );
-        let band_labels = self.write_bands(&mut s, &f);
         self.write_ticks(&mut s, &f);
-        s.push_str(&band_labels);
         self.write_titles(&mut s, &f);
+        self.write_bands(&mut s, &f);
         for (i, ser) in self.series.iter().enumerate() {
             write_series(&mut s, &f, i, ser);
         }
+        self.write_markers(&mut s, &f);
         s.push_str("</svg>");
         s
     }
 
-    /// The data ranges (with a margin on top), the y axis from zero if asked.
+    /// The data ranges (with a margin on top, and room for the region lanes), the
+    /// y axis from zero if asked.
     fn frame(&self) -> Frame {
         let pts = self.series.iter().flat_map(|s| s.points.iter());
         let xs: Vec<f64> = pts.clone().map(|p| p.0).collect();
@@ -158,65 +212,124 @@ impl LineChart {
             .flatten()
             .filter(|v| v.is_finite())
             .collect();
-        let (mut x0, mut x1) = (
-            xs.iter().copied().fold(f64::INFINITY, f64::min),
-            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        );
-        let (mut y0, mut y1) = (
-            ys.iter().copied().fold(f64::INFINITY, f64::min),
-            ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        );
-        if !x0.is_finite() {
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (mut x0, mut x1, mut y0, mut y1) = (min(&xs), max(&xs), min(&ys), max(&ys));
+        if !x0.is_finite() || !y0.is_finite() {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
         }
         if self.y_from_zero {
             y0 = y0.min(0.0);
         }
+        let log2_x = self.log2_x && x0 > 0.0;
         if x1 <= x0 {
-            x1 = x0 + 1.0;
+            x1 = if log2_x { x0 * 2.0 } else { x0 + 1.0 };
         }
         if y1 <= y0 {
             y1 = y0 + 1.0;
         }
-        y1 += (y1 - y0) * 0.05;
+        let ph = H - TOP - BOTTOM;
+        let lanes = self.lanes() as f64;
+        // The top of the plot is left to the lanes: data stays below them.
+        let room = (lanes * LANE + 6.0) / ph;
+        y1 += (y1 - y0) * (0.05 + room) / (1.0 - room);
         Frame {
             x0,
             x1,
             y0,
             y1,
             pw: W - LEFT - RIGHT,
-            ph: H - TOP - BOTTOM,
+            ph,
+            log2_x,
         }
     }
 
-    /// Shaded topology regions; returns their labels, drawn later above the grid.
-    fn write_bands(&self, s: &mut String, f: &Frame) -> String {
-        let mut band_labels = String::new();
-        for (i, b) in self.bands.iter().enumerate() {
+    /// Lanes of regions: one per series that has bands.
+    fn lanes(&self) -> usize {
+        let mut lanes: Vec<usize> = self.bands.iter().filter_map(|b| b.series).collect();
+        lanes.sort_unstable();
+        lanes.dedup();
+        lanes.len() + usize::from(self.bands.iter().any(|b| b.series.is_none()))
+    }
+
+    /// Each band: a tinted strip in its series' lane at the top of the plot with
+    /// its label, and a thin line where it starts; unassigned bands shade the plot.
+    fn write_bands(&self, s: &mut String, f: &Frame) {
+        let mut lanes: Vec<Option<usize>> = self.bands.iter().map(|b| b.series).collect();
+        lanes.sort_unstable();
+        lanes.dedup();
+        for b in &self.bands {
             let (a, z) = (f.sx(b.from.max(f.x0)), f.sx(b.to.min(f.x1)));
-            if z > a {
-                let shade = ["#f2f2f2", "#e4e4e4", "#d6d6d6"][i % 3];
-                let _ = write!(
-                    s,
-                    r#"<rect class="band" x="{a:.1}" y="{TOP}" width="{:.1}" height="{}" fill="{shade}"><title>{}</title></rect>"#,
-                    z - a,
-                    f.ph,
-                    escape(&b.tooltip)
-                );
-                let _ = write!(
-                    band_labels,
-                    r##"<text x="{:.1}" y="{:.1}" fill="#444" font-size="10">{}</text>"##,
-                    a + 3.0,
-                    TOP + 12.0 + 12.0 * i as f64,
-                    escape(&b.label)
-                );
+            if z <= a {
+                continue;
             }
+            let lane = lanes.iter().position(|l| *l == b.series).unwrap_or(0) as f64;
+            let y = TOP + 2.0 + lane * LANE;
+            let (class, color) = match b.series {
+                Some(i) => (
+                    format!("band s{i}"),
+                    self.series
+                        .get(i)
+                        .map(|x| escape(&x.color))
+                        .unwrap_or("#888".into()),
+                ),
+                None => ("band".to_string(), "#888888".to_string()),
+            };
+            let label = fit_label(&b.label, z - a - 8.0);
+            let _ = write!(
+                s,
+                r##"<g class="{class}"><title>{}</title><rect x="{a:.1}" y="{TOP}" width="{:.1}" height="{:.1}" fill="{color}" fill-opacity="0.05"/><rect x="{a:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{color}" fill-opacity="0.22" stroke="{color}" stroke-width="1"/><line x1="{a:.1}" y1="{TOP}" x2="{a:.1}" y2="{:.1}" stroke="{color}" stroke-width="1" stroke-opacity="0.5"/><text x="{:.1}" y="{:.1}" fill="#222" font-size="12">{}</text></g>"##,
+                escape(&b.tooltip),
+                z - a,
+                f.ph,
+                z - a,
+                LANE - 3.0,
+                TOP + f.ph,
+                a + 4.0,
+                y + LANE - 7.0,
+                escape(&label)
+            );
         }
-        band_labels
     }
 
-    /// Grid lines and tick labels on both axes.
-    fn write_ticks(&self, s: &mut String, f: &Frame) {
+    /// Knees: a dashed vertical line in the series' colour, labelled at the bottom.
+    fn write_markers(&self, s: &mut String, f: &Frame) {
+        for (k, m) in self.markers.iter().enumerate() {
+            if m.x < f.x0 || m.x > f.x1 {
+                continue;
+            }
+            let x = f.sx(m.x);
+            let color = self
+                .series
+                .get(m.series)
+                .map(|x| escape(&x.color))
+                .unwrap_or("#444".into());
+            let y = TOP + f.ph - 8.0 - 16.0 * k as f64;
+            let (anchor, dx) = if x > LEFT + f.pw * 0.6 {
+                ("end", -4.0)
+            } else {
+                ("start", 4.0)
+            };
+            let _ = write!(
+                s,
+                r##"<g class="knee s{}"><title>{}</title><line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="2" stroke-dasharray="5 3"/><text x="{:.1}" y="{y:.1}" text-anchor="{anchor}" font-size="12" font-weight="bold" fill="{color}" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text></g>"##,
+                m.series,
+                escape(&m.tooltip),
+                TOP + f.ph,
+                x + dx,
+                escape(&m.label)
+            );
+        }
+    }
+
+    fn x_ticks(&self, f: &Frame) -> Vec<f64> {
+        if f.log2_x {
+            let mut t = log2_ticks(f.x0, f.x1);
+            if t.len() < 2 {
+                t = vec![f.x0, f.x1];
+            }
+            return t;
+        }
         // Thread counts are whole numbers: no tick at 1.5 threads.
         let integral = self
             .series
@@ -230,21 +343,30 @@ impl LineChart {
         if integral && xt.len() < 2 {
             xt = (f.x0 as i64..=f.x1 as i64).map(|v| v as f64).collect();
         }
-        for t in xt {
+        xt
+    }
+
+    /// Grid lines and tick labels on both axes.
+    fn write_ticks(&self, s: &mut String, f: &Frame) {
+        for t in self.x_ticks(f) {
             let x = f.sx(t);
+            let label = if self.x_bytes {
+                fmt_bytes(t)
+            } else {
+                fmt_num(t)
+            };
             let _ = write!(
                 s,
-                r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#ddd"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#ddd"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="12">{label}</text>"##,
                 TOP + f.ph,
-                TOP + f.ph + 16.0,
-                fmt_num(t)
+                TOP + f.ph + 17.0,
             );
         }
         for t in ticks(f.y0, f.y1, 6) {
             let y = f.sy(t);
             let _ = write!(
                 s,
-                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" font-size="12">{}</text>"##,
                 LEFT + f.pw,
                 LEFT - 6.0,
                 y + 4.0,
@@ -262,59 +384,51 @@ impl LineChart {
         );
         let _ = write!(
             s,
-            r#"<text x="{:.1}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+            r#"<text x="{:.1}" y="24" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
             LEFT + pw / 2.0,
             escape(&self.title)
         );
+        let scale = if f.log2_x { " (log2 scale)" } else { "" };
         let _ = write!(
             s,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}{scale}</text>"#,
             LEFT + pw / 2.0,
             H - 12.0,
             escape(&self.x_label)
         );
         let _ = write!(
             s,
-            r#"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
             TOP + ph / 2.0,
             escape(&self.y_label)
         );
     }
 }
 
-/// One series: its line, whiskers, markers with tooltips, and its legend entry.
+/// One series (class `sN`): its line, markers with tooltips, whiskers with caps
+/// drawn over the markers, and its legend entry.
 fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
     let dash = if ser.dashed {
         r#" stroke-dasharray="6 4""#
     } else {
         ""
     };
-    let path: Vec<String> = ser
-        .points
+    let pts: Vec<&ChartPoint> = ser.points.iter().filter(|p| p.1.is_finite()).collect();
+    let path: Vec<String> = pts
         .iter()
-        .filter(|p| p.1.is_finite())
         .map(|p| format!("{:.1},{:.1}", f.sx(p.0), f.sy(p.1)))
         .collect();
     let color = escape(&ser.color);
     let _ = write!(
         s,
-        r#"<polyline class="series" fill="none" stroke="{color}" stroke-width="2.5"{dash} points="{}"/>"#,
+        r#"<g class="series s{i}"><polyline fill="none" stroke="{color}" stroke-width="2.5"{dash} points="{}"/>"#,
         path.join(" ")
     );
-    for p in ser.points.iter().filter(|p| p.1.is_finite()) {
-        if let Some((lo, hi)) = p.2 {
-            let x = f.sx(p.0);
-            let _ = write!(
-                s,
-                r#"<line class="whisker" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="1.5"/>"#,
-                f.sy(lo),
-                f.sy(hi)
-            );
-        }
+    for p in &pts {
         if !ser.dashed {
             let _ = write!(
                 s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{color}"><title>{}: {} at {}</title></circle>"#,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="#fff" stroke="{color}" stroke-width="2"><title>{}: {} at {}</title></circle>"##,
                 f.sx(p.0),
                 f.sy(p.1),
                 escape(&ser.name),
@@ -323,11 +437,22 @@ fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
             );
         }
     }
-    let ly = TOP + 14.0 + 18.0 * i as f64;
+    for p in &pts {
+        if let Some((lo, hi)) = p.2 {
+            let (x, a, z) = (f.sx(p.0), f.sy(lo), f.sy(hi));
+            let _ = write!(
+                s,
+                r#"<path class="whisker" d="M{x:.1},{a:.1}V{z:.1}M{:.1},{a:.1}h10M{:.1},{z:.1}h10" stroke="{color}" stroke-width="1.8" fill="none"/>"#,
+                x - 5.0,
+                x - 5.0,
+            );
+        }
+    }
+    let ly = TOP + 14.0 + 20.0 * i as f64;
     let lx = LEFT + f.pw + 12.0;
     let _ = write!(
         s,
-        r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2.5"{dash}/><text x="{:.1}" y="{:.1}">{}</text>"#,
+        r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
         lx + 22.0,
         lx + 28.0,
         ly + 4.0,
@@ -365,7 +490,7 @@ impl Heatmap {
             vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         );
         let mut s = format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" font-family="sans-serif" font-size="11" role="img"><title>{}</title><rect width="{w:.0}" height="{h:.0}" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">{} ({})</text>"##,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" font-family="sans-serif" font-size="12" role="img"><title>{}</title><rect width="{w:.0}" height="{h:.0}" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">{} ({})</text>"##,
             escape(&self.title),
             escape(&self.title),
             escape(&self.unit)
@@ -412,7 +537,7 @@ impl Heatmap {
                 if cell >= 36.0 {
                     let _ = write!(
                         s,
-                        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10">{}</text>"#,
+                        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12">{}</text>"#,
                         x + cell / 2.0,
                         y + cell / 2.0 + 4.0,
                         escape(&label)
@@ -425,67 +550,6 @@ impl Heatmap {
     }
 }
 
-/// Packages as boxes, cores as cells listing their PUs, coloured by NUMA node;
-/// offline or forbidden PUs greyed.
-pub fn topology_picture(topo: &Topology) -> String {
-    let per_row = 12usize;
-    let (cw, ch) = (54.0, 30.0);
-    let mut y = 40.0;
-    let mut body = String::new();
-    for pkg in &topo.packages {
-        let cores: Vec<_> = topo
-            .cores
-            .iter()
-            .filter(|c| c.package == Some(pkg.id))
-            .collect();
-        let rows = cores.len().div_ceil(per_row).max(1);
-        let height = 28.0 + rows as f64 * (ch + 6.0);
-        let _ = write!(
-            body,
-            r##"<rect x="10" y="{y:.1}" width="{:.1}" height="{height:.1}" fill="#fafafa" stroke="#333" rx="6"/><text x="18" y="{:.1}" font-weight="bold">Package {} — CPUs {}</text>"##,
-            per_row as f64 * (cw + 6.0) + 16.0,
-            y + 16.0,
-            pkg.id,
-            escape(&pkg.cpus.to_string())
-        );
-        for (i, c) in cores.iter().enumerate() {
-            let (cx, cy) = (
-                18.0 + (i % per_row) as f64 * (cw + 6.0),
-                y + 24.0 + (i / per_row) as f64 * (ch + 6.0),
-            );
-            let first = c.cpus.first().and_then(|cpu| topo.pu(cpu));
-            let node = first.and_then(|p| p.numa_node).unwrap_or(0) as usize;
-            let usable = c
-                .cpus
-                .iter()
-                .any(|cpu| topo.pu(cpu).is_some_and(|p| p.allowed));
-            let fill = if usable {
-                PALETTE[node % PALETTE.len()]
-            } else {
-                "#bbbbbb"
-            };
-            let label: Vec<String> = c.cpus.iter().map(|x| x.to_string()).collect();
-            let _ = write!(
-                body,
-                r##"<rect x="{cx:.1}" y="{cy:.1}" width="{cw}" height="{ch}" fill="{fill}" fill-opacity="0.25" stroke="{fill}"><title>core {} (NUMA node {node}): PUs {}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10">{}</text>"##,
-                c.id,
-                escape(&c.cpus.to_string()),
-                cx + cw / 2.0,
-                cy + ch / 2.0 + 4.0,
-                escape(&label.join("+"))
-            );
-        }
-        y += height + 12.0;
-    }
-    let w = per_row as f64 * (cw + 6.0) + 40.0;
-    format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {:.0}" width="{w:.0}" height="{:.0}" font-family="sans-serif" font-size="12" role="img"><title>topology</title><rect width="100%" height="100%" fill="#fff"/><text x="10" y="24" font-size="14" font-weight="bold">{}</text>{body}</svg>"##,
-        y + 10.0,
-        y + 10.0,
-        escape(&topo.summary())
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,6 +560,17 @@ mod tests {
             escape(r#"<a href="x">'&'</a>"#),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn log2_ticks_are_powers_of_two() {
+        assert_eq!(
+            log2_ticks(1.0, 96.0),
+            vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+        );
+        assert_eq!(log2_ticks(3.0, 5.0), vec![4.0]);
+        assert_eq!(fmt_bytes(4096.0), "4 KiB");
+        assert_eq!(fmt_bytes(1.5 * 1048576.0), "1.5 MiB");
     }
 
     #[test]

@@ -42,6 +42,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
             mems: vec![MemPolicy::FirstTouch],
             reps: 3,
             warmup: 0,
+            options: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

@@ -280,12 +280,10 @@ impl Series {
 /// Why a series file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SeriesError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The cause is part of the message and not a `source`, so that an error
+    /// chain prints it once.
+    #[error("{path}: {cause}")]
+    Io { path: String, cause: std::io::Error },
     #[error("{path}: {detail}")]
     Malformed { path: String, detail: String },
 }
@@ -296,9 +294,9 @@ pub enum SeriesError {
 /// I/O errors, malformed JSON or an unknown schema, naming the file.
 pub fn read_series(path: &std::path::Path) -> Result<Series, SeriesError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| SeriesError::Io {
+    let text = std::fs::read_to_string(path).map_err(|cause| SeriesError::Io {
         path: name.clone(),
-        source,
+        cause,
     })?;
     let series: Series = serde_json::from_str(&text).map_err(|e| SeriesError::Malformed {
         path: name.clone(),

@@ -257,6 +257,7 @@ pub fn parse_csv(text: &str, opts: &ImportOptions) -> Result<Imported, ImportErr
             mems,
             reps: count.values().copied().max().unwrap_or(1),
             warmup: 0,
+            options: Default::default(),
         },
         metrics,
         runs,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use scalescope_place::{MemPolicy, Strategy};
+use scalescope_place::{Granularity, MemPolicy, PlaceRequest, Restriction, Strategy};
 
 use crate::ResultsError;
 
@@ -41,6 +41,36 @@ pub struct Plan {
     pub mems: Vec<MemPolicy>,
     pub reps: usize,
     pub warmup: usize,
+    /// How every placement is restricted and bound (absent: the whole machine,
+    /// thread granularity, no oversubscription).
+    #[serde(default, skip_serializing_if = "PlaceOptions::is_default")]
+    pub options: PlaceOptions,
+}
+
+/// The placement options of `place` that apply to every strategy of a sweep.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PlaceOptions {
+    #[serde(default)]
+    pub restriction: Restriction,
+    #[serde(default)]
+    pub granularity: Granularity,
+    #[serde(default)]
+    pub oversubscribe: bool,
+}
+
+impl PlaceOptions {
+    pub fn is_default(&self) -> bool {
+        *self == PlaceOptions::default()
+    }
+
+    /// The request for one point under these options.
+    pub fn request(&self, strategy: Strategy, threads: usize) -> PlaceRequest {
+        let mut r = PlaceRequest::new(strategy, threads);
+        r.restriction = self.restriction.clone();
+        r.granularity = self.granularity;
+        r.oversubscribe = self.oversubscribe;
+        r
+    }
 }
 
 impl Plan {
@@ -219,11 +249,31 @@ where
 {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        s.split(',')
+        items(s)
+            .iter()
             .map(|item| item.trim().parse::<T>().map_err(|e| e.to_string()))
             .collect::<Result<Vec<T>, String>>()
             .map(List)
     }
+}
+
+/// Splits a comma-separated list, keeping a `key=value` item's own commas: after
+/// `cpus=0`, a piece that starts with a digit continues it (`cpus=0,1,4-7,scatter`
+/// is `cpus=0,1,4-7` and `scatter`).
+fn items(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in s.split(',') {
+        let continues = piece.trim_start().starts_with(|c: char| c.is_ascii_digit())
+            && out.last().is_some_and(|prev| prev.contains('='));
+        match out.last_mut() {
+            Some(prev) if continues => {
+                prev.push(',');
+                prev.push_str(piece);
+            }
+            _ => out.push(piece.to_string()),
+        }
+    }
+    out
 }
 
 /// Parses a comma-separated list with `parse`, naming the field on error.
@@ -251,6 +301,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_cpu_list_keeps_its_commas() {
+        assert_eq!(
+            items("cpus=0,1,4-7,scatter"),
+            vec!["cpus=0,1,4-7".to_string(), "scatter".to_string()]
+        );
+        let l: List<scalescope_place::Strategy> = "compact,cpus=0,1".parse().unwrap();
+        assert_eq!(l.0.len(), 2);
+        assert_eq!(items("1,2,4"), vec!["1", "2", "4"]);
+    }
+
+    #[test]
     fn thread_lists() {
         assert_eq!(parse_threads("1,2,4", 2).unwrap(), vec![1, 2, 4]);
         assert_eq!(parse_threads("1..4", 2).unwrap(), vec![1, 2, 3, 4]);
@@ -275,6 +336,7 @@ mod tests {
             mems: vec![MemPolicy::FirstTouch],
             reps: 2,
             warmup: 1,
+            options: Default::default(),
         };
         let jobs = plan.jobs();
         assert_eq!(jobs.len(), 6);

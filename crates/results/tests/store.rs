@@ -37,6 +37,7 @@ fn header() -> Header {
             mems: vec![MemPolicy::FirstTouch],
             reps: 2,
             warmup: 0,
+            options: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

@@ -67,6 +67,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
             .unwrap_or_else(|| vec![settings::default_mem()]),
         reps,
         warmup: s.warmup.unwrap_or(settings::DEFAULT_WARMUP),
+        options: s.place_options.clone().unwrap_or_default(),
     };
     check_size(&plan)?;
     Ok(plan)
@@ -262,7 +263,7 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
     let mut template = template_of(&command, s.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
-    let points = engine::prepare_points(topo, &plan.points())?;
+    let points = engine::prepare_points_with(topo, &plan.points(), &plan.options)?;
     let mut header = new_header(command, plan, s.timeout_secs, topo);
     header.kill_grace_secs = Some(grace);
     Ok(Planned {
@@ -343,7 +344,7 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
     let mut template = template_of(&header.command, header.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
-    let points = engine::prepare_points(topo, &header.plan.points())?;
+    let points = engine::prepare_points_with(topo, &header.plan.points(), &header.plan.options)?;
     Ok(Ready {
         planned: Planned {
             header,

@@ -53,6 +53,8 @@ pub struct SweepSettings {
     pub sample_interval_ms: Option<u64>,
     pub target: Target,
     pub out: Option<PathBuf>,
+    /// Restriction, granularity and oversubscription for every placement.
+    pub place_options: Option<scalescope_results::plan::PlaceOptions>,
 }
 
 impl SweepSettings {
@@ -70,6 +72,7 @@ impl SweepSettings {
         [
             ("threads", self.threads.is_some()),
             ("placement", self.placements.is_some()),
+            ("placement options", self.place_options.is_some()),
             ("mem", self.mems.is_some()),
             ("reps", self.reps.is_some()),
             ("warmup", self.warmup.is_some()),

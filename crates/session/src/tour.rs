@@ -98,6 +98,7 @@ pub fn plan(topo: &Topology) -> Plan {
         mems: vec![MemPolicy::FirstTouch],
         reps: 3,
         warmup: 1,
+        options: Default::default(),
     }
 }
 

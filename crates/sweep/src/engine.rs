@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use scalescope_place::mempolicy::PreparedPolicy;
-use scalescope_place::{place, render, PlaceRequest, Placement};
+use scalescope_place::{place, render, Placement};
+use scalescope_results::plan::PlaceOptions;
 use scalescope_topo::Topology;
 
 use crate::exec::{ExecSpec, Executor, Outcome, SampleSpec};
@@ -67,6 +68,19 @@ pub struct PreparedPoint {
 /// [`SweepError::Placement`] for a point the machine cannot host (too many threads,
 /// a missing memory node, smt-pairs without SMT).
 pub fn prepare_points(topo: &Topology, points: &[Point]) -> Result<Vec<PreparedPoint>, SweepError> {
+    prepare_points_with(topo, points, &PlaceOptions::default())
+}
+
+/// [`prepare_points`] with the sweep's placement options (restriction,
+/// granularity, oversubscription).
+///
+/// # Errors
+/// As [`prepare_points`].
+pub fn prepare_points_with(
+    topo: &Topology,
+    points: &[Point],
+    options: &PlaceOptions,
+) -> Result<Vec<PreparedPoint>, SweepError> {
     points
         .iter()
         .map(|p| {
@@ -75,7 +89,7 @@ pub fn prepare_points(topo: &Topology, points: &[Point]) -> Result<Vec<PreparedP
                 detail: e.to_string(),
             };
             let placement =
-                place(topo, &PlaceRequest::new(p.placement.clone(), p.threads)).map_err(err)?;
+                place(topo, &options.request(p.placement.clone(), p.threads)).map_err(err)?;
             let mem = PreparedPolicy::new(&p.mem.resolve(topo).map_err(err)?);
             Ok(PreparedPoint {
                 point: p.clone(),

@@ -80,6 +80,7 @@ fn plan() -> Plan {
         mems: vec![MemPolicy::FirstTouch],
         reps: 3,
         warmup: 1,
+        options: Default::default(),
     }
 }
 

@@ -48,9 +48,9 @@ pub fn save(g: &Graph, path: &Path) -> Result<(), LoadError> {
         .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
     let sum = fnv1a(&buf);
     buf.extend_from_slice(&sum.to_le_bytes());
-    std::fs::write(path, buf).map_err(|source| LoadError::Io {
+    std::fs::write(path, buf).map_err(|cause| LoadError::Io {
         file: path.display().to_string(),
-        source,
+        cause,
     })
 }
 
@@ -60,9 +60,9 @@ pub fn save(g: &Graph, path: &Path) -> Result<(), LoadError> {
 /// [`LoadError::Syntax`] (line 0) naming what is wrong with the file.
 pub fn load(path: &Path) -> Result<Graph, LoadError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+    let bytes = std::fs::read(path).map_err(|cause| LoadError::Io {
         file: file.clone(),
-        source,
+        cause,
     })?;
     let bad = |detail: String| LoadError::Syntax {
         file: file.clone(),

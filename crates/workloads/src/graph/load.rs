@@ -13,12 +13,10 @@ pub enum LoadError {
         line: usize,
         detail: String,
     },
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The cause is part of the message and not a `source`, so that an error
+    /// chain prints it once.
+    #[error("{file}: {cause}")]
+    Io { file: String, cause: std::io::Error },
 }
 
 /// Vertex count and edges of a file, by its extension (`.mtx` is Matrix Market,
@@ -28,9 +26,9 @@ pub enum LoadError {
 /// [`LoadError`] with the file and line.
 pub fn load(path: &Path) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+    let text = std::fs::read_to_string(path).map_err(|cause| LoadError::Io {
         file: file.clone(),
-        source,
+        cause,
     })?;
     if path.extension().is_some_and(|e| e == "mtx") {
         matrix_market(&text, &file)
