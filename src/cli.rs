@@ -304,6 +304,9 @@ Examples:
 pub struct GraphExportArgs {
     #[arg(long)]
     pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -314,6 +317,9 @@ pub struct GraphRunArgs {
     /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// BFS source [default: the highest-degree vertex].
     #[arg(long)]
     pub source: Option<u32>,
@@ -346,6 +352,9 @@ pub struct GraphCountArgs {
     /// A file (SNAP edge list, .el, or Matrix Market .mtx) or kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
@@ -416,6 +425,9 @@ pub struct TpchArgs {
     /// Query runs; the fastest counts.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     #[arg(long)]
     pub json: bool,
 }

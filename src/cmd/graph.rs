@@ -8,8 +8,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use scalescope_place::Strategy;
 use scalescope_workloads::graph::count::{brute_force, count, Pattern};
-use scalescope_workloads::graph::gen::{generate, Kind};
-use scalescope_workloads::graph::{load::load, Graph};
+use scalescope_workloads::graph::Graph;
 use scalescope_workloads::Pool;
 
 use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, GraphRunArgs, SyncArgs};
@@ -27,15 +26,20 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// The pinned pool and the graph the flags name.
-fn setup(graph: &str, threads: Option<usize>, placement: &str) -> anyhow::Result<(Pool, Graph)> {
+fn setup(
+    graph: &str,
+    force: bool,
+    threads: Option<usize>,
+    placement: &str,
+) -> anyhow::Result<(Pool, Graph)> {
     let strategy: Strategy = placement.parse()?;
     let pool = super::pinned_pool(&strategy, threads)?;
-    let g = graph_of(graph, &pool)?;
+    let g = graph_of(graph, force, &pool)?;
     Ok((pool, g))
 }
 
 fn bfs_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
-    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
+    let (pool, g) = setup(&args.graph, args.force, args.threads, &args.placement)?;
     let threads = pool.threads();
     if g.vertices() == 0 {
         bail!("--graph {}: the graph has no vertices", args.graph);
@@ -83,7 +87,7 @@ fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
     if !args.tolerance.is_finite() || args.tolerance <= 0.0 || args.batch == 0 {
         bail!("--tolerance must be positive and --batch at least 1");
     }
-    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
+    let (pool, g) = setup(&args.graph, args.force, args.threads, &args.placement)?;
     let threads = pool.threads();
     let t = Instant::now();
     let ranks = pagerank(&g, &sync, args.batch, args.tolerance, &pool)
@@ -116,32 +120,14 @@ fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The graph a `--graph` value names: a checked binary cache (`.csr`) loads as it
-/// is; anything else goes through [`edges_of`] and the CSR build.
-fn graph_of(src: &str, pool: &Pool) -> anyhow::Result<Graph> {
+/// is; anything else is generated or read with its memory estimated first
+/// (`workloads::graph::source`), then built.
+fn graph_of(src: &str, force: bool, pool: &Pool) -> anyhow::Result<Graph> {
     if src.ends_with(".csr") {
         return Ok(scalescope_workloads::graph::cache::load(Path::new(src))?);
     }
-    let (n, edges) = edges_of(src, pool)?;
+    let (n, edges) = scalescope_workloads::graph::source::edges(src, force, pool)?;
     Ok(Graph::from_edges(n, &edges, pool))
-}
-
-/// `kron:SCALE`, `uniform:SCALE` or a file.
-fn edges_of(src: &str, pool: &Pool) -> anyhow::Result<(usize, Vec<(u32, u32)>)> {
-    let generated = |kind: Kind, scale: &str| -> anyhow::Result<(usize, Vec<(u32, u32)>)> {
-        let s: u32 = scale
-            .parse()
-            .ok()
-            .filter(|s| (1..=30).contains(s))
-            .with_context(|| format!("--graph `{src}`: the scale must be 1-30"))?;
-        Ok(generate(kind, s, pool))
-    };
-    if let Some(s) = src.strip_prefix("kron:") {
-        generated(Kind::Kronecker, s)
-    } else if let Some(s) = src.strip_prefix("uniform:") {
-        generated(Kind::Uniform, s)
-    } else {
-        Ok(load(Path::new(src))?)
-    }
 }
 
 fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
@@ -158,7 +144,7 @@ fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
     let pool = super::pinned_pool(&strategy, args.threads)?;
     let threads = pool.threads();
     let t0 = Instant::now();
-    let g = graph_of(&args.graph, &pool)?;
+    let g = graph_of(&args.graph, args.force, &pool)?;
     let build_secs = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let c = count(&g, pattern, args.induced, &pool);
@@ -276,7 +262,7 @@ pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
 
 fn export_cmd(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
-    let (_pool, g) = setup(&args.graph, None, "cores-first")?;
+    let (_pool, g) = setup(&args.graph, args.force, None, "cores-first")?;
     if args.out.extension().is_some_and(|e| e == "csr") {
         scalescope_workloads::graph::cache::save(&g, &args.out)?;
         println!(

@@ -55,6 +55,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.placement.parse()?;
     let layout: Layout = args.layout.parse()?;
     let mut q = Tpch::new(&args.query, args.sf, layout, args.repeat, args.tbl.clone())?;
+    q.force = args.force;
     let pool = super::pinned_pool(&strategy, args.threads)?;
     let threads = pool.threads();
     let report = execute(&mut q, &pool)?;

@@ -21,15 +21,26 @@ const HOLDS: f64 = 0.9;
 const STRAY: f64 = 0.15;
 
 fn pages_text(p: &BTreeMap<u32, i64>) -> String {
-    p.iter().map(|(n, v)| format!("node{n}:{v}")).collect::<Vec<_>>().join(" ")
+    p.iter()
+        .map(|(n, v)| format!("node{n}:{v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Pages of `expected` pages landed on `target` nodes, evenly when several.
-fn landed(pages: &BTreeMap<u32, i64>, target: &BTreeSet<u32>, expected: i64) -> Result<String, String> {
+fn landed(
+    pages: &BTreeMap<u32, i64>,
+    target: &BTreeSet<u32>,
+    expected: i64,
+) -> Result<String, String> {
     let share = expected as f64 / target.len() as f64;
     for (n, v) in pages {
         let v = *v as f64;
-        let ok = if target.contains(n) { v >= HOLDS * share } else { v < STRAY * expected as f64 };
+        let ok = if target.contains(n) {
+            v >= HOLDS * share
+        } else {
+            v < STRAY * expected as f64
+        };
         if !ok {
             return Err(format!(
                 "pages served {}; expected {expected} pages on {target:?}",
@@ -37,18 +48,28 @@ fn landed(pages: &BTreeMap<u32, i64>, target: &BTreeSet<u32>, expected: i64) -> 
             ));
         }
     }
-    Ok(format!("pages served {} (run: {expected})", pages_text(pages)))
+    Ok(format!(
+        "pages served {} (run: {expected})",
+        pages_text(pages)
+    ))
 }
 
 /// Nodes with memory that the guest's memory policies may use.
 fn memory_nodes(console: &Console) -> Result<BTreeSet<u32>, String> {
-    Ok(kernel_nodes(console)?.iter().filter(|n| n.mem_kb > 0).map(|n| n.node).collect())
+    Ok(kernel_nodes(console)?
+        .iter()
+        .filter(|n| n.mem_kb > 0)
+        .map(|n| n.node)
+        .collect())
 }
 
 fn policy_run(console: &Console, name: &str, target: &BTreeSet<u32>) -> Result<String, String> {
     if name.starts_with("sweep-mem") {
         let lines = console.json_lines(&format!("{name}.results"))?;
-        let run = lines.into_iter().find(|l| l["record"] == "run").ok_or("the sweep recorded no run")?;
+        let run = lines
+            .into_iter()
+            .find(|l| l["record"] == "run")
+            .ok_or("the sweep recorded no run")?;
         if run["status"] != "ok" {
             return Err(format!("the run ended {}: {}", run["status"], run["error"]));
         }
@@ -72,17 +93,29 @@ pub fn policies(console: &Console) -> Vec<Check> {
         let one = BTreeSet::from([*n]);
         for p in ["bind", "preferred"] {
             let name = format!("mem.{p}:{n}");
-            out.push(Check::new(format!("mem stream --mem {p}:{n}: pages on node {n}"), policy_run(console, &name, &one)));
+            out.push(Check::new(
+                format!("mem stream --mem {p}:{n}: pages on node {n}"),
+                policy_run(console, &name, &one),
+            ));
         }
         let ft = format!("mem.first-touch:{n}");
         if console.sections.contains_key(&ft) {
-            out.push(Check::new(format!("mem stream first-touch from a node-{n} CPU: pages on node {n}"), policy_run(console, &ft, &one)));
+            out.push(Check::new(
+                format!("mem stream first-touch from a node-{n} CPU: pages on node {n}"),
+                policy_run(console, &ft, &one),
+            ));
         }
     }
-    out.push(Check::new(format!("mem stream --mem interleave: pages spread over {nodes:?}"), policy_run(console, "mem.interleave", &nodes)));
+    out.push(Check::new(
+        format!("mem stream --mem interleave: pages spread over {nodes:?}"),
+        policy_run(console, "mem.interleave", &nodes),
+    ));
     if let Some(last) = nodes.iter().next_back() {
         let name = format!("sweep-mem.bind:{last}");
-        out.push(Check::new(format!("sweep --mem bind:{last} (set before exec): pages on node {last}"), policy_run(console, &name, &BTreeSet::from([*last]))));
+        out.push(Check::new(
+            format!("sweep --mem bind:{last} (set before exec): pages on node {last}"),
+            policy_run(console, &name, &BTreeSet::from([*last])),
+        ));
     }
     out
 }
@@ -97,23 +130,45 @@ pub fn tpch(console: &Console) -> Result<String, String> {
     }
     let plan = console.json("place.tpch")?;
     let kernel = crate::console::kernel_cpus(console)?;
-    let parts = doc["partition_pages"].as_array().ok_or(format!("partition_pages: {}", doc["partition_pages"]))?;
+    let parts = doc["partition_pages"]
+        .as_array()
+        .ok_or(format!("partition_pages: {}", doc["partition_pages"]))?;
     let threads = plan["threads"].as_array().cloned().unwrap_or_default();
     if parts.len() != threads.len() {
-        return Err(format!("{} partitions for {} threads", parts.len(), threads.len()));
+        return Err(format!(
+            "{} partitions for {} threads",
+            parts.len(),
+            threads.len()
+        ));
     }
     let mut seen = Vec::new();
     for (t, part) in threads.iter().zip(parts) {
-        let cpu = t["cpus"][0].as_u64().ok_or("place.tpch: a thread without CPUs")? as u32;
-        let node = kernel.iter().find(|k| k.cpu == cpu).and_then(|k| k.node).ok_or("CPU without node")?;
+        let cpu = t["cpus"][0]
+            .as_u64()
+            .ok_or("place.tpch: a thread without CPUs")? as u32;
+        let node = kernel
+            .iter()
+            .find(|k| k.cpu == cpu)
+            .and_then(|k| k.node)
+            .ok_or("CPU without node")?;
         let pages = part["pages"].as_object().ok_or("partition without pages")?;
         let on = |k: &str| pages.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-        let placed: u64 = pages.iter().filter(|(k, _)| *k != "unallocated").map(|(_, v)| v.as_u64().unwrap_or(0)).sum();
+        let placed: u64 = pages
+            .iter()
+            .filter(|(k, _)| *k != "unallocated")
+            .map(|(_, v)| v.as_u64().unwrap_or(0))
+            .sum();
         let local = on(&node.to_string());
         if placed == 0 || (local as f64) < HOLDS * placed as f64 {
-            return Err(format!("partition {} (worker on CPU {cpu}, node {node}): pages {pages:?}", part["partition"]));
+            return Err(format!(
+                "partition {} (worker on CPU {cpu}, node {node}): pages {pages:?}",
+                part["partition"]
+            ));
         }
-        seen.push(format!("partition {} on CPU {cpu}: {local}/{placed} pages on node {node}", part["partition"]));
+        seen.push(format!(
+            "partition {} on CPU {cpu}: {local}/{placed} pages on node {node}",
+            part["partition"]
+        ));
     }
     Ok(seen.join("; "))
 }
@@ -150,23 +205,34 @@ pub fn matrix(shape: &Shape, console: &Console) -> Vec<Check> {
                 let lat = m["latency_ns"][i][j].as_f64().unwrap_or(0.0);
                 let ver = m["placement_verified"][i][j].as_f64().unwrap_or(0.0);
                 if !(bw > 0.0 && lat > 0.0 && ver >= 0.95) {
-                    return Err(format!("cell ({i},{j}): bandwidth {bw}, latency {lat}, pages verified {ver}"));
+                    return Err(format!(
+                        "cell ({i},{j}): bandwidth {bw}, latency {lat}, pages verified {ver}"
+                    ));
                 }
             }
         }
         let pages = console.deltas("matrix")?.pages;
         if let Some((n, v)) = pages.iter().find(|(_, v)| **v < 512) {
-            return Err(format!("node {n} served only {v} pages (kernel numastat) during the matrix"));
+            return Err(format!(
+                "node {n} served only {v} pages (kernel numastat) during the matrix"
+            ));
         }
-        Ok(format!("{cpu_nodes}x{nodes} cells measured, every one's pages on its memory node; kernel: {}", pages_text(&pages)))
+        Ok(format!(
+            "{cpu_nodes}x{nodes} cells measured, every one's pages on its memory node; kernel: {}",
+            pages_text(&pages)
+        ))
     })();
     let slit_values: usize = (0..shape.nodes())
         .flat_map(|i| (0..shape.nodes()).map(move |j| (i, j)))
         .map(|(i, j)| shape.distance(i, j))
         .collect::<BTreeSet<_>>()
         .len();
-    let hops = hop_check(&doc, "bandwidth_hops", slit_values)
-        .and_then(|a| Ok(format!("{a}; {}", hop_check(&doc, "latency_hops", slit_values)?)));
+    let hops = hop_check(&doc, "bandwidth_hops", slit_values).and_then(|a| {
+        Ok(format!(
+            "{a}; {}",
+            hop_check(&doc, "latency_hops", slit_values)?
+        ))
+    });
     vec![
         Check::new("mem matrix: every cell filled, pages verified", cells),
         Check::new("mem matrix: no hop level or 'SLIT hides' from noise", hops),

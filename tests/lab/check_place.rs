@@ -35,7 +35,11 @@ fn thread_cpus(v: &Value) -> Vec<Vec<u32>> {
 
 /// The `n` CPUs the kernel saw busiest during command `name`, if they stand out from
 /// the rest by [`MARGIN`]; the per-CPU jiffies as text.
-pub fn busiest_cpus(console: &Console, name: &str, n: usize) -> Result<(BTreeSet<u32>, String), String> {
+pub fn busiest_cpus(
+    console: &Console,
+    name: &str,
+    n: usize,
+) -> Result<(BTreeSet<u32>, String), String> {
     let d = console.deltas(name)?;
     let ticks: Vec<String> = d.ticks.iter().map(|(c, t)| format!("{c}:{t}")).collect();
     let ticks = ticks.join(" ");
@@ -44,7 +48,9 @@ pub fn busiest_cpus(console: &Console, name: &str, n: usize) -> Result<(BTreeSet
     let least_planned = by_busy.get(n.saturating_sub(1)).map(|x| x.0).unwrap_or(0);
     let most_other = by_busy.get(n).map(|x| x.0).unwrap_or(0);
     if least_planned < 20 || (least_planned as f64) < MARGIN * most_other as f64 {
-        return Err(format!("the {n} busiest CPUs do not stand out (jiffies {ticks})"));
+        return Err(format!(
+            "the {n} busiest CPUs do not stand out (jiffies {ticks})"
+        ));
     }
     Ok((by_busy.iter().take(n).map(|x| x.1).collect(), ticks))
 }
@@ -59,11 +65,16 @@ fn strategy(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, 
         .find(|l| l["record"] == "run")
         .ok_or(format!("`{sweep}` (exit {sweep_rc}) recorded no run"))?;
     if run["status"] != "ok" {
-        return Err(format!("the sweep's run ended {}: {}", run["status"], run["error"]));
+        return Err(format!(
+            "the sweep's run ended {}: {}",
+            run["status"], run["error"]
+        ));
     }
     let recorded = thread_cpus(&run["thread_cpus"]);
     if recorded != plan {
-        return Err(format!("place planned {plan:?}, the sweep ran {recorded:?}"));
+        return Err(format!(
+            "place planned {plan:?}, the sweep ran {recorded:?}"
+        ));
     }
     if plan.iter().any(|t| t.len() != 1) {
         return Err(format!("plan {plan:?}: a thread is not on exactly one PU"));
@@ -74,14 +85,18 @@ fn strategy(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, 
     }
     let (busy, ticks) = busiest_cpus(console, &sweep, planned.len())?;
     if busy != planned {
-        return Err(format!("planned {planned:?}, the kernel saw busiest {busy:?} (jiffies {ticks})"));
+        return Err(format!(
+            "planned {planned:?}, the kernel saw busiest {busy:?} (jiffies {ticks})"
+        ));
     }
     let check = &run["placement_check"];
     if check["inside_plan"] != true {
         return Err(format!("the sweep's own placement check: {check}"));
     }
     let shape = shape_rule(kernel, s, &plan)?;
-    Ok(format!("threads on {plan:?}; kernel's busiest CPUs {busy:?} (jiffies {ticks}){shape}"))
+    Ok(format!(
+        "threads on {plan:?}; kernel's busiest CPUs {busy:?} (jiffies {ticks}){shape}"
+    ))
 }
 
 /// What the strategy promises about cores, judged with the kernel's siblings.
@@ -95,19 +110,33 @@ fn shape_rule(kernel: &[KernelCpu], s: &str, plan: &[Vec<u32>]) -> Result<String
     match s {
         "smt-pairs" if smt => {
             for pair in cpus.chunks(2).filter(|p| p.len() == 2) {
-                let k = kernel.iter().find(|k| k.cpu == pair[0]).ok_or("unknown CPU")?;
+                let k = kernel
+                    .iter()
+                    .find(|k| k.cpu == pair[0])
+                    .ok_or("unknown CPU")?;
                 if !k.siblings.contains(&pair[1]) {
-                    return Err(format!("smt-pairs put {pair:?} together; the kernel's siblings of {} are {:?}", pair[0], k.siblings));
+                    return Err(format!(
+                        "smt-pairs put {pair:?} together; the kernel's siblings of {} are {:?}",
+                        pair[0], k.siblings
+                    ));
                 }
             }
             Ok("; pairs are kernel SMT siblings".into())
         }
         "cores-first" => {
             let cores: BTreeSet<_> = cpus.iter().map(|c| core(*c)).collect();
-            let allowed_cores: BTreeSet<_> = kernel.iter().filter(|k| k.online).map(|k| core(k.cpu)).collect();
+            let allowed_cores: BTreeSet<_> = kernel
+                .iter()
+                .filter(|k| k.online)
+                .map(|k| core(k.cpu))
+                .collect();
             let want = cpus.len().min(allowed_cores.len());
             if cores.len() < want {
-                return Err(format!("cores-first used {} kernel cores for {} threads", cores.len(), cpus.len()));
+                return Err(format!(
+                    "cores-first used {} kernel cores for {} threads",
+                    cores.len(),
+                    cpus.len()
+                ));
             }
             Ok(format!("; {} separate kernel cores", cores.len()))
         }
@@ -122,6 +151,11 @@ pub fn checks(console: &Console) -> Vec<Check> {
     };
     STRATEGIES
         .iter()
-        .map(|s| Check::new(format!("sweep --placement {s}: threads where planned"), strategy(console, &kernel, s)))
+        .map(|s| {
+            Check::new(
+                format!("sweep --placement {s}: threads where planned"),
+                strategy(console, &kernel, s),
+            )
+        })
         .collect()
 }

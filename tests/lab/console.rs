@@ -37,7 +37,8 @@ impl Console {
                     let rc = word("rc=").and_then(|r| r.parse().ok()).unwrap_or(-1);
                     let up = word("up=").and_then(|r| r.parse().ok());
                     let text = std::mem::take(text);
-                    c.sections.insert(std::mem::take(name), Section { text, rc, up });
+                    c.sections
+                        .insert(std::mem::take(name), Section { text, rc, up });
                     open = None;
                 }
                 (Some(m), None) if m.starts_with("@@LAB-BEGIN ") => {
@@ -71,8 +72,15 @@ impl Console {
             .collect();
         steps.sort_by(|a, b| b.0.total_cmp(&a.0));
         let total = ends.last().map(|e| e.0).unwrap_or(0.0);
-        let top: Vec<String> = steps.iter().take(n).map(|(d, k)| format!("{k} {d:.0} s")).collect();
-        format!("guest uptime at the end {total:.0} s; slowest: {}", top.join(", "))
+        let top: Vec<String> = steps
+            .iter()
+            .take(n)
+            .map(|(d, k)| format!("{k} {d:.0} s"))
+            .collect();
+        format!(
+            "guest uptime at the end {total:.0} s; slowest: {}",
+            top.join(", ")
+        )
     }
 
     pub fn get(&self, name: &str) -> Result<&Section, String> {
@@ -174,7 +182,10 @@ pub fn cpulist(text: &str) -> Vec<u32> {
 }
 
 fn field<'a>(w: &'a [&'a str], key: &str) -> Option<&'a str> {
-    w.iter().position(|x| *x == key).and_then(|i| w.get(i + 1)).copied()
+    w.iter()
+        .position(|x| *x == key)
+        .and_then(|i| w.get(i + 1))
+        .copied()
 }
 
 pub fn kernel_cpus(c: &Console) -> Result<Vec<KernelCpu>, String> {
@@ -207,7 +218,10 @@ pub fn kernel_nodes(c: &Console) -> Result<Vec<KernelNode>, String> {
                 node: field(&w, "node")?.parse().ok()?,
                 cpus: field(&w, "cpus").map(cpulist).unwrap_or_default(),
                 mem_kb: field(&w, "memkb")?.parse().ok()?,
-                distances: w[dist + 1..].iter().filter_map(|d| d.parse().ok()).collect(),
+                distances: w[dist + 1..]
+                    .iter()
+                    .filter_map(|d| d.parse().ok())
+                    .collect(),
             })
         })
         .collect())

@@ -39,7 +39,10 @@ fn repo() -> PathBuf {
 fn qemu_unavailable() -> Option<String> {
     match Command::new("qemu-system-x86_64").arg("--version").output() {
         Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!("qemu-system-x86_64 --version exited with {}", o.status)),
+        Ok(o) => Some(format!(
+            "qemu-system-x86_64 --version exited with {}",
+            o.status
+        )),
         Err(e) => Some(format!(
             "qemu-system-x86_64 cannot be started ({e}); scripts/install-test-deps.sh installs it"
         )),
@@ -49,7 +52,14 @@ fn qemu_unavailable() -> Option<String> {
 /// The release binary (built now, so the guest runs the code under test) and the image.
 fn build_image(target: &Path) -> Result<(PathBuf, PathBuf), String> {
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--locked", "--bin", "scalescope", "--quiet"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--bin",
+            "scalescope",
+            "--quiet",
+        ])
         .current_dir(repo())
         .status()
         .map_err(|e| format!("cargo build --release: {e}"))?;
@@ -73,7 +83,9 @@ fn build_image(target: &Path) -> Result<(PathBuf, PathBuf), String> {
     let mut lines = text.lines();
     match (lines.next(), lines.next()) {
         (Some(k), Some(i)) => Ok((k.into(), i.into())),
-        _ => Err(format!("scripts/lab-image.sh printed `{text}`, not two paths")),
+        _ => Err(format!(
+            "scripts/lab-image.sh printed `{text}`, not two paths"
+        )),
     }
 }
 
@@ -107,7 +119,10 @@ fn describe(s: &Shape) -> String {
 fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> ShapeReport {
     let boot = qemu::boot(shape, kernel, initrd, BOOT_LIMIT);
     let console = Console::parse(&boot.console);
-    let _ = std::fs::write(log_dir.join(format!("{}.console", shape.name)), &boot.console);
+    let _ = std::fs::write(
+        log_dir.join(format!("{}.console", shape.name)),
+        &boot.console,
+    );
     let mut checks = vec![Check::new(
         "guest booted, ran its script and powered off",
         match (&boot.failure, console.finished) {
@@ -120,7 +135,10 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
     checks.extend(check_place::checks(&console));
     checks.extend(check_mem::policies(&console));
     if shape.tpch_threads.is_some() {
-        checks.push(Check::new("tpch q6 --layout numa: partitions on their scanners' nodes", check_mem::tpch(&console)));
+        checks.push(Check::new(
+            "tpch q6 --layout numa: partitions on their scanners' nodes",
+            check_mem::tpch(&console),
+        ));
     }
     if shape.matrix {
         checks.extend(check_mem::matrix(shape, &console));
@@ -129,8 +147,16 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
     let tail = failed.then(|| {
         let lines: Vec<&str> = boot.console.lines().collect();
         let start = lines.len().saturating_sub(40);
-        let err: Vec<&str> = boot.stderr.lines().filter(|l| !l.contains("TCG doesn't support")).collect();
-        format!("{}\n--- qemu stderr ---\n{}", lines[start..].join("\n"), err.join("\n"))
+        let err: Vec<&str> = boot
+            .stderr
+            .lines()
+            .filter(|l| !l.contains("TCG doesn't support"))
+            .collect();
+        format!(
+            "{}\n--- qemu stderr ---\n{}",
+            lines[start..].join("\n"),
+            err.join("\n")
+        )
     });
     ShapeReport {
         shape: shape.name.into(),
@@ -163,7 +189,13 @@ fn run_all(shapes: &[Shape], kernel: &Path, initrd: &Path, log_dir: &Path) -> Ve
                 };
                 let Some(shape) = shapes.get(i) else { break };
                 let r = run_shape(shape, kernel, initrd, log_dir);
-                println!("lab: {} done in {:.0} s, {} of {} checks failed", r.shape, r.secs, r.failed(), r.checks.len());
+                println!(
+                    "lab: {} done in {:.0} s, {} of {} checks failed",
+                    r.shape,
+                    r.secs,
+                    r.failed(),
+                    r.checks.len()
+                );
                 done.lock().unwrap().push((i, r));
             });
         }

@@ -49,7 +49,10 @@ pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     ));
     for n in 0..nodes {
         a.push("-object".into());
-        a.push(format!("memory-backend-ram,id=m{n},size={}M", shape.node_mib));
+        a.push(format!(
+            "memory-backend-ram,id=m{n},size={}M",
+            shape.node_mib
+        ));
         a.push("-numa".into());
         let mut node = format!("node,nodeid={n},memdev=m{n}");
         if n < shape.sockets {

@@ -354,7 +354,11 @@ mod tests {
             *b = 1;
         }
         let nodes = page_nodes(v.as_ptr(), v.len()).unwrap();
-        let placed: usize = nodes.iter().filter(|(n, _)| n.is_some()).map(|(_, c)| c).sum();
+        let placed: usize = nodes
+            .iter()
+            .filter(|(n, _)| n.is_some())
+            .map(|(_, c)| c)
+            .sum();
         assert!(placed >= 16, "{nodes:?}");
         assert!(nodes.values().sum::<usize>() >= 64, "{nodes:?}");
     }

@@ -11,8 +11,8 @@ pub mod model;
 pub mod numbering;
 pub mod synthetic;
 pub mod sysfs;
-pub mod virt;
 mod sysfs_quirks;
+pub mod virt;
 
 use std::path::{Path, PathBuf};
 

@@ -123,7 +123,11 @@ pub fn detect(root: &Path, cpuid: Option<&CpuidHypervisor>) -> Virtualization {
         if let Some(v) = &c.vendor {
             evidence.push(format!("CPUID hypervisor vendor `{v}`"));
             let known = CPUID_VENDORS.iter().find(|(sig, _)| v.trim() == sig.trim());
-            names.push(known.map(|(_, n)| n.to_string()).unwrap_or_else(|| v.clone()));
+            names.push(
+                known
+                    .map(|(_, n)| n.to_string())
+                    .unwrap_or_else(|| v.clone()),
+            );
         }
     } else if cpuinfo_flag(root) {
         evidence.push("/proc/cpuinfo flags list `hypervisor`".to_string());
@@ -186,7 +190,10 @@ mod tests {
     fn a_qemu_guest_under_tcg_is_named_by_cpuid_and_dmi() {
         let dir = tree(&[
             ("sys/class/dmi/id/sys_vendor", "QEMU\n"),
-            ("sys/class/dmi/id/product_name", "Standard PC (i440FX + PIIX, 1996)\n"),
+            (
+                "sys/class/dmi/id/product_name",
+                "Standard PC (i440FX + PIIX, 1996)\n",
+            ),
         ]);
         let cpuid = CpuidHypervisor {
             bit: true,
@@ -208,7 +215,10 @@ mod tests {
     #[test]
     fn a_recorded_kvm_guest_is_found_from_cpuinfo_and_dmi() {
         let dir = tree(&[
-            ("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme sse2 hypervisor lahf_lm\n"),
+            (
+                "proc/cpuinfo",
+                "processor\t: 0\nflags\t\t: fpu vme sse2 hypervisor lahf_lm\n",
+            ),
             ("sys/class/dmi/id/sys_vendor", "QEMU"),
         ]);
         let v = detect(dir.path(), None);
@@ -239,7 +249,10 @@ mod tests {
     #[test]
     fn bare_metal_has_no_evidence() {
         let dir = tree(&[
-            ("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme sse2 lahf_lm\n"),
+            (
+                "proc/cpuinfo",
+                "processor\t: 0\nflags\t\t: fpu vme sse2 lahf_lm\n",
+            ),
             ("sys/class/dmi/id/sys_vendor", "Dell Inc."),
             ("sys/class/dmi/id/product_name", "PowerEdge R750"),
         ]);
@@ -261,7 +274,10 @@ mod tests {
         let live = detect_live();
         if cpuinfo_flag(Path::new("/")) {
             assert!(live.virtual_machine, "{live:?}");
-            assert!(live.evidence.iter().any(|e| e.starts_with("CPUID")), "{live:?}");
+            assert!(
+                live.evidence.iter().any(|e| e.starts_with("CPUID")),
+                "{live:?}"
+            );
         }
         #[cfg(target_arch = "x86_64")]
         assert_eq!(

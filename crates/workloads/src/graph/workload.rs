@@ -8,8 +8,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::count::{count, reference_count, Pattern};
-use super::gen::{generate, Kind};
-use super::{load::load, Graph};
+use super::Graph;
 use crate::pool::Pool;
 use crate::{Figure, Verification, Workload, WorkloadError};
 
@@ -27,6 +26,8 @@ pub struct GraphCount {
     kernel: Kernel,
     pattern: Pattern,
     induced: bool,
+    /// Skip the memory estimate's refusal (`force=true`).
+    force: bool,
     graph: Option<Graph>,
     count: u64,
     seconds: f64,
@@ -49,13 +50,20 @@ impl GraphCount {
     /// # Errors
     /// [`WorkloadError::BadParam`] naming the parameter.
     pub fn from_params(params: &BTreeMap<String, String>) -> Result<GraphCount, WorkloadError> {
-        const KEYS: [&str; 6] = ["kernel", "graph", "pattern", "induced", "sync", "batch"];
+        const KEYS: [&str; 7] = [
+            "kernel", "graph", "pattern", "induced", "sync", "batch", "force",
+        ];
         if let Some(k) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(bad(
                 k,
-                "unknown (graph takes kernel, graph, pattern, induced, sync, batch)".into(),
+                "unknown (graph takes kernel, graph, pattern, induced, sync, batch, force)".into(),
             ));
         }
+        let force = match params.get("force").map(String::as_str) {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(v) => return Err(bad("force", format!("`{v}` is not true or false"))),
+        };
         let pattern: Pattern = params
             .get("pattern")
             .map(String::as_str)
@@ -96,6 +104,7 @@ impl GraphCount {
             kernel,
             pattern,
             induced,
+            force,
             graph: None,
             count: 0,
             seconds: 0.0,
@@ -105,24 +114,7 @@ impl GraphCount {
     }
 
     fn edges(&self, pool: &Pool) -> Result<(usize, Vec<(u32, u32)>), WorkloadError> {
-        let scale = |s: &str| {
-            s.parse::<u32>()
-                .ok()
-                .filter(|s| (1..=30).contains(s))
-                .ok_or_else(|| {
-                    bad(
-                        "graph",
-                        format!("`{}`: the scale must be 1-30", self.source),
-                    )
-                })
-        };
-        if let Some(s) = self.source.strip_prefix("kron:") {
-            Ok(generate(Kind::Kronecker, scale(s)?, pool))
-        } else if let Some(s) = self.source.strip_prefix("uniform:") {
-            Ok(generate(Kind::Uniform, scale(s)?, pool))
-        } else {
-            Ok(load(std::path::Path::new(&self.source))?)
-        }
+        crate::graph::source::edges(&self.source, self.force, pool)
     }
 }
 
