@@ -350,8 +350,8 @@ fn sysfs_files() {
     write_tree(dir.path());
     Source::SysfsRoot(dir.path().into()).load().unwrap();
     let seeds: &'static [&'static [u8]] = SYSFS_SEEDS.as_slice();
-    // Each input replaces the file it was grown from (its seed picks it), then the
-    // tree is read and the file restored.
+    // Each input (grown from any file's seed) replaces the next file of the tree in
+    // turn; the tree is read and the file restored.
     let mut which = 0usize;
     campaign("sysfs files", seeds, |bytes| {
         which = (which + 1) % SYSFS.len();

@@ -155,6 +155,9 @@ pub struct GraphExportArgs {
     /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// Where to write: an edge list, or a binary cache when it ends in `.csr`.
     #[arg(long)]
     pub out: PathBuf,
@@ -166,6 +169,9 @@ pub struct GraphBfsArgs {
     /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// The vertex to start from [default: the highest-degree vertex].
     #[arg(long)]
     pub source: Option<u32>,
@@ -185,6 +191,9 @@ pub struct GraphPrArgs {
     /// kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// Synchronisation of the score updates: pull (none needed), coarse-lock,
     /// striped-locks:K, atomic, htm.
     #[arg(long, default_value = "pull")]
@@ -216,6 +225,9 @@ pub struct GraphCountArgs {
     /// A file (SNAP edge list, .el, or Matrix Market .mtx) or kron:SCALE / uniform:SCALE.
     #[arg(long)]
     pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
@@ -288,6 +300,9 @@ pub struct TpchArgs {
     /// Query runs; the fastest counts.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,

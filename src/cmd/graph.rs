@@ -20,6 +20,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 graph: &a.graph,
                 place: &a.place,
                 threads: a.threads,
+                force: a.force,
                 json: a.json,
                 pr: None,
             },
@@ -30,6 +31,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 graph: &a.graph,
                 place: &a.place,
                 threads: a.threads,
+                force: a.force,
                 json: a.json,
                 pr: Some((a.sync.to_string(), a.batch)),
             },
@@ -49,6 +51,7 @@ struct Run<'a> {
     graph: &'a str,
     place: &'a PlacementArgs,
     threads: Option<usize>,
+    force: bool,
     json: bool,
     pr: Option<(String, usize)>,
 }
@@ -59,9 +62,10 @@ fn execute_on(
     kernel: GraphKernel,
     place: &PlacementArgs,
     threads: Option<usize>,
+    force: bool,
 ) -> anyhow::Result<Report> {
     let working = crate::progress::working(&format!("graph kernel on {graph}"));
-    let mut workload = GraphCount::new(graph, kernel)?;
+    let mut workload = GraphCount::new(graph, kernel)?.forced(force);
     let pool = pinned_pool(place, threads)?;
     let report = execute(&mut workload, &pool)?;
     drop(working);
@@ -89,7 +93,7 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         pattern: args.pattern,
         induced: args.induced,
     };
-    let r = execute_on(&args.graph, kernel, &args.place, args.threads)?;
+    let r = execute_on(&args.graph, kernel, &args.place, args.threads, args.force)?;
     let d = &r.detail;
     if args.json {
         let graph = json!({"source": args.graph, "vertices": d["vertices"], "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]});
@@ -115,7 +119,7 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn kernel(args: &Run, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
-    let r = execute_on(args.graph, kernel, args.place, args.threads)?;
+    let r = execute_on(args.graph, kernel, args.place, args.threads, args.force)?;
     if args.json {
         let extra = match r.detail["kernel"].as_str() {
             Some("pr") => {
@@ -167,7 +171,7 @@ fn print_kernel(args: &Run, r: &Report) {
 fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
     let pool = pinned_pool(&PlacementArgs::default(), None)?;
-    let g = build_graph(&args.graph, &pool)?;
+    let g = build_graph(&args.graph, args.force, &pool)?;
     if args.out.extension().is_some_and(|e| e == "csr") {
         scalescope_workloads::graph::cache::save(&g, &args.out)?;
         println!(

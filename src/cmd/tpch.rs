@@ -34,6 +34,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
         args.repeat,
         args.tbl.clone(),
     )?;
+    q.force = args.force;
     let working =
         crate::progress::working(&format!("tpch {} at scale factor {}", args.query, args.sf));
     let pool = pinned_pool(&args.place, args.threads)?;

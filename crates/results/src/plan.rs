@@ -143,7 +143,9 @@ pub fn parse_threads_with(
         value: text.to_string(),
         detail,
     };
-    let mut out: Vec<usize> = Vec::new();
+    // A set, not a list: values are at most 100000, so repeated items and ranges
+    // (`1..100000,1..100000,...`) cannot grow it past that.
+    let mut out: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
     for item in text.split(',').map(str::trim) {
         let num = |s: &str| -> Result<usize, ResultsError> {
             s.parse::<usize>()
@@ -160,11 +162,11 @@ pub fn parse_threads_with(
             "pow2" => {
                 let mut t = 1;
                 while t <= max {
-                    out.push(t);
+                    out.insert(t);
                     t *= 2;
                 }
-                if out.last() != Some(&max) {
-                    out.push(max);
+                if max > 0 {
+                    out.insert(max);
                 }
             }
             _ => match item.split_once("..").or_else(|| dash_range(item)) {
@@ -179,16 +181,16 @@ pub fn parse_threads_with(
                     }
                     out.extend((a..=b).step_by(step));
                 }
-                None => out.push(num(item)?),
+                None => {
+                    out.insert(num(item)?);
+                }
             },
         }
     }
-    out.sort_unstable();
-    out.dedup();
     if out.is_empty() {
         return Err(bad("no thread count".into()));
     }
-    Ok(out)
+    Ok(out.into_iter().collect())
 }
 
 /// `4-16` (how likwid, numactl and taskset write a range) split like `4..16`.

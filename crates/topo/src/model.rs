@@ -216,31 +216,54 @@ impl Topology {
             })
             .collect();
         let core_sets: Vec<CpuSet> = cores.iter().map(|c| c.1.cpus.clone()).collect();
-        let find = |sets: &[CpuSet], cpu: u32| sets.iter().position(|s| s.contains(cpu));
         let die_sets: Vec<CpuSet> = dies.iter().map(|d| d.cpus.clone()).collect();
         let l3_sets: Vec<CpuSet> = l3.iter().map(|c| c.cpus.clone()).collect();
         let l2_sets: Vec<CpuSet> = l2.iter().map(|c| c.cpus.clone()).collect();
         let kind_sets: Vec<CpuSet> = kinds.iter().map(|k| k.cpus.clone()).collect();
+        // CPU -> index of the first set holding it, built once per level: a search
+        // per PU over every set was quadratic.
+        let index = |sets: &[CpuSet]| {
+            let mut map = std::collections::BTreeMap::new();
+            for (i, s) in sets.iter().enumerate() {
+                for cpu in s.iter() {
+                    map.entry(cpu).or_insert(i);
+                }
+            }
+            map
+        };
+        let ix = [
+            index(&core_sets),
+            index(&die_sets),
+            index(&l3_sets),
+            index(&l2_sets),
+            index(&kind_sets),
+        ];
+        let find = |level: usize, cpu: u32| ix[level].get(&cpu).copied();
+        // Each PU's position in its core (a core may hold thousands in a synthetic
+        // spec such as `pu:65536`).
+        let smt_rank: std::collections::BTreeMap<u32, u32> = core_sets
+            .iter()
+            .flat_map(|s| s.iter().zip(0u32..))
+            .collect();
         let pus = raw
             .known
             .union(&online)
             .iter()
             .map(|cpu| {
-                let core = find(&core_sets, cpu);
+                let core = find(0, cpu);
                 Pu {
                     cpu,
                     package: package_of(cpu),
-                    die: find(&die_sets, cpu),
+                    die: find(1, cpu),
                     core,
-                    smt_rank: core
-                        .and_then(|c| core_sets[c].iter().position(|x| x == cpu).map(|r| r as u32)),
+                    smt_rank: core.and(smt_rank.get(&cpu).copied()),
                     numa_node: numa_nodes
                         .iter()
                         .find(|n| n.cpus.contains(cpu))
                         .map(|n| n.id),
-                    l3: find(&l3_sets, cpu),
-                    l2: find(&l2_sets, cpu),
-                    kind: find(&kind_sets, cpu),
+                    l3: find(2, cpu),
+                    l2: find(3, cpu),
+                    kind: find(4, cpu),
                     online: online.contains(cpu),
                     allowed: online.contains(cpu) && raw.allowed.contains(cpu),
                 }
@@ -388,13 +411,22 @@ fn partition(
     online: &CpuSet,
     notes: &mut Vec<String>,
 ) -> Result<Vec<RawDomain>, TopoError> {
+    // Indexed, not searched: a linear search per set was quadratic in cores (a
+    // synthetic 65,536-PU machine took minutes). The kept sets are disjoint, so each
+    // CPU has one owner.
     let mut out: Vec<RawDomain> = Vec::new();
+    let mut seen: std::collections::BTreeSet<CpuSet> = std::collections::BTreeSet::new();
+    let mut owner: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
     for d in sets {
         let cpus = d.cpus.intersection(online);
-        if cpus.is_empty() || out.iter().any(|o| o.cpus == cpus) {
+        if cpus.is_empty() || seen.contains(&cpus) {
             continue;
         }
-        let Some(other) = out.iter().find(|o| o.cpus.intersects(&cpus)) else {
+        let Some(other) = cpus.iter().find_map(|c| owner.get(&c)).map(|&i| &out[i]) else {
+            for c in cpus.iter() {
+                owner.insert(c, out.len());
+            }
+            seen.insert(cpus.clone());
             out.push(RawDomain {
                 os_id: d.os_id,
                 cpus,
@@ -412,10 +444,13 @@ fn partition(
             "CPU {cpu} reports {level} CPUs {cpus}, which conflicts with {}; CPU {cpu} gets a {level} of its own",
             other.cpus
         ));
-        if !out.iter().any(|o| o.cpus.contains(cpu)) && online.contains(cpu) {
+        if !owner.contains_key(&cpu) && online.contains(cpu) {
+            let own: CpuSet = [cpu].into_iter().collect();
+            owner.insert(cpu, out.len());
+            seen.insert(own.clone());
             out.push(RawDomain {
                 os_id: d.os_id,
-                cpus: [cpu].into_iter().collect(),
+                cpus: own,
                 reporter: Some(cpu),
             });
         }
@@ -426,7 +461,10 @@ fn partition(
 /// Online CPUs no set covers get a set each (or, with `together`, one set for all of
 /// them), so every online PU has a core and a package even when the kernel did not say.
 fn fill_uncovered(mut sets: Vec<RawDomain>, online: &CpuSet, together: bool) -> Vec<RawDomain> {
-    let covered = sets.iter().fold(CpuSet::new(), |acc, d| acc.union(&d.cpus));
+    let mut covered = CpuSet::new();
+    for d in &sets {
+        covered.extend(d.cpus.iter());
+    }
     let missing = online.difference(&covered);
     if together && !missing.is_empty() {
         sets.push(RawDomain {

@@ -8,6 +8,7 @@
 //! are pinned to a placement before any data is touched, so first-touch puts every
 //! thread's pages where it runs.
 
+pub mod budget;
 pub mod graph;
 pub mod mem;
 pub mod npb;
@@ -41,6 +42,12 @@ pub enum WorkloadError {
     Graph(#[from] graph::load::LoadError),
     #[error("allocating {bytes} bytes: out of memory")]
     Allocation { bytes: u64 },
+    #[error("{what} needs about {need} (estimated before allocating), more than the {available} this machine has available (MemAvailable); pass --force (force=true in a sweep) to try anyway")]
+    TooBig {
+        what: String,
+        need: String,
+        available: String,
+    },
 }
 
 /// Hints the CPU to bring the cache line at `p` into every cache level; kernels use

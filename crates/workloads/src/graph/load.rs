@@ -103,6 +103,7 @@ pub fn matrix_market(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>),
         ));
     }
     let mut size: Option<(u64, u64, u64)> = None;
+    let mut size_line = 1;
     let mut edges = Vec::new();
     for (i, raw) in lines {
         let line = raw.trim();
@@ -116,6 +117,7 @@ pub fn matrix_market(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>),
                 let c = id(it.next(), file, i + 1, "column count")?;
                 let nnz = id(it.next(), file, i + 1, "entry count")?;
                 size = Some((r, c, nnz));
+                size_line = i + 1;
             }
             Some((r, c, _)) => {
                 let a = id(it.next(), file, i + 1, "row")?;
@@ -131,6 +133,12 @@ pub fn matrix_market(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>),
         }
     }
     let (r, c, nnz) = size.ok_or_else(|| syntax(1, "no size line".into()))?;
+    if r.max(c) > u64::from(u32::MAX) {
+        return Err(syntax(
+            size_line,
+            format!("a {r} x {c} matrix has more vertices than 32-bit ids can name"),
+        ));
+    }
     if edges.len() as u64 != nnz {
         return Err(syntax(
             1,

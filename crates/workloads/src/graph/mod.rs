@@ -11,6 +11,7 @@ pub mod gen;
 pub mod load;
 pub mod pagerank;
 pub mod reference;
+pub mod source;
 pub use crate::sync::bench as syncbench;
 pub mod workload;
 

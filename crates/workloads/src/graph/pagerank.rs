@@ -334,7 +334,8 @@ fn push(g: &Graph, sync: &Sync, batch: usize, contrib: &[f64], pool: &Pool) -> R
     };
     let stats = pool.broadcast(|w| {
         let (mut tx, mut ab) = (0u64, Aborts::default());
-        let mut pending: Vec<(u32, f64)> = Vec::with_capacity(batch);
+        // `batch` is a flush threshold, not a size to reserve: 10^11 would abort.
+        let mut pending: Vec<(u32, f64)> = Vec::with_capacity(batch.min(1 << 16));
         let mut flush = |pending: &mut Vec<(u32, f64)>| {
             match sync {
                 Sync::Atomic => pending

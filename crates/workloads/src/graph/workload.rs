@@ -11,9 +11,8 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::count::{count, reference_count, Pattern};
-use super::gen::{generate, Kind};
 use super::pagerank::{Ranks, Sync};
-use super::{load::load, Graph};
+use super::Graph;
 use crate::pool::Pool;
 use crate::{Figure, Verification, Workload, WorkloadError};
 
@@ -46,6 +45,8 @@ pub enum GraphKernel {
 pub struct GraphCount {
     source: String,
     kernel: GraphKernel,
+    /// Skip the memory estimate's refusal (`force=true`).
+    force: bool,
     graph: Option<Graph>,
     build_seconds: f64,
     count: u64,
@@ -93,6 +94,7 @@ impl GraphCount {
         Ok(GraphCount {
             source: source.to_string(),
             kernel,
+            force: false,
             graph: None,
             build_seconds: 0.0,
             count: 0,
@@ -109,11 +111,13 @@ impl GraphCount {
     /// # Errors
     /// [`WorkloadError::BadParam`] naming the parameter.
     pub fn from_params(params: &BTreeMap<String, String>) -> Result<GraphCount, WorkloadError> {
-        const KEYS: [&str; 6] = ["kernel", "graph", "pattern", "induced", "sync", "batch"];
+        const KEYS: [&str; 7] = [
+            "kernel", "graph", "pattern", "induced", "sync", "batch", "force",
+        ];
         if let Some(k) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(bad(
                 k,
-                "unknown (graph takes kernel, graph, pattern, induced, sync, batch)".into(),
+                "unknown (graph takes kernel, graph, pattern, induced, sync, batch, force)".into(),
             ));
         }
         let get = |k: &str, default: &'static str| params.get(k).map_or(default, String::as_str);
@@ -141,7 +145,19 @@ impl GraphCount {
             },
             other => return Err(bad("kernel", format!("`{other}` is not count, bfs or pr"))),
         };
-        GraphCount::new(get("graph", "kron:14"), kernel)
+        let force = match get("force", "false") {
+            "false" => false,
+            "true" => true,
+            v => return Err(bad("force", format!("`{v}` is not true or false"))),
+        };
+        Ok(GraphCount::new(get("graph", "kron:14"), kernel)?.forced(force))
+    }
+
+    /// Builds the graph even when its memory estimate exceeds what is available.
+    #[must_use]
+    pub fn forced(mut self, force: bool) -> GraphCount {
+        self.force = force;
+        self
     }
 
     /// The graph, once prepared.
@@ -192,24 +208,17 @@ impl GraphCount {
 /// `uniform:SCALE` generated, a `.csr` cache loaded as it is, any other file read as
 /// an edge list (SNAP, `.el`, `.mtx`).
 ///
+/// The memory it will take is estimated first and refused past what is available
+/// unless `force`.
+///
 /// # Errors
-/// [`WorkloadError::BadParam`] for a scale outside 1-30; the loader's error for a file.
-pub fn build_graph(source: &str, pool: &Pool) -> Result<Graph, WorkloadError> {
-    let scale = |s: &str| {
-        s.parse::<u32>()
-            .ok()
-            .filter(|s| (1..=30).contains(s))
-            .ok_or_else(|| bad("graph", format!("`{source}`: the scale must be 1-30")))
-    };
-    let (n, edges) = if let Some(s) = source.strip_prefix("kron:") {
-        generate(Kind::Kronecker, scale(s)?, pool)
-    } else if let Some(s) = source.strip_prefix("uniform:") {
-        generate(Kind::Uniform, scale(s)?, pool)
-    } else if source.ends_with(".csr") {
+/// [`WorkloadError::BadParam`] for a scale outside 1-30; the loader's error for a file;
+/// [`WorkloadError::TooBig`] when the estimate exceeds the available memory.
+pub fn build_graph(source: &str, force: bool, pool: &Pool) -> Result<Graph, WorkloadError> {
+    if source.ends_with(".csr") {
         return Ok(super::cache::load(std::path::Path::new(source))?);
-    } else {
-        load(std::path::Path::new(source))?
-    };
+    }
+    let (n, edges) = super::source::edges(source, force, pool)?;
     Ok(Graph::from_edges(n, &edges, pool))
 }
 
@@ -232,7 +241,7 @@ impl Workload for GraphCount {
 
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
         let t = Instant::now();
-        let g = build_graph(&self.source, pool)?;
+        let g = build_graph(&self.source, self.force, pool)?;
         if let Some(s) = self.bfs_source(&g)? {
             self.kernel = GraphKernel::Bfs { source: Some(s) };
         }

@@ -19,6 +19,8 @@ pub struct Tpch {
     pub layout: Layout,
     pub repeat: usize,
     tbl: Option<std::path::PathBuf>,
+    /// Generate even when the memory estimate exceeds what is available.
+    pub force: bool,
     data: Lineitem,
     rows: Vec<String>,
     seconds: f64,
@@ -76,6 +78,7 @@ impl Tpch {
             layout,
             repeat: repeat.max(1),
             tbl,
+            force: false,
             data: Lineitem::default(),
             rows: Vec::new(),
             seconds: 0.0,
@@ -89,13 +92,23 @@ impl Tpch {
     pub fn from_params(params: &BTreeMap<String, String>) -> Result<Tpch, WorkloadError> {
         if let Some(k) = params
             .keys()
-            .find(|k| !["query", "sf", "layout", "repeat"].contains(&k.as_str()))
+            .find(|k| !["query", "sf", "layout", "repeat", "force"].contains(&k.as_str()))
         {
             return Err(WorkloadError::BadParam {
                 key: k.clone(),
-                detail: "unknown (tpch takes query, sf, layout, repeat)".into(),
+                detail: "unknown (tpch takes query, sf, layout, repeat, force)".into(),
             });
         }
+        let force = match params.get("force").map(String::as_str) {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(v) => {
+                return Err(WorkloadError::BadParam {
+                    key: "force".into(),
+                    detail: format!("`{v}` is not true or false"),
+                })
+            }
+        };
         let sf = params
             .get("sf")
             .map(|s| s.parse::<f64>())
@@ -112,7 +125,7 @@ impl Tpch {
                 key: "repeat".into(),
                 detail: "not a count".into(),
             })?;
-        Tpch::new(
+        let mut tpch = Tpch::new(
             params.get("query").map(String::as_str).unwrap_or("q1"),
             sf.unwrap_or(0.01),
             params
@@ -122,7 +135,9 @@ impl Tpch {
                 .unwrap_or(Layout::Numa),
             repeat.unwrap_or(5),
             None,
-        )
+        )?;
+        tpch.force = force;
+        Ok(tpch)
     }
 
     pub fn rows(&self) -> &[String] {
@@ -147,7 +162,11 @@ impl Workload for Tpch {
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
         self.data = match &self.tbl {
             Some(path) => Lineitem::distribute(&read_tbl(path)?, pool, self.layout),
-            None => Lineitem::generate(self.sf, pool, self.layout),
+            None => {
+                let what = format!("TPC-H lineitem at scale factor {}", self.sf);
+                crate::budget::check(&what, crate::budget::tpch_bytes(self.sf), self.force)?;
+                Lineitem::generate(self.sf, pool, self.layout)
+            }
         };
         Ok(())
     }
