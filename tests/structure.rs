@@ -11,13 +11,9 @@ const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 80;
 
 /// Functions still over the limit, each with the length it may not grow past: a
-/// ratchet, so nothing new goes over while these wait to be split (they are in
-/// code other branches were changing when the check was added).
-const NOT_YET_SPLIT: [(&str, &str, usize); 3] = [
-    ("crates/report/src/mem.rs", "section", 162),
-    ("crates/topo/src/hwloc_xml.rs", "parse", 88),
-    ("crates/topo/src/model.rs", "build", 92),
-];
+/// ratchet, so nothing new goes over while this one waits to be split (the memory
+/// report section, which another branch was changing when the check was added).
+const NOT_YET_SPLIT: [(&str, &str, usize); 1] = [("crates/report/src/mem.rs", "section", 162)];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
