@@ -75,6 +75,14 @@ Examples:
   scalescope analyze runs/ep/results.jsonl --json
   scalescope analyze results.jsonl --basis time")]
     Analyze(AnalyzeArgs),
+    /// Turn a curve measured elsewhere (CSV: threads, then seconds or a named metric;
+    /// optional placement, mem, rep) into a results directory that analyze, report
+    /// and compare read like any sweep, marked as imported.
+    #[command(after_help = "\
+Examples:
+  scalescope import q6.csv --synthetic 'package:4 numa:1 core:18' --placement cores-first --out runs/q6
+  scalescope analyze runs/q6/results.jsonl")]
+    Import(ImportArgs),
     /// Write a self-contained HTML report (and each chart as SVG, and the tidy CSV).
     #[command(after_help = "\
 Examples:
@@ -140,8 +148,30 @@ pub struct AnalyzeArgs {
     /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
     pub basis: Option<String>,
+    /// `mem stream --json` documents with measured bandwidth ceilings [default:
+    /// every such document in the results' directory].
+    #[arg(long, value_name = "FILE")]
+    pub ceilings: Vec<PathBuf>,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The CSV file.
+    pub csv: PathBuf,
+    /// The machine the curve was measured on (required: one of the three).
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The placement when the CSV has no `placement` column.
+    #[arg(long)]
+    pub placement: Option<String>,
+    /// The metric columns are times or costs (lower is better), not rates.
+    #[arg(long)]
+    pub lower_is_better: bool,
+    /// The results directory to write.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

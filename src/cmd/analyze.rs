@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use scalescope_analysis::ceiling::{self, Ceiling};
 use scalescope_analysis::{compare::compare, Basis};
 use scalescope_report::mem::Section;
 use scalescope_report::{Exporter, JsonExporter, ResultSet, TextExporter};
@@ -34,8 +35,46 @@ fn analysed(path: &Path, basis_text: Option<&str>) -> anyhow::Result<ResultSet> 
     Ok(set)
 }
 
+/// Bandwidth ceilings: the files given (each must be a `mem stream --json`
+/// document), else every such document beside the results.
+fn ceilings(args: &AnalyzeArgs) -> anyhow::Result<Vec<Ceiling>> {
+    let read = |p: &Path| -> anyhow::Result<serde_json::Value> {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))
+    };
+    if !args.ceilings.is_empty() {
+        return args
+            .ceilings
+            .iter()
+            .map(|p| {
+                Ok(ceiling::from_stream_doc(
+                    &p.display().to_string(),
+                    &read(p)?,
+                )?)
+            })
+            .collect();
+    }
+    let dir = args.results.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.extension().is_some_and(|e| e == "json") {
+            if let Ok(c) =
+                read(&p).and_then(|d| Ok(ceiling::from_stream_doc(&p.display().to_string(), &d)?))
+            {
+                out.push(c);
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let sets = [analysed(&args.results, args.basis.as_deref())?];
+    let (h, r) = load(&args.results)?;
+    let b = basis(args.basis.as_deref(), &h)?;
+    let label = args.results.display().to_string();
+    let sets = [ResultSet::analysed_with(label, h, r, &b, &ceilings(args)?)];
     let bytes = if args.json {
         JsonExporter.export(&sets)
     } else {

@@ -5,6 +5,7 @@
 pub mod analyze;
 mod docs;
 mod graph;
+mod import;
 pub mod mem;
 mod npb;
 mod place;
@@ -32,6 +33,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Mem(cmd)) => mem::run(&cmd),
         Some(Command::Analyze(args)) => analyze::run_analyze(&args),
+        Some(Command::Import(args)) => import::run(&args),
         Some(Command::Report(args)) => analyze::run_report(&args),
         Some(Command::Compare(args)) => analyze::run_compare(&args),
         Some(Command::Npb(cmd)) => npb::run(&cmd),

@@ -147,9 +147,11 @@ pub(crate) fn curve(
     let (models, amdahl, usl) = fit::choose(&fit_points, base_t == 1, &breaks);
     let threads: Vec<usize> = raw.iter().map(|r| r.threads).collect();
     let perf: Vec<Vec<f64>> = raw.iter().map(|r| r.perfs.clone()).collect();
+    let boundaries: Vec<usize> = events.iter().map(|e| e.threads - 1).collect();
     let found = knee::find_knees(&knee::Samples {
         threads: &threads,
         perf: &perf,
+        boundaries: &boundaries,
     });
     let knees = found
         .knees

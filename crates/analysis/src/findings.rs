@@ -300,7 +300,12 @@ fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
         format!(
             "slope change {:+.0}%{}; confidence {}{}",
             kn.change * 100.0,
-            ci_text(kn.change_ci95.map(|(l, h)| (l * 100.0, h * 100.0))),
+            kn.change_ci95
+                .map_or(" (no interval: one repetition)".into(), |(l, h)| format!(
+                    " [95% interval {:+.0}%..{:+.0}%]",
+                    l * 100.0,
+                    h * 100.0
+                )),
             kn.confidence.label,
             kn.confidence
                 .value

@@ -1,15 +1,20 @@
 //! Knees: where the marginal speedup per added thread changes. The curve is split
 //! recursively into straight pieces (binary segmentation with least-squares lines
 //! on the speedup). A split is a knee when
-//! - each side has at least [`MIN_SIDE`] measured points (two points always make a
-//!   line, so they cannot show a bend): otherwise the interval is reported as
-//!   undecided, with the thread counts that would decide it;
-//! - the effect is large: the slope changes by at least [`MIN_CHANGE`] (15%);
+//! - each side has at least two measured points with repetitions, or [`MIN_SIDE`]
+//!   when a point has a single run (two single points always make a line with no
+//!   residual, so they cannot show a bend against noise): otherwise the interval is
+//!   reported as undecided, with the thread counts that would decide it;
+//! - the effect is large: the slope changes by at least [`MIN_CHANGE`] (15%) of the
+//!   slope before it (or of a quarter of the curve's mean slope, if that is larger, so
+//!   that two flat pieces never differ "by 300%");
 //! - the change is not noise: its bootstrap 95% interval (each point's repetitions
 //!   resampled) excludes no-change.
 //!
 //! The confidence is the bootstrap probability that the change has the stated sign
-//! and size; with one repetition there is no spread to resample and it is unknown.
+//! and a size of at least 15%; below 0.8 the bend is not reported as a knee (it
+//! could be smaller than 15%). With one repetition there is no spread to resample
+//! and the confidence is unknown.
 
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +68,10 @@ pub struct KneeSearch {
 pub struct Samples<'a> {
     pub threads: &'a [usize],
     pub perf: &'a [Vec<f64>],
+    /// Thread counts after which a machine boundary lies (the last count before a
+    /// topology event). A split there is preferred over the least-squares best when
+    /// their squared errors differ by less than the points' own noise.
+    pub boundaries: &'a [usize],
 }
 
 fn slope(t: &[f64], s: &[f64]) -> f64 {
@@ -88,8 +97,8 @@ fn sse(t: &[f64], s: &[f64]) -> f64 {
         .sum()
 }
 
-fn rel_change(before: f64, after: f64) -> f64 {
-    ((after - before) / before.abs().max(1e-9)).clamp(-10.0, 10.0)
+fn rel_change(before: f64, after: f64, floor: f64) -> f64 {
+    ((after - before) / before.abs().max(floor).max(1e-9)).clamp(-10.0, 10.0)
 }
 
 /// Slopes before and after split `k` of `lo..=hi`, from speedups `s`.
@@ -111,16 +120,76 @@ fn best_split(t: &[f64], s: &[f64], lo: usize, hi: usize, min_side: usize) -> Op
 struct Ctx<'a> {
     t: Vec<f64>,
     s: Vec<f64>,
+    /// A quarter of the curve's mean slope: the smallest slope a change is relative to.
+    floor: f64,
+    /// Fewest points a side needs (2 with repetitions everywhere, else 3).
+    min_side: usize,
     samples: &'a Samples<'a>,
 }
 
 impl Ctx<'_> {
-    /// The knee at `k` of `lo..=hi` with its bootstrap intervals, if it is one.
-    fn test(&self, lo: usize, k: usize, hi: usize) -> Option<Knee> {
+    /// The least-squares split of `lo..=hi`.
+    fn split(&self, lo: usize, hi: usize) -> Option<usize> {
+        best_split(&self.t, &self.s, lo, hi, self.min_side)
+    }
+
+    /// The breakpoints that survive testing against their neighbours: the weakest
+    /// failing one is dropped and the rest re-tested until all pass.
+    fn prune(&self, mut bps: Vec<usize>, n: usize, out: &mut KneeSearch) -> Vec<Knee> {
+        loop {
+            let mut weakest: Option<(usize, f64)> = None;
+            let mut knees = Vec::new();
+            for (i, &k) in bps.iter().enumerate() {
+                let lo = if i == 0 { 0 } else { bps[i - 1] };
+                let hi = bps.get(i + 1).copied().unwrap_or(n - 1);
+                let short = k - lo + 1 < self.min_side || hi - k + 1 < self.min_side;
+                let result = if short {
+                    let (b, a) = slopes(&self.t, &self.s, lo, k, hi);
+                    let change = rel_change(b, a, self.floor);
+                    if change.abs() >= MIN_CHANGE && k > lo && k < hi {
+                        self.undecided(k, out);
+                    }
+                    Err(f64::NEG_INFINITY)
+                } else {
+                    self.test(lo, k, hi)
+                };
+                match result {
+                    Ok(knee) => knees.push(knee),
+                    Err(c)
+                        if weakest
+                            .is_none_or(|(_, w)| c.abs() < w.abs() || c == f64::NEG_INFINITY) =>
+                    {
+                        weakest = Some((i, c))
+                    }
+                    Err(_) => {}
+                }
+            }
+            match weakest {
+                None => return knees,
+                Some((i, _)) => {
+                    bps.remove(i);
+                }
+            }
+        }
+    }
+
+    fn undecided(&self, k: usize, out: &mut KneeSearch) {
+        let u = Undecided {
+            threads: self.samples.threads[k],
+            next_threads: self.samples.threads[k + 1],
+        };
+        if !out.undecided.contains(&u) {
+            out.undecided.push(u);
+        }
+    }
+
+    /// The knee at `k` of `lo..=hi` with its bootstrap intervals, or the slope
+    /// change when it is not one.
+    fn test(&self, lo: usize, k: usize, hi: usize) -> Result<Knee, f64> {
         let (before, after) = slopes(&self.t, &self.s, lo, k, hi);
-        let change = rel_change(before, after);
+        let change = rel_change(before, after, self.floor);
         if change.abs() < MIN_CHANGE {
-            return None;
+            return Err(change);
         }
         // Samples: the baseline, then lo..=hi.
         let mut idx = vec![0];
@@ -128,7 +197,7 @@ impl Ctx<'_> {
         let sub: Vec<Vec<f64>> = idx.iter().map(|&i| self.samples.perf[i].clone()).collect();
         let t: Vec<f64> = (lo..=hi).map(|i| self.t[i]).collect();
         let speedups = |m: &[f64]| m[1..].iter().map(|v| v / m[0]).collect::<Vec<f64>>();
-        let (kk, hh) = (k - lo, hi - lo);
+        let (kk, hh, floor) = (k - lo, hi - lo, self.floor);
         let seed = 0x5ca1_e5c0_u64 ^ ((lo as u64) << 32) ^ ((k as u64) << 16) ^ hi as u64;
         let side = |which: bool| {
             boot::interval(&sub, seed, |m| {
@@ -143,21 +212,25 @@ impl Ctx<'_> {
         };
         let (_, change_ci, draws) = boot::interval(&sub, seed, |m| {
             let (b, a) = slopes(&t, &speedups(m), 0, kk, hh);
-            rel_change(b, a)
+            rel_change(b, a, floor)
         });
         let reps = sub.iter().map(Vec::len).min().unwrap_or(0);
         let confidence = match change_ci {
             None => Confidence::unknown("one repetition: no spread measured"),
-            Some((l, h)) if l <= 0.0 && h >= 0.0 => return None,
+            Some((l, h)) if l <= 0.0 && h >= 0.0 => return Err(change),
             Some(_) => {
                 let same = draws
                     .iter()
                     .filter(|d| d.signum() == change.signum() && d.abs() >= MIN_CHANGE)
                     .count();
-                Confidence::from_probability(same as f64 / draws.len().max(1) as f64, reps)
+                let p = same as f64 / draws.len().max(1) as f64;
+                if p < 0.8 {
+                    return Err(change);
+                }
+                Confidence::from_probability(p, reps)
             }
         };
-        Some(Knee {
+        Ok(Knee {
             threads: self.samples.threads[k],
             next_threads: self.samples.threads[k + 1],
             slope_before: before,
@@ -177,33 +250,29 @@ impl Ctx<'_> {
         })
     }
 
-    fn segment(&self, lo: usize, hi: usize, out: &mut KneeSearch) {
+    /// Binary segmentation inside one piece: the breakpoints (indexes) of knees
+    /// that are not at a machine boundary.
+    fn segment(&self, lo: usize, hi: usize, out: &mut KneeSearch, bps: &mut Vec<usize>) {
         if hi < lo + 2 {
             return;
         }
         // A bend with a two-point side: undecided, with the counts to add.
         if let Some(k) = best_split(&self.t, &self.s, lo, hi, 2) {
-            let short = k - lo + 1 < MIN_SIDE || hi - k + 1 < MIN_SIDE;
+            let short = k - lo + 1 < self.min_side || hi - k + 1 < self.min_side;
             let (b, a) = slopes(&self.t, &self.s, lo, k, hi);
-            if short && rel_change(b, a).abs() >= MIN_CHANGE {
-                let u = Undecided {
-                    threads: self.samples.threads[k],
-                    next_threads: self.samples.threads[k + 1],
-                };
-                if !out.undecided.contains(&u) {
-                    out.undecided.push(u);
-                }
+            if short && rel_change(b, a, self.floor).abs() >= MIN_CHANGE {
+                self.undecided(k, out);
             }
         }
-        let Some(k) = best_split(&self.t, &self.s, lo, hi, MIN_SIDE) else {
+        let Some(k) = self.split(lo, hi) else {
             return;
         };
-        let Some(knee) = self.test(lo, k, hi) else {
+        if self.test(lo, k, hi).is_err() {
             return;
-        };
-        self.segment(lo, k, out);
-        out.knees.push(knee);
-        self.segment(k, hi, out);
+        }
+        self.segment(lo, k, out, bps);
+        bps.push(k);
+        self.segment(k, hi, out, bps);
     }
 }
 
@@ -215,15 +284,51 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     let Some(&base) = meds.first() else {
         return out;
     };
+    let t: Vec<f64> = samples.threads[..n].iter().map(|&p| p as f64).collect();
+    let s: Vec<f64> = meds.iter().map(|m| m / base).collect();
+    let span = t[n - 1] - t[0];
+    let floor = if span > 0.0 {
+        0.25 * ((s[n - 1] - s[0]) / span).abs()
+    } else {
+        0.0
+    };
+    let repeated = samples.perf[..n].iter().all(|v| v.len() >= 2);
     let ctx = Ctx {
-        t: samples.threads[..n].iter().map(|&p| p as f64).collect(),
-        s: meds.iter().map(|m| m / base).collect(),
+        t,
+        s,
+        floor,
+        min_side: if repeated { 2 } else { MIN_SIDE },
         samples,
     };
-    if n >= 3 {
-        ctx.segment(0, n - 1, &mut out);
+    if n < 3 {
+        return out;
     }
-    out.knees.sort_by_key(|k| k.threads);
+    // Breakpoints at the machine's boundaries first (of two adjacent ones, the
+    // later), then knees inside each piece, then every breakpoint tested against
+    // its neighbours.
+    let mut bps: Vec<usize> = (1..n - 1)
+        .filter(|&k| samples.boundaries.contains(&samples.threads[k]))
+        .collect();
+    bps = bps
+        .iter()
+        .copied()
+        .filter(|k| !bps.contains(&(k + 1)))
+        .collect();
+    let mut found = Vec::new();
+    let mut edges = vec![0];
+    edges.extend(&bps);
+    edges.push(n - 1);
+    for w in edges.windows(2) {
+        ctx.segment(w[0], w[1], &mut out, &mut found);
+    }
+    bps.extend(found);
+    bps.sort_unstable();
+    bps.dedup();
+    let mut knees = ctx.prune(bps, n, &mut out);
+    knees.sort_by_key(|k| k.threads);
+    out.undecided
+        .retain(|u| !knees.iter().any(|k| k.threads == u.threads));
+    out.knees = knees;
     out
 }
 
@@ -266,6 +371,7 @@ mod tests {
         let k = find_knees(&Samples {
             threads: &T,
             perf: &perf,
+            boundaries: &[],
         });
         assert_eq!(
             k.knees.iter().map(|k| k.threads).collect::<Vec<_>>(),
@@ -286,6 +392,7 @@ mod tests {
         let k = find_knees(&Samples {
             threads: &T,
             perf: &perf,
+            boundaries: &[],
         });
         assert!(!k.knees.is_empty());
         assert!(k.knees.iter().all(|k| k.confidence.label == "unknown"));
@@ -298,6 +405,7 @@ mod tests {
         let k = find_knees(&Samples {
             threads: &t,
             perf: &perf,
+            boundaries: &[],
         });
         assert!(k.knees.is_empty() && k.undecided.is_empty(), "{k:?}");
         // A bend inside a 30% spread is not a knee.
@@ -310,22 +418,25 @@ mod tests {
         let k = find_knees(&Samples {
             threads: &t,
             perf: &bent,
+            boundaries: &[],
         });
         assert!(k.knees.is_empty(), "{k:?}");
     }
 
+    /// With one repetition a two-point side has no residual to judge a bend by.
     #[test]
     fn a_bend_with_a_two_point_side_is_undecided() {
         let t = [1, 2, 4, 8];
         let perf = reps(
             |p| if p <= 4.0 { p } else { 4.0 + 0.2 * (p - 4.0) },
             &t,
-            0.01,
-            3,
+            0.0,
+            1,
         );
         let k = find_knees(&Samples {
             threads: &t,
             perf: &perf,
+            boundaries: &[],
         });
         assert!(k.knees.is_empty(), "{k:?}");
         assert_eq!(

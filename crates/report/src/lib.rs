@@ -41,7 +41,18 @@ impl ResultSet {
         records: Vec<RunRecord>,
         basis: &Basis,
     ) -> ResultSet {
-        let analysis = scalescope_analysis::analyze(&header, &records, basis);
+        ResultSet::analysed_with(label, header, records, basis, &[])
+    }
+
+    /// Analysed with measured bandwidth ceilings.
+    pub fn analysed_with(
+        label: String,
+        header: Header,
+        records: Vec<RunRecord>,
+        basis: &Basis,
+        ceilings: &[scalescope_analysis::ceiling::Ceiling],
+    ) -> ResultSet {
+        let analysis = scalescope_analysis::analyze_with(&header, &records, basis, ceilings);
         ResultSet {
             label,
             header,

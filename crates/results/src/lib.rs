@@ -12,6 +12,7 @@
 pub mod check;
 pub mod evidence;
 pub mod fingerprint;
+pub mod import;
 pub mod plan;
 pub mod store;
 pub mod workload;

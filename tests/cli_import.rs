@@ -1,0 +1,154 @@
+//! `scalescope import`: a CSV curve becomes a results directory that analyze,
+//! report and compare read like any sweep; the analysis of a one-repetition curve
+//! is never confident and no finding contradicts the curve's own data.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn scalescope() -> Command {
+    Command::cargo_bin("scalescope").unwrap()
+}
+
+const FIXTURE: &str = "tests/fixtures/import/q6-shape.csv";
+const MACHINE: &str = "package:4 numa:1 core:18";
+
+fn import(out: &std::path::Path) {
+    scalescope()
+        .args([
+            "import",
+            FIXTURE,
+            "--synthetic",
+            MACHINE,
+            "--placement",
+            "cores-first",
+            "--out",
+        ])
+        .arg(out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "7 runs at 7 thread counts imported",
+        ));
+}
+
+#[test]
+fn imported_curve_is_analysed_like_a_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("q6");
+    import(&out);
+    let results = out.join("results.jsonl");
+    let text = scalescope()
+        .arg("analyze")
+        .arg(&results)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        text.status.success(),
+        "{}",
+        String::from_utf8_lossy(&text.stderr)
+    );
+    let v: Value = serde_json::from_slice(&text.stdout).unwrap();
+    let a = &v["results"][0]["analysis"];
+    assert_eq!(a["schema_version"], 2);
+    let findings = a["findings"].as_array().unwrap();
+    assert!(findings
+        .iter()
+        .any(|f| f["title"].as_str().unwrap().starts_with("imported from")));
+    for f in findings {
+        for key in ["kind", "boundary", "confidence", "evidence"] {
+            assert!(!f[key].is_null(), "{key} missing in {f}");
+        }
+        // One repetition: never high.
+        assert_ne!(f["confidence"]["label"], "high", "{f}");
+    }
+    // No finding contradicts the data: the curve reaches 19x at 64 and 64 is the
+    // fastest point, so no accepted Amdahl limit below 19x and no accepted
+    // retrograde USL.
+    let c = &a["curves"][0];
+    if c["amdahl"]["rejected"].is_null() {
+        assert!(
+            c["amdahl"]["max_speedup"]
+                .as_f64()
+                .is_none_or(|m| m >= 19.0),
+            "{}",
+            c["amdahl"]
+        );
+    }
+    if c["usl"]["rejected"].is_null() {
+        assert!(
+            c["usl"]["peak_threads"].as_f64().is_none_or(|p| p >= 64.0),
+            "{}",
+            c["usl"]
+        );
+    }
+    assert!(!findings
+        .iter()
+        .any(|f| f["title"].as_str().unwrap().contains("make it slower")
+            || f["advice"]
+                .as_str()
+                .unwrap_or("")
+                .contains("make it slower")));
+    // report and compare read it too.
+    scalescope()
+        .arg("report")
+        .arg(&results)
+        .arg("--out")
+        .arg(dir.path().join("r"))
+        .assert()
+        .success();
+    scalescope()
+        .arg("compare")
+        .arg(&results)
+        .arg(&results)
+        .assert()
+        .success();
+}
+
+#[test]
+fn import_needs_a_machine_and_names_bad_values() {
+    let dir = tempfile::tempdir().unwrap();
+    scalescope()
+        .args(["import", FIXTURE, "--placement", "cores-first", "--out"])
+        .arg(dir.path().join("a"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--synthetic SPEC"));
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "threads,seconds\n1,10\n2,-3\n").unwrap();
+    scalescope()
+        .arg("import")
+        .arg(&bad)
+        .args([
+            "--synthetic",
+            MACHINE,
+            "--placement",
+            "cores-first",
+            "--out",
+        ])
+        .arg(dir.path().join("b"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("bad.csv:3: seconds `-3`"));
+    let big = dir.path().join("big.csv");
+    std::fs::write(&big, "threads,seconds\n1,10\n500,1\n").unwrap();
+    scalescope()
+        .arg("import")
+        .arg(&big)
+        .args([
+            "--synthetic",
+            MACHINE,
+            "--placement",
+            "cores-first",
+            "--out",
+        ])
+        .arg(dir.path().join("c"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "500 threads under cores-first do not fit",
+        ));
+}
