@@ -41,6 +41,30 @@ pub const MAX_XML_BYTES: u64 = 256 << 20;
 /// XML parser recurses, so 12,000 levels overflowed the stack).
 pub const MAX_DEPTH: usize = 256;
 
+/// The `<topology>` root element.
+fn topology_root<'a, 'input>(doc: &'a Document<'input>) -> Result<Node<'a, 'input>, String> {
+    let root = doc.root_element();
+    if root.tag_name().name() != "topology" {
+        return Err(format!(
+            "root element is <{}>, expected <topology>",
+            root.tag_name().name()
+        ));
+    }
+    Ok(root)
+}
+
+/// A cache object's size and line size, over `cpus`.
+fn cache_of(node: Node, cpus: CpuSet) -> RawCache {
+    RawCache {
+        size_bytes: node.attribute("cache_size").and_then(|v| v.parse().ok()),
+        line_bytes: node
+            .attribute("cache_linesize")
+            .and_then(|v| v.parse().ok()),
+        cpus,
+        reporter: None,
+    }
+}
+
 /// Parses hwloc XML text; errors are plain sentences for [`TopoError::Parse`].
 pub(crate) fn parse(text: &str, source: &str) -> Result<Topology, String> {
     check_depth(text)?;
@@ -51,13 +75,7 @@ pub(crate) fn parse(text: &str, source: &str) -> Result<Topology, String> {
     };
     let doc = Document::parse_with_options(text, options)
         .map_err(|e| format!("not well-formed XML: {e}"))?;
-    let root = doc.root_element();
-    if root.tag_name().name() != "topology" {
-        return Err(format!(
-            "root element is <{}>, expected <topology>",
-            root.tag_name().name()
-        ));
-    }
+    let root = topology_root(&doc)?;
     let machine = root
         .children()
         .find(|n| n.has_tag_name("object"))
@@ -98,14 +116,7 @@ pub(crate) fn parse(text: &str, source: &str) -> Result<Topology, String> {
             "Group" => raw.groups.push(domain(cpus)),
             "Core" => raw.cores.push(domain(cpus)),
             "L3Cache" | "L2Cache" => {
-                let cache = RawCache {
-                    size_bytes: node.attribute("cache_size").and_then(|v| v.parse().ok()),
-                    line_bytes: node
-                        .attribute("cache_linesize")
-                        .and_then(|v| v.parse().ok()),
-                    cpus,
-                    reporter: None,
-                };
+                let cache = cache_of(node, cpus);
                 if kind == "L3Cache" {
                     raw.l3.push(cache)
                 } else {

@@ -9,6 +9,7 @@ pub mod files;
 pub mod hwloc_xml;
 pub mod model;
 pub mod numbering;
+mod raw;
 pub mod synthetic;
 pub mod sysfs;
 mod sysfs_quirks;

@@ -11,8 +11,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cpuset::{CpuSet, NodeSet};
+use crate::cpuset::CpuSet;
 use crate::TopoError;
+
+pub(crate) use crate::raw::{Distances, RawCache, RawDomain, RawNode, RawTopology};
 
 /// Version of the topology JSON (`scalescope topo --json`, and the `topology`
 /// object inside results headers). Bump on any incompatible change; see docs/json.md.
@@ -117,55 +119,32 @@ pub struct Topology {
     pub notes: Vec<String>,
 }
 
-/// What a backend found, before normalisation. Domain lists may repeat a set (one
-/// entry per CPU that reported it); the builder deduplicates.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RawTopology {
-    pub source: String,
-    pub cpu_model: Option<String>,
-    pub known: CpuSet,
-    pub online: CpuSet,
-    /// CPUs the process may use (before intersecting with `online`).
-    pub allowed: CpuSet,
-    pub allowed_nodes: Option<NodeSet>,
-    pub packages: Vec<RawDomain>,
-    pub dies: Vec<RawDomain>,
-    pub groups: Vec<RawDomain>,
-    pub cores: Vec<RawDomain>,
-    pub l3: Vec<RawCache>,
-    pub l2: Vec<RawCache>,
-    pub numa: Vec<RawNode>,
-    pub distances: Option<Distances>,
-    /// Kinds from least to most performant.
-    pub kinds: Vec<(String, CpuSet)>,
+/// The CPU kinds (hybrid parts) with at least one online CPU, numbered in order.
+fn cpu_kinds(raw: &RawTopology, online: &CpuSet) -> Vec<CpuKind> {
+    raw.kinds
+        .iter()
+        .filter(|(_, cpus)| cpus.intersects(online))
+        .enumerate()
+        .map(|(id, (name, cpus))| CpuKind {
+            id,
+            name: name.clone(),
+            cpus: cpus.intersection(online),
+        })
+        .collect()
 }
 
-/// Node OS ids and the SLIT matrix in that order.
-pub(crate) type Distances = (Vec<u32>, Vec<Vec<u32>>);
-
-/// One object as one CPU (the `reporter`, where known) described it.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RawDomain {
-    pub os_id: Option<u32>,
-    pub cpus: CpuSet,
-    pub reporter: Option<u32>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RawCache {
-    pub size_bytes: Option<u64>,
-    pub line_bytes: Option<u32>,
-    pub cpus: CpuSet,
-    pub reporter: Option<u32>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RawNode {
-    pub id: u32,
-    pub cpus: CpuSet,
-    pub memory_bytes: Option<u64>,
-    /// CPUs closest to a memory-only node, where the backend knows them.
-    pub locality: Option<CpuSet>,
+/// The cores, numbered in their sorted order, each with its package.
+fn numbered_cores(cores: Vec<(Option<usize>, RawDomain)>) -> Vec<Core> {
+    cores
+        .into_iter()
+        .enumerate()
+        .map(|(id, (package, d))| Core {
+            id,
+            package,
+            os_id: d.os_id,
+            cpus: d.cpus,
+        })
+        .collect()
 }
 
 impl Topology {
@@ -204,17 +183,7 @@ impl Topology {
         dies.sort_by_key(|d| d.cpus.first());
         let groups = dedup_nested(&raw.groups, &online);
         let numa_nodes = numa_nodes(&raw, &online, &mut notes);
-        let kinds: Vec<CpuKind> = raw
-            .kinds
-            .iter()
-            .filter(|(_, cpus)| cpus.intersects(&online))
-            .enumerate()
-            .map(|(id, (name, cpus))| CpuKind {
-                id,
-                name: name.clone(),
-                cpus: cpus.intersection(&online),
-            })
-            .collect();
+        let kinds = cpu_kinds(&raw, &online);
         let core_sets: Vec<CpuSet> = cores.iter().map(|c| c.1.cpus.clone()).collect();
         let die_sets: Vec<CpuSet> = dies.iter().map(|d| d.cpus.clone()).collect();
         let l3_sets: Vec<CpuSet> = l3.iter().map(|c| c.cpus.clone()).collect();
@@ -277,16 +246,7 @@ impl Topology {
             packages: to_domains(packages),
             dies: to_domains(dies),
             groups: to_domains(groups),
-            cores: cores
-                .into_iter()
-                .enumerate()
-                .map(|(id, (package, d))| Core {
-                    id,
-                    package,
-                    os_id: d.os_id,
-                    cpus: d.cpus,
-                })
-                .collect(),
+            cores: numbered_cores(cores),
             l3,
             l2,
             numa_nodes,
