@@ -117,12 +117,7 @@ fn number(
 /// One parsed row: the point, its repetition number if given, seconds, metrics.
 type Row = (Point, Option<usize>, f64, BTreeMap<String, f64>);
 
-fn row(
-    cells: &[&str],
-    c: &Columns,
-    opts: &ImportOptions,
-    line: usize,
-) -> Result<Row, ImportError> {
+fn row(cells: &[&str], c: &Columns, opts: &ImportOptions, line: usize) -> Result<Row, ImportError> {
     let err = |detail: String| ImportError::Row {
         file: opts.file.clone(),
         line,
