@@ -4,6 +4,8 @@
 mod alloc;
 mod cli;
 mod cmd;
+mod progress;
+mod shared;
 
 use std::process::ExitCode;
 

@@ -28,11 +28,10 @@ fn counts_are_exact_and_verified_on_small_graphs() {
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["count"], 45);
-    assert_eq!(
-        v["verified"],
-        Value::Null,
-        "lesmis has 77 vertices, past brute force"
-    );
+    // Checked by the independent counter, as the sweep checks it (not only up to
+    // the 64 vertices brute force reaches).
+    assert_eq!(v["verified"], true, "{}", v["verification"]);
+    assert_eq!(v["verdict"], "passed");
     let out = scalescope()
         .args([
             "graph",
@@ -77,7 +76,7 @@ fn malformed_files_name_the_line() {
             "kron:4",
         ])
         .assert()
-        .code(1)
+        .code(2) // a bad value is a usage error, refused while parsing the command line
         .stderr(predicate::str::contains("unknown pattern `pentagon`"));
     scalescope()
         .args([
@@ -91,7 +90,7 @@ fn malformed_files_name_the_line() {
         ])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("--induced changes only"));
+        .stderr(predicate::str::contains("`induced`: changes only"));
     scalescope()
         .args(["graph", "count", "--pattern", "k4", "--graph", "kron:99"])
         .assert()
@@ -144,7 +143,14 @@ fn bfs_and_pagerank_verify_and_sync_fits_every_mechanism() {
         .output()
         .unwrap();
     if !out.status.success() {
-        assert!(String::from_utf8_lossy(&out.stderr).contains("unavailable here"));
+        assert_eq!(
+            out.status.code(),
+            Some(5),
+            "the unavailable verdict's status"
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("verification unavailable"));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["verdict"], "unavailable");
     }
     let out = scalescope()
         .args(["sync", "--updates", "5000", "--batches", "1,4,16", "--json"])
@@ -162,13 +168,15 @@ fn bfs_and_pagerank_verify_and_sync_fits_every_mechanism() {
     scalescope()
         .args(["graph", "pr", "--graph", "kron:8", "--sync", "mutex"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("unknown sync `mutex`"));
     scalescope()
         .args(["graph", "bfs", "--graph", "kron:8", "--source", "999"])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("--source 999"));
+        .stderr(predicate::str::contains(
+            "`source`: 999: the graph has vertices 0-",
+        ));
 }
 
 #[test]

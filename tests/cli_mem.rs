@@ -154,21 +154,21 @@ fn bad_sizes_and_nodes_get_clear_errors() {
             "`lots` is not a size",
         ),
         (vec!["mem", "stream", "--mem", "bind:7"], "memory node `7`"),
-        (vec!["mem", "stream", "--ntimes", "1"], "--ntimes 1"),
+        (vec!["mem", "stream", "--ntimes", "1"], "`ntimes`: 1"),
         (
             vec!["mem", "matrix", "--size", "0"],
-            "--size: `0` is out of range",
+            "`size`: `0` is out of range",
         ),
         (vec!["mem", "matrix", "--passes", "0"], "--passes 0"),
         (
             vec!["mem", "latency", "--cpu", "999"],
-            "--cpu 999: not a usable CPU",
+            "`cpu`: 999 is not a usable CPU",
         ),
         (vec!["mem", "latency", "--max-size", "12XB"], "unknown unit"),
         (vec!["mem", "c2c", "--node", "9"], "memory node `9`"),
         (
             vec!["mem", "c2c", "--cpus", "0,999"],
-            "CPU 999 is not usable",
+            "`cpus`: CPU 999 is not usable",
         ),
         (vec!["mem", "c2c", "--cpus", "0"], "needs two CPUs"),
     ] {

@@ -142,22 +142,32 @@ fn tbl_round_trip() {
 
 #[test]
 fn unreferenced_scale_factors_say_so_and_bad_ones_are_refused() {
-    let v = json(&[
-        "tpch",
-        "q6",
-        "--sf",
-        "0.02",
-        "--threads",
-        "1",
-        "--repeat",
-        "1",
-        "--json",
-    ]);
+    let out = scalescope()
+        .args([
+            "tpch",
+            "q6",
+            "--sf",
+            "0.02",
+            "--threads",
+            "1",
+            "--repeat",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "the unavailable verdict's status"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verified"], false);
+    assert_eq!(v["verdict"], "unavailable");
     assert!(v["verification"]
         .as_str()
         .unwrap()
-        .starts_with("unavailable: no reference answer"));
+        .starts_with("no reference answer"));
     scalescope()
         .args(["tpch", "q1", "--sf", "0"])
         .assert()
@@ -214,5 +224,56 @@ fn tpch_and_is_run_as_sweep_workloads() {
             let r: Value = serde_json::from_str(line).unwrap();
             assert_eq!(r["status"], "ok", "{name}: {r}");
         }
+    }
+}
+
+/// The same run gives the same verdict and exit status from its command and from a
+/// sweep: passed (0) at a referenced scale factor, unavailable (5) at another.
+#[test]
+fn the_command_and_the_sweep_agree_on_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    for (sf, code, verdict) in [("0.01", 0, "passed"), ("0.001", 5, "unavailable")] {
+        let out = scalescope()
+            .args([
+                "tpch",
+                "q6",
+                "--sf",
+                sf,
+                "--threads",
+                "1",
+                "--repeat",
+                "1",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "tpch q6 --sf {sf}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["verdict"], verdict);
+        let results = dir.path().join(sf);
+        scalescope()
+            .args([
+                "sweep",
+                "--quiet",
+                "--workload",
+                "tpch",
+                "--param",
+                "query=q6",
+            ])
+            .args(["--param", &format!("sf={sf}"), "--param", "repeat=1"])
+            .args(["--threads", "1", "--reps", "1", "--warmup", "0", "--out"])
+            .arg(&results)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(results.join("results.jsonl")).unwrap();
+        let run: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+        assert_eq!(run["exit_code"], code, "sweep --param sf={sf}: {run}");
+        assert_eq!(run["status"], "ok", "{run}");
+        let note = run["error"].as_str().unwrap_or("");
+        assert_eq!(
+            note.starts_with("verification unavailable"),
+            code == 5,
+            "{run}"
+        );
     }
 }

@@ -1,282 +1,143 @@
-//! `scalescope graph count`: exact subgraph counts, checked by brute force where the
-//! graph is small enough for it.
+//! `scalescope graph count|bfs|pr|export`: a graph kernel built as the `graph`
+//! workload and run through the shared trial loop (the sweep runs the same), then
+//! printed; `export` writes the graph as an edge list or a `.csr` cache.
 
-use std::path::Path;
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use scalescope_place::Strategy;
-use scalescope_workloads::graph::count::{brute_force, count, Pattern};
-use scalescope_workloads::graph::gen::{generate, Kind};
-use scalescope_workloads::graph::{load::load, Graph};
-use scalescope_workloads::Pool;
+use scalescope_workloads::graph::workload::{build_graph, GraphCount, GraphKernel};
+use scalescope_workloads::{execute, Report};
+use serde_json::{json, Value};
 
-use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, GraphRunArgs, SyncArgs};
-
-/// Brute force checks graphs up to this many vertices (C(64, 4) = 635,376 subsets).
-const BRUTE_FORCE_MAX_VERTICES: usize = 64;
+use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, GraphRunArgs};
+use crate::shared::{pinned_pool, verdict_exit, verdict_line};
 
 pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        GraphCommand::Count(args) => count_cmd(args),
-        GraphCommand::Bfs(args) => bfs_cmd(args),
-        GraphCommand::Pr(args) => pr_cmd(args),
-        GraphCommand::Export(args) => export_cmd(args),
-    }
-}
-
-/// The pinned pool and the graph the flags name.
-fn setup(graph: &str, threads: Option<usize>, placement: &str) -> anyhow::Result<(Pool, Graph)> {
-    let strategy: Strategy = placement.parse()?;
-    let pool = super::pinned_pool(&strategy, threads)?;
-    let g = graph_of(graph, &pool)?;
-    Ok((pool, g))
-}
-
-fn bfs_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
-    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
-    let threads = pool.threads();
-    if g.vertices() == 0 {
-        bail!("--graph {}: the graph has no vertices", args.graph);
-    }
-    let source = match args.source {
-        Some(s) if (s as usize) < g.vertices() => s,
-        Some(s) => bail!(
-            "--source {s}: the graph has vertices 0-{}",
-            g.vertices() - 1
+        GraphCommand::Count(a) => count(a),
+        GraphCommand::Bfs(a) => kernel(a, GraphKernel::Bfs { source: a.source }),
+        GraphCommand::Pr(a) => kernel(
+            a,
+            GraphKernel::PageRank {
+                sync: a.sync.clone(),
+                batch: a.batch,
+                tolerance: a.tolerance,
+            },
         ),
-        None => (0..g.vertices() as u32)
-            .max_by_key(|&v| g.degree(v))
-            .unwrap_or(0),
-    };
-    let t = Instant::now();
-    let parent = scalescope_workloads::graph::bfs::bfs(&g, source, &pool);
-    let secs = t.elapsed().as_secs_f64();
-    let edges = scalescope_workloads::graph::bfs::verify(&g, source, &parent)
-        .map_err(|e| anyhow::anyhow!("BFS parent tree is wrong: {e}"))?;
-    let reached = parent
-        .iter()
-        .filter(|&&p| p != scalescope_workloads::graph::bfs::NONE)
-        .count();
-    let teps = edges as f64 / secs;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "graph": args.graph, "source": source, "threads": threads, "seconds": secs, "teps": teps,
-                "reached_vertices": reached, "traversed_edges": edges, "verified": true,
-            }))?
-        );
-    } else {
-        println!("BFS from {source} in {}: {reached} vertices reached, {edges} edges, {:.4} s on {threads} threads, {:.3e} TEPS; parent tree verified", args.graph, secs, teps);
+        GraphCommand::Export(a) => export(a),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
-fn pr_cmd(args: &GraphRunArgs) -> anyhow::Result<ExitCode> {
-    use scalescope_workloads::graph::pagerank::{pagerank, verify, Sync};
-    let sync: Sync = args
-        .sync
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--sync: {e}"))?;
-    if !args.tolerance.is_finite() || args.tolerance <= 0.0 || args.batch == 0 {
-        bail!("--tolerance must be positive and --batch at least 1");
+/// Builds, runs and verifies the kernel; the report and the pool's thread count.
+fn execute_on(
+    graph: &str,
+    kernel: GraphKernel,
+    strategy: &Strategy,
+    threads: Option<usize>,
+) -> anyhow::Result<Report> {
+    let mut workload = GraphCount::new(graph, kernel)?;
+    let pool = pinned_pool(strategy, threads)?;
+    Ok(execute(&mut workload, &pool)?)
+}
+
+/// The JSON document: the workload's detail, the threads and the verdict.
+fn document(report: &Report, extra: Value) -> Value {
+    let mut doc = report.detail.clone();
+    if let (Some(d), Some(extra)) = (doc.as_object_mut(), extra.as_object()) {
+        d.extend(extra.clone());
+        d.insert("threads".into(), json!(report.threads));
+        d.insert("verified".into(), json!(report.verification.passed()));
+        d.insert("verdict".into(), json!(report.verification.verdict()));
+        d.insert("verification".into(), json!(report.verification.why()));
     }
-    let (pool, g) = setup(&args.graph, args.threads, &args.placement)?;
-    let threads = pool.threads();
-    let t = Instant::now();
-    let ranks = pagerank(&g, &sync, args.batch, args.tolerance, &pool)
-        .map_err(|e| anyhow::anyhow!("--sync htm: {e}"))?;
-    let secs = t.elapsed().as_secs_f64();
-    verify(&g, &ranks).map_err(|e| anyhow::anyhow!("PageRank scores are wrong: {e}"))?;
-    let per_iter = secs / ranks.iterations as f64;
+    doc
+}
+
+fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
+    let kernel = GraphKernel::Count {
+        pattern: args.pattern,
+        induced: args.induced,
+    };
+    let r = execute_on(&args.graph, kernel, &args.placement, args.threads)?;
+    let d = &r.detail;
     if args.json {
+        let graph = json!({"source": args.graph, "vertices": d["vertices"], "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]});
         println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "graph": args.graph, "sync": args.sync, "batch": args.batch, "threads": threads, "iterations": ranks.iterations,
-                "seconds": secs, "seconds_per_iteration": per_iter, "transactions": ranks.transactions, "aborts": ranks.aborts.total(), "aborts_by_cause": ranks.aborts, "verified": true,
-            }))?
+            serde_json::to_string_pretty(&document(&r, json!({ "graph": graph })))?
         );
     } else {
+        let kind = if args.induced {
+            "induced"
+        } else {
+            "non-induced"
+        };
         println!(
-            "PageRank ({}, batch {}) in {}: {} iterations, {:.4} s ({:.4} s per iteration) on {threads} threads; scores verified",
-            args.sync, args.batch, args.graph, ranks.iterations, secs, per_iter
+            "{} ({kind}) in {}: {}\n  {} vertices, {} edges, {:.1} bytes/edge; counted in {:.4} s on {} threads (graph built in {:.4} s)",
+            d["pattern"].as_str().unwrap_or("?"), args.graph, d["count"], d["vertices"], d["edges"],
+            d["bytes_per_edge"].as_f64().unwrap_or(f64::NAN), r.seconds, r.threads,
+            d["build_seconds"].as_f64().unwrap_or(f64::NAN)
         );
-        if ranks.transactions > 0 {
-            let a = ranks.aborts;
+        println!("  {}", verdict_line(&r.verification));
+    }
+    Ok(verdict_exit(&r.verification))
+}
+
+fn kernel(args: &GraphRunArgs, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
+    let r = execute_on(&args.graph, kernel, &args.placement, args.threads)?;
+    if args.json {
+        let extra = match r.detail["kernel"].as_str() {
+            Some("pr") => {
+                json!({"seconds_per_iteration": r.seconds / r.detail["iterations"].as_f64().unwrap_or(f64::NAN)})
+            }
+            _ => json!({}),
+        };
+        println!("{}", serde_json::to_string_pretty(&document(&r, extra))?);
+    } else {
+        print_kernel(args, &r);
+    }
+    Ok(verdict_exit(&r.verification))
+}
+
+fn print_kernel(args: &GraphRunArgs, r: &Report) {
+    let d = &r.detail;
+    if d["kernel"] == "bfs" {
+        println!(
+            "BFS from {} in {}: {} vertices reached, {} edges, {:.4} s on {} threads, {:.3e} TEPS",
+            d["source"],
+            args.graph,
+            d["reached_vertices"],
+            d["traversed_edges"],
+            r.seconds,
+            r.threads,
+            d["teps"].as_f64().unwrap_or(f64::NAN)
+        );
+    } else if !d["iterations"].is_null() {
+        let iterations = d["iterations"].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "PageRank ({}, batch {}) in {}: {} iterations, {:.4} s ({:.4} s per iteration) on {} threads",
+            args.sync, args.batch, args.graph, d["iterations"], r.seconds, r.seconds / iterations, r.threads
+        );
+        let (tx, a) = (
+            d["transactions"].as_u64().unwrap_or(0),
+            &d["aborts_by_cause"],
+        );
+        if tx > 0 {
+            let total = d["aborts"].as_u64().unwrap_or(0);
             println!(
-                "  RTM: {} transactions, {} aborted ({:.1}%): {} conflict, {} capacity, {} explicit, {} other (aborted batches ran under the elided lock)",
-                ranks.transactions, a.total(), 100.0 * a.total() as f64 / ranks.transactions as f64, a.conflict, a.capacity, a.explicit, a.other
+                "  RTM: {tx} transactions, {total} aborted ({:.1}%): {} conflict, {} capacity, {} explicit, {} other (aborted batches ran under the elided lock)",
+                100.0 * total as f64 / tx as f64, a["conflict"], a["capacity"], a["explicit"], a["other"]
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    println!("  {}", verdict_line(&r.verification));
 }
 
-/// The graph a `--graph` value names: a checked binary cache (`.csr`) loads as it
-/// is; anything else goes through [`edges_of`] and the CSR build.
-fn graph_of(src: &str, pool: &Pool) -> anyhow::Result<Graph> {
-    if src.ends_with(".csr") {
-        return Ok(scalescope_workloads::graph::cache::load(Path::new(src))?);
-    }
-    let (n, edges) = edges_of(src, pool)?;
-    Ok(Graph::from_edges(n, &edges, pool))
-}
-
-/// `kron:SCALE`, `uniform:SCALE` or a file.
-fn edges_of(src: &str, pool: &Pool) -> anyhow::Result<(usize, Vec<(u32, u32)>)> {
-    let generated = |kind: Kind, scale: &str| -> anyhow::Result<(usize, Vec<(u32, u32)>)> {
-        let s: u32 = scale
-            .parse()
-            .ok()
-            .filter(|s| (1..=30).contains(s))
-            .with_context(|| format!("--graph `{src}`: the scale must be 1-30"))?;
-        Ok(generate(kind, s, pool))
-    };
-    if let Some(s) = src.strip_prefix("kron:") {
-        generated(Kind::Kronecker, s)
-    } else if let Some(s) = src.strip_prefix("uniform:") {
-        generated(Kind::Uniform, s)
-    } else {
-        Ok(load(Path::new(src))?)
-    }
-}
-
-fn count_cmd(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
-    let pattern: Pattern = args
-        .pattern
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--pattern: {e}"))?;
-    if args.induced && matches!(pattern, Pattern::Triangle | Pattern::K4) {
-        bail!(
-            "--induced changes only c4 and diamond (triangles and 4-cliques are induced already)"
-        );
-    }
-    let strategy: Strategy = args.placement.parse()?;
-    let pool = super::pinned_pool(&strategy, args.threads)?;
-    let threads = pool.threads();
-    let t0 = Instant::now();
-    let g = graph_of(&args.graph, &pool)?;
-    let build_secs = t0.elapsed().as_secs_f64();
-    let t1 = Instant::now();
-    let c = count(&g, pattern, args.induced, &pool);
-    let secs = t1.elapsed().as_secs_f64();
-    let verified = (g.vertices() <= BRUTE_FORCE_MAX_VERTICES)
-        .then(|| brute_force(&g, pattern, args.induced) == c);
-    let kind = if args.induced {
-        "induced"
-    } else {
-        "non-induced"
-    };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "pattern": pattern,
-                "induced": args.induced,
-                "graph": {"source": args.graph, "vertices": g.vertices(), "edges": g.edges(), "bytes_per_edge": g.bytes_per_edge()},
-                "threads": threads,
-                "count": c,
-                "seconds": secs,
-                "build_seconds": build_secs,
-                "verified": verified,
-            }))?
-        );
-    } else {
-        println!(
-            "{} ({kind}) in {}: {c}\n  {} vertices, {} edges, {:.1} bytes/edge; counted in {:.4} s on {threads} threads (graph built in {:.4} s)",
-            args.pattern,
-            args.graph,
-            g.vertices(),
-            g.edges(),
-            g.bytes_per_edge(),
-            secs,
-            build_secs
-        );
-        match verified {
-            Some(true) => println!("  verified by brute force over every vertex subset"),
-            Some(false) => {}
-            None => println!("  no verifier at this size (brute force stops at {BRUTE_FORCE_MAX_VERTICES} vertices)"),
-        }
-    }
-    if verified == Some(false) {
-        bail!("{} count {c} disagrees with brute force", args.pattern);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `scalescope sync`: the mechanisms against the batch size, with their linear fits.
-pub fn sync_cmd(args: &SyncArgs) -> anyhow::Result<ExitCode> {
-    use scalescope_workloads::graph::pagerank::{rtm_available, Sync};
-    use scalescope_workloads::graph::syncbench::{sweep, Op};
-    let batches: Vec<usize> = args
-        .batches
-        .split(',')
-        .map(|b| {
-            b.trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|b| *b > 0)
-                .with_context(|| {
-                    format!(
-                        "--batches `{}`: `{b}` is not a positive integer",
-                        args.batches
-                    )
-                })
-        })
-        .collect::<anyhow::Result<_>>()?;
-    if args.table == 0 || args.updates == 0 || args.stripes == 0 {
-        bail!("--table, --updates and --stripes must be positive");
-    }
-    let pool = super::pinned_pool(&Strategy::CoresFirst, args.threads)?;
-    let threads = pool.threads();
-    let mechs = [
-        Sync::CoarseLock,
-        Sync::StripedLocks(args.stripes),
-        Sync::Atomic,
-        Sync::Htm,
-    ];
-    let htm_note = (!rtm_available()).then_some("htm: unavailable here: this CPU does not offer Intel RTM (TSX absent or disabled); not measured");
-    let mut all = Vec::new();
-    for op in [Op::MarkVisited, Op::Increment] {
-        all.extend(
-            sweep(&mechs, op, &batches, args.table, args.updates, &pool)
-                .map_err(|e| anyhow::anyhow!(e))?,
-        );
-    }
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"threads": threads, "table": args.table, "curves": all, "note": htm_note})
-            )?
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    println!("{threads} threads, {} slots (contention), {} updates per thread per point; T(N) = A*N + B per critical section", args.table, args.updates);
-    for c in &all {
-        let pts: Vec<String> = c
-            .points
-            .iter()
-            .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
-            .collect();
-        println!(
-            "  {:?} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
-            c.op, c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
-        );
-        println!("      {}", pts.join("  "));
-    }
-    if let Some(n) = htm_note {
-        println!("{n}");
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn export_cmd(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
+fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
-    let (_pool, g) = setup(&args.graph, None, "cores-first")?;
+    let pool = pinned_pool(&Strategy::CoresFirst, None)?;
+    let g = build_graph(&args.graph, &pool)?;
     if args.out.extension().is_some_and(|e| e == "csr") {
         scalescope_workloads::graph::cache::save(&g, &args.out)?;
         println!(
@@ -288,16 +149,16 @@ fn export_cmd(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    let writing = || format!("writing {}", args.out.display());
     let file = std::fs::File::create(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let mut w = std::io::BufWriter::new(file);
     for u in 0..g.vertices() as u32 {
         for &v in g.neighbors(u).iter().filter(|&&v| u < v) {
-            writeln!(w, "{u} {v}").with_context(|| format!("writing {}", args.out.display()))?;
+            writeln!(w, "{u} {v}").with_context(writing)?;
         }
     }
-    w.flush()
-        .with_context(|| format!("writing {}", args.out.display()))?;
+    w.flush().with_context(writing)?;
     println!(
         "{}: {} vertices, {} edges",
         args.out.display(),

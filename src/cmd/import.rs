@@ -15,7 +15,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     if s.synthetic.is_none() && s.hwloc_xml.is_none() && s.sysfs_root.is_none() {
         bail!("the machine the curve was measured on is needed: give --synthetic SPEC, --hwloc-xml FILE or --sysfs-root DIR");
     }
-    let topo = super::load_topology(s)?;
+    let topo = crate::shared::load_topology(s)?;
     let file = args.csv.display().to_string();
     let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {file}"))?;
     let placement = match &args.placement {

@@ -3,12 +3,15 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
+use scalescope_report::machine::human_bytes;
+use scalescope_report::mem::text_table;
 use scalescope_topo::Source;
+use scalescope_workloads::mem;
 use scalescope_workloads::stream::Stream;
 use scalescope_workloads::{execute, Pool};
 
 use crate::cli::{C2cArgs, LatencyArgs, MatrixArgs, MemCommand, StreamArgs};
+use crate::shared::{verdict_exit, verdict_line};
 
 /// Version of the `mem matrix|latency|c2c --json` documents (docs/json.md).
 pub const MEM_SCHEMA_VERSION: u32 = 1;
@@ -22,54 +25,14 @@ pub fn run(cmd: &MemCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Total last-level cache from the topology (L3, else L2), if known.
-fn llc_bytes(topo: &scalescope_topo::Topology) -> Option<u64> {
-    let llc = if topo.l3.is_empty() {
-        &topo.l2
-    } else {
-        &topo.l3
-    };
-    let total: u64 = llc.iter().filter_map(|c| c.size_bytes).sum();
-    (total > 0).then_some(total)
-}
-
-/// A size flag, or `times` x the last-level cache.
+/// A size setting, or `times` x the last-level cache.
 fn size_or_llc(
-    flag: &str,
+    field: &str,
     text: Option<&str>,
     topo: &scalescope_topo::Topology,
     times: u64,
 ) -> anyhow::Result<usize> {
-    match text {
-        Some(t) => Ok(scalescope_workloads::size::parse_bytes(t)
-            .map_err(|e| anyhow::anyhow!("{flag}: {e}"))? as usize),
-        None => llc_bytes(topo)
-            .map(|b| (b * times) as usize)
-            .ok_or_else(|| {
-                anyhow::anyhow!("the last-level cache size is unknown here; give {flag}")
-            }),
-    }
-}
-
-fn matrix_table(
-    title: &str,
-    rows: &[u32],
-    cols: &[u32],
-    cell: impl Fn(usize, usize) -> String,
-) -> String {
-    let mut out = format!("{title}\n  cpu\\mem");
-    for c in cols {
-        out += &format!(" {:>9}", format!("node{c}"));
-    }
-    out.push('\n');
-    for (i, r) in rows.iter().enumerate() {
-        out += &format!("  {:>7}", format!("node{r}"));
-        for j in 0..cols.len() {
-            out += &format!(" {:>9}", cell(i, j));
-        }
-        out.push('\n');
-    }
-    out
+    Ok(mem::size_or_llc(field, text, topo, times)? as usize)
 }
 
 fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
@@ -77,14 +40,14 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     if args.passes == 0 {
         anyhow::bail!("--passes 0: at least one pass is needed");
     }
-    let cfg = scalescope_workloads::mem::matrix::MatrixConfig {
-        bandwidth_bytes: size_or_llc("--size", args.size.as_deref(), &topo, 4)?,
+    let cfg = mem::matrix::MatrixConfig {
+        bandwidth_bytes: size_or_llc("size", args.size.as_deref(), &topo, 4)?,
         passes: args.passes,
-        latency_bytes: size_or_llc("--latency-size", args.latency_size.as_deref(), &topo, 4)?,
+        latency_bytes: size_or_llc("latency_size", args.latency_size.as_deref(), &topo, 4)?,
         latency_steps: 4_000_000,
         threads_per_node: args.threads_per_node,
     };
-    let m = scalescope_workloads::mem::matrix::measure(&topo, &cfg)?;
+    let m = mem::matrix::measure(&topo, &cfg)?;
     let slit = (!m.slit.is_empty()).then_some(m.slit.as_slice());
     let input = |values, samples, higher_is_closer| scalescope_analysis::hops::MatrixInput {
         values,
@@ -116,7 +79,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     println!("{}\n", topo.summary());
     print!(
         "{}",
-        matrix_table(
+        text_table(
             "Read bandwidth, GB/s (rows: threads on node; columns: memory on node)",
             &m.cpu_nodes,
             &m.memory_nodes,
@@ -125,7 +88,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     );
     print!(
         "{}",
-        matrix_table(
+        text_table(
             "\nLoad latency, ns (one thread, dependent loads)",
             &m.cpu_nodes,
             &m.memory_nodes,
@@ -135,7 +98,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     if !m.slit.is_empty() {
         print!(
             "{}",
-            matrix_table(
+            text_table(
                 "\nFirmware distances (SLIT)",
                 &m.cpu_nodes,
                 &m.memory_nodes,
@@ -205,31 +168,10 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
 
 fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
-    let cpu = match args.cpu {
-        Some(c) if topo.usable_cpus().contains(c) => c,
-        Some(c) => anyhow::bail!(
-            "--cpu {c}: not a usable CPU here (usable: {})",
-            topo.usable_cpus()
-        ),
-        None => topo.usable_cpus().first().context("no usable CPU")?,
-    };
-    let max = size_or_llc("--max-size", args.max_size.as_deref(), &topo, 8)?;
-    let sizes = scalescope_workloads::mem::matrix::ladder_sizes(max);
-    let rungs = scalescope_workloads::mem::matrix::ladder(cpu, &sizes, 5_000_000)?;
-    let pu = topo.pu(cpu);
-    let caches: Vec<(u8, u64)> = [
-        (
-            2u8,
-            pu.and_then(|p| p.l2).and_then(|i| topo.l2[i].size_bytes),
-        ),
-        (
-            3u8,
-            pu.and_then(|p| p.l3).and_then(|i| topo.l3[i].size_bytes),
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(l, s)| s.map(|s| (l, s)))
-    .collect();
+    let cpu = mem::usable_cpu(&topo, args.cpu)?;
+    let max = size_or_llc("max_size", args.max_size.as_deref(), &topo, 8)?;
+    let rungs = mem::matrix::ladder(cpu, &mem::matrix::ladder_sizes(max), 5_000_000)?;
+    let caches = mem::caches_of(&topo, cpu);
     if args.json {
         println!(
             "{}",
@@ -252,49 +194,18 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
         for (l, s) in &caches {
             if r.bytes as u64 > *s && !marked.contains(l) {
                 marked.push(*l);
-                mark += &format!(
-                    "  <- past L{l} ({})",
-                    scalescope_report::machine::human_bytes(*s)
-                );
+                mark += &format!("  <- past L{l} ({})", human_bytes(*s));
             }
         }
-        println!(
-            "{:>12} {:>10.2}{mark}",
-            scalescope_report::machine::human_bytes(r.bytes as u64),
-            r.ns
-        );
+        println!("{:>12} {:>10.2}{mark}", human_bytes(r.bytes as u64), r.ns);
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
-    let cpus: Vec<u32> = match &args.cpus {
-        Some(t) => {
-            let set =
-                scalescope_topo::CpuSet::parse_list(t).with_context(|| format!("--cpus `{t}`"))?;
-            if let Some(bad) = set.iter().find(|c| !topo.usable_cpus().contains(*c)) {
-                anyhow::bail!(
-                    "--cpus: CPU {bad} is not usable here (usable: {})",
-                    topo.usable_cpus()
-                );
-            }
-            set.iter().collect()
-        }
-        None => topo.usable_cpus().iter().collect(),
-    };
-    if args.round_trips == 0 || args.samples < 2 {
-        anyhow::bail!(
-            "--round-trips must be at least 1 and --samples at least 2 (the first is a warm-up)"
-        );
-    }
-    let m = scalescope_workloads::mem::c2c::measure(
-        &topo,
-        &cpus,
-        args.node,
-        args.round_trips,
-        args.samples,
-    )?;
+    let cpus = mem::usable_cpus(&topo, args.cpus.as_deref())?;
+    let m = mem::c2c::measure(&topo, &cpus, args.node, args.round_trips, args.samples)?;
     if args.json {
         println!(
             "{}",
@@ -357,70 +268,57 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
-    let strategy: Strategy = args.placement.parse()?;
-    let policy: MemPolicy = args.mem.parse()?;
-    if args.ntimes < 2 {
-        anyhow::bail!(
-            "--ntimes {}: STREAM needs at least 2 iterations (the first is not counted)",
-            args.ntimes
-        );
-    }
-    let topo = Source::Live.load()?;
-    let threads = args.threads.unwrap_or_else(|| topo.usable_cpus().len());
-    let placement = place(&topo, &PlaceRequest::new(strategy, threads))?;
-    let resolved = policy.resolve(&topo)?;
+    let topo = Source::Live
+        .load()
+        .context("reading this machine's topology")?;
     let bytes = Stream::array_bytes(args.size.as_deref(), &topo)?;
-    let mut stream = Stream::new((bytes / 8) as usize, args.ntimes, args.nt);
-    let pool = Pool::new(&placement.threads, Some(&resolved)).context("starting pinned workers")?;
+    let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?;
+    let resolved = args.mem.resolve(&topo)?;
+    let (pool, placement) = Pool::placed(&topo, &args.placement, args.threads, Some(&resolved))?;
     let report = execute(&mut stream, &pool)?;
+    let v = &report.verification;
     if args.json {
         let doc = serde_json::json!({
             "kind": "scalescope.mem-stream",
             "schema_version": MEM_SCHEMA_VERSION,
-            "threads": threads,
+            "threads": report.threads,
             "placement": placement.strategy.to_string(),
-            "mem": policy.to_string(),
-            "verified": report.verified,
-            "verification": report.verification,
+            "mem": args.mem.to_string(),
+            "verified": v.passed(),
+            "verdict": v.verdict(),
+            "verification": v.why(),
             "array_bytes": report.detail["array_bytes"],
             "kernels": report.detail["kernels"],
             "report": report,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
+        return Ok(verdict_exit(v));
+    }
+    println!(
+        "STREAM: {} threads ({}), {}, {} per array ({} total), best of {} iterations{}",
+        report.threads,
+        placement.strategy,
+        args.mem,
+        human_bytes(bytes),
+        human_bytes(3 * bytes),
+        args.ntimes - 1,
+        if args.nt { ", non-temporal stores" } else { "" }
+    );
+    println!(
+        "{:<8} {:>12} {:>12} {:>12} {:>12}",
+        "kernel", "GB/s", "best s", "avg s", "max s"
+    );
+    for name in scalescope_workloads::stream::KERNELS {
+        let k = &report.detail["kernels"][name];
+        let f = |key: &str| k[key].as_f64().unwrap_or(f64::NAN);
         println!(
-            "STREAM: {} threads ({}), {}, {} per array ({} total), best of {} iterations{}",
-            threads,
-            placement.strategy,
-            policy,
-            scalescope_report::machine::human_bytes(bytes),
-            scalescope_report::machine::human_bytes(3 * bytes),
-            args.ntimes - 1,
-            if args.nt { ", non-temporal stores" } else { "" }
-        );
-        println!(
-            "{:<8} {:>12} {:>12} {:>12} {:>12}",
-            "kernel", "GB/s", "best s", "avg s", "max s"
-        );
-        for name in scalescope_workloads::stream::KERNELS {
-            let k = &report.detail["kernels"][name];
-            println!(
-                "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}",
-                k["gb_per_s"].as_f64().unwrap_or(f64::NAN),
-                k["best_secs"].as_f64().unwrap_or(f64::NAN),
-                k["avg_secs"].as_f64().unwrap_or(f64::NAN),
-                k["max_secs"].as_f64().unwrap_or(f64::NAN)
-            );
-        }
-        println!(
-            "validation: {} ({})",
-            if report.verified { "passed" } else { "FAILED" },
-            report.verification
+            "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}",
+            f("gb_per_s"),
+            f("best_secs"),
+            f("avg_secs"),
+            f("max_secs")
         );
     }
-    Ok(if report.verified {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(super::workload_child::EXIT_UNVERIFIED)
-    })
+    println!("{}", verdict_line(v));
+    Ok(verdict_exit(v))
 }

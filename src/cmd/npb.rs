@@ -1,15 +1,14 @@
-//! `scalescope npb ...`: NAS Parallel Benchmarks kernels run in this process. A failed
-//! verification is an error exit, never a quiet number.
+//! `scalescope npb ...`: NAS Parallel Benchmarks kernels run in this process through
+//! the shared trial loop. The exit status is the verdict's: a failed verification
+//! is never a quiet number.
 
 use std::process::ExitCode;
 
-use scalescope_place::Strategy;
-use scalescope_workloads::npb_ep::Ep;
-use scalescope_workloads::npb_ft::Ft;
-use scalescope_workloads::npb_is::Is;
+use scalescope_workloads::npb::{ep::Ep, ft::Ft, is::Is};
 use scalescope_workloads::{execute, Workload};
 
 use crate::cli::{NpbArgs, NpbCommand};
+use crate::shared::{pinned_pool, verdict_exit, verdict_line};
 
 pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
     match cmd {
@@ -20,41 +19,24 @@ pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow::Result<ExitCode> {
-    let strategy: Strategy = args.placement.parse()?;
-    let pool = super::pinned_pool(&strategy, args.threads)?;
-    let threads = pool.threads();
+    let pool = pinned_pool(&args.placement, args.threads)?;
     let report = execute(workload.as_mut(), &pool)?;
+    let mops = report.figures.get("mops").copied().unwrap_or(f64::NAN);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "verified": report.verified,
-                "mops": report.figures["mops"],
-                "seconds": report.seconds,
-                "report": report,
-            }))?
-        );
+        let doc = serde_json::json!({
+            "verified": report.verification.passed(),
+            "verdict": report.verification.verdict(),
+            "mops": mops,
+            "seconds": report.seconds,
+            "report": report,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!(
-            "NPB {name} class {}: {} threads ({}), {:.4} s, {:.2} Mop/s",
-            args.class, threads, strategy, report.seconds, report.figures["mops"]
+            "NPB {name} class {}: {} threads ({}), {:.4} s, {mops:.2} Mop/s",
+            args.class, report.threads, args.placement, report.seconds
         );
-        println!(
-            "verification: {} ({})",
-            if report.verified {
-                "SUCCESSFUL"
-            } else {
-                "FAILED"
-            },
-            report.verification
-        );
+        println!("{}", verdict_line(&report.verification));
     }
-    if !report.verified {
-        anyhow::bail!(
-            "NPB {name} class {} failed verification: {}",
-            args.class,
-            report.verification
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(verdict_exit(&report.verification))
 }

@@ -57,7 +57,7 @@ pub fn request_of(args: &PlaceArgs) -> anyhow::Result<PlaceRequest> {
 
 pub fn run(args: &PlaceArgs) -> anyhow::Result<ExitCode> {
     let req = request_of(args)?;
-    let topo = super::load_topology(&args.source)?;
+    let topo = crate::shared::load_topology(&args.source)?;
     let placement = place(&topo, &req).map_err(|e| match e {
         // The library names no flags; this is the command that has one.
         PlaceError::TooManyThreads { .. } => {

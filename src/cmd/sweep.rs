@@ -11,8 +11,8 @@ use scalescope_report::Exporter;
 use scalescope_session::run::{self, Hooks, Options};
 use scalescope_session::{prepare, SessionError};
 
-use super::progress::Bar;
 use crate::cli::SweepArgs;
+use crate::progress::Bar;
 
 /// Exit status when some runs failed (0: all ok, 130: interrupted).
 pub const EXIT_RUNS_FAILED: u8 = 3;
@@ -24,7 +24,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if source_given && !args.dry_run {
         bail!("--sysfs-root/--hwloc-xml/--synthetic only plan a sweep (--dry-run); real runs use this machine");
     }
-    let topo = super::load_topology(&args.source)?;
+    let topo = crate::shared::load_topology(&args.source)?;
     let settings = args.settings();
     if args.dry_run && !args.resume {
         let planned = prepare::plan_new(&settings, &topo).map_err(flag_hint)?;
@@ -37,7 +37,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         prepare::start(&settings, &topo)
     }
     .map_err(flag_hint)?;
-    let interrupt = super::interrupt_flag()?;
+    let interrupt = crate::shared::interrupt_flag()?;
     let mut bar = Bar::new(args.quiet || !std::io::stderr().is_terminal());
     let hooks = Hooks {
         progress: &mut bar,

@@ -20,8 +20,8 @@ struct TopoJson<'a> {
 }
 
 pub fn run(args: &TopoArgs) -> anyhow::Result<ExitCode> {
-    let topo = super::load_topology(&args.source)?;
-    let virtualization = super::source_of(&args.source).virtualization();
+    let topo = crate::shared::load_topology(&args.source)?;
+    let virtualization = crate::shared::source_of(&args.source).virtualization();
     if args.json {
         let doc = TopoJson {
             topology: &topo,

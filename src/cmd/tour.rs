@@ -9,7 +9,7 @@ use scalescope_session::run::Hooks;
 use scalescope_session::tour;
 use scalescope_topo::{NumberingReport, Source, Topology};
 
-use super::progress::Bar;
+use crate::progress::Bar;
 
 fn print_machine(topo: &Topology) {
     println!("scalescope tour: why does a parallel program stop scaling on this machine?\n");
@@ -36,7 +36,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         plan.threads,
         names.join(", ")
     );
-    let interrupt = super::interrupt_flag()?;
+    let interrupt = crate::shared::interrupt_flag()?;
     let dir = tour::out_dir();
     let mut sets = Vec::new();
     for w in &tour::WORKLOADS {

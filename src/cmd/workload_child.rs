@@ -1,7 +1,8 @@
 //! `scalescope __workload NAME --thread-cpus 0;1`: what a sweep starts for a built-in
 //! workload. The sweep has already set the process affinity and memory policy; this
 //! pins each worker to its own set, runs the workload through the shared trial loop,
-//! and prints a human line and then the JSON report as the last line.
+//! and prints a human line and then the JSON report as the last line; it exits
+//! with the verdict's status.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -11,9 +12,6 @@ use scalescope_topo::{CpuSet, Source};
 use scalescope_workloads::{build, execute, Pool};
 
 use crate::cli::WorkloadChildArgs;
-
-/// Exit status of a workload whose verification failed.
-pub const EXIT_UNVERIFIED: u8 = 4;
 
 pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
     let sets: Vec<CpuSet> = args
@@ -39,16 +37,9 @@ pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
         report.threads,
         report.seconds,
         figures.join(" "),
-        if report.verified {
-            "verified"
-        } else {
-            "NOT VERIFIED"
-        }
+        report.verification
     );
     println!("{}", serde_json::to_string(&report)?);
-    Ok(if report.verified {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_UNVERIFIED)
-    })
+    // The verdict's own exit status (0, 4 or 5): the sweep reads it with the report.
+    Ok(ExitCode::from(report.verification.exit_code()))
 }

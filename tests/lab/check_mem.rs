@@ -63,6 +63,24 @@ fn memory_nodes(console: &Console) -> Result<BTreeSet<u32>, String> {
         .collect())
 }
 
+/// Node `n` has CPUs the guest script may run on (first-touch from one is expected).
+fn has_allowed_cpus(console: &Console, n: u32) -> bool {
+    let allowed = console
+        .get("self")
+        .ok()
+        .and_then(|s| {
+            s.text
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(crate::console::cpulist)
+        })
+        .unwrap_or_default();
+    kernel_nodes(console)
+        .unwrap_or_default()
+        .iter()
+        .any(|k| k.node == n && k.cpus.iter().any(|c| allowed.contains(c)))
+}
+
 fn policy_run(console: &Console, name: &str, target: &BTreeSet<u32>) -> Result<String, String> {
     if name.starts_with("sweep-mem") {
         let lines = console.json_lines(&format!("{name}.results"))?;
@@ -83,7 +101,7 @@ fn policy_run(console: &Console, name: &str, target: &BTreeSet<u32>) -> Result<S
 }
 
 /// Every memory policy x node combination the guest ran.
-pub fn policies(console: &Console) -> Vec<Check> {
+pub fn policies(shape: &Shape, console: &Console) -> Vec<Check> {
     let nodes = match memory_nodes(console) {
         Ok(n) => n,
         Err(e) => return vec![Check::new("kernel nodes", Err(e))],
@@ -91,6 +109,10 @@ pub fn policies(console: &Console) -> Vec<Check> {
     let mut out = Vec::new();
     for n in &nodes {
         let one = BTreeSet::from([*n]);
+        let listed = shape.policy_nodes.map(crate::console::cpulist);
+        if listed.is_some_and(|l| !l.contains(n)) {
+            continue; // the shape runs the policies on other nodes only
+        }
         for p in ["bind", "preferred"] {
             let name = format!("mem.{p}:{n}");
             out.push(Check::new(
@@ -99,7 +121,7 @@ pub fn policies(console: &Console) -> Vec<Check> {
             ));
         }
         let ft = format!("mem.first-touch:{n}");
-        if console.sections.contains_key(&ft) {
+        if has_allowed_cpus(console, *n) {
             out.push(Check::new(
                 format!("mem stream first-touch from a node-{n} CPU: pages on node {n}"),
                 policy_run(console, &ft, &one),
@@ -237,4 +259,62 @@ pub fn matrix(shape: &Shape, console: &Console) -> Vec<Check> {
         Check::new("mem matrix: every cell filled, pages verified", cells),
         Check::new("mem matrix: no hop level or 'SLIT hides' from noise", hops),
     ]
+}
+
+/// The sweep's own record of where the run's pages were (`evidence.pages`, the
+/// sampler's numa_maps readings, in results.jsonl) against the kernel's numastat.
+pub fn sweep_evidence(console: &Console) -> Check {
+    let Some(name) = console.sections.keys().find(|k| {
+        k.starts_with("sweep-mem.")
+            && !k.contains(".results")
+            && !k.contains(".err")
+            && !k.contains(".kernel")
+    }) else {
+        return Check::new(
+            "sweep records page placement per run",
+            Err("no sweep-mem section".into()),
+        );
+    };
+    let node: u32 = name
+        .rsplit(':')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let title = format!(
+        "sweep --mem bind:{node} records the run's pages on node {node} (results.jsonl evidence)"
+    );
+    let run = match console.json_lines(&format!("{name}.results")) {
+        Ok(lines) => lines.into_iter().find(|l| l["record"] == "run"),
+        Err(e) => return Check::new(title, Err(e)),
+    };
+    let Some(run) = run else {
+        return Check::new(title, Err("the sweep recorded no run".into()));
+    };
+    let evidence = &run["evidence"];
+    if evidence.is_null() {
+        return Check::not_applicable(title, "this build's run records carry no `evidence` (the per-run sampler is not in this branch yet)".into());
+    }
+    let result = (|| -> Result<String, String> {
+        let pages = &evidence["pages"];
+        if pages["state"] != "measured" {
+            return Err(format!("evidence.pages: {pages}"));
+        }
+        let peak = pages["value"]["peak_bytes_per_node"]
+            .as_object()
+            .ok_or(format!("evidence.pages: {pages}"))?;
+        let total: f64 = peak.values().filter_map(|v| v.as_f64()).sum();
+        let on: f64 = peak
+            .get(&node.to_string())
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        let array_pages = STREAM_PAGES as f64 * 4096.0;
+        // Elsewhere: the binary's own pages (about 6 MB, file-backed, wherever the
+        // initramfs was unpacked), heap and stacks; never as much as the arrays.
+        let elsewhere = total - on;
+        if on < HOLDS * array_pages || elsewhere >= 0.5 * array_pages {
+            return Err(format!("peak resident bytes per node {peak:?}; the run's arrays are {array_pages} bytes on node {node}"));
+        }
+        Ok(format!("peak resident bytes per node {peak:?}"))
+    })();
+    Check::new(title, result)
 }

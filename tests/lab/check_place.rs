@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::console::{kernel_cpus, Console, KernelCpu};
 use crate::report::Check;
+use crate::shapes::Shape;
 
 pub const STRATEGIES: [&str; 5] = ["compact", "scatter", "cores-first", "smt-pairs", "spread"];
 
@@ -55,8 +56,47 @@ pub fn busiest_cpus(
     Ok((by_busy.iter().take(n).map(|x| x.1).collect(), ticks))
 }
 
-fn strategy(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, String> {
+/// The plan `place` printed for a strategy: one CPU set per thread.
+fn plan_of(console: &Console, s: &str) -> Result<Vec<Vec<u32>>, String> {
     let plan = thread_cpus(&console.json(&format!("place.{s}"))?["threads"]);
+    if plan.is_empty() || plan.iter().any(|t| t.len() != 1) {
+        return Err(format!("plan {plan:?}: a thread is not on exactly one PU"));
+    }
+    let planned: BTreeSet<u32> = plan.iter().flatten().copied().collect();
+    if planned.len() != plan.len() {
+        return Err(format!("plan {plan:?} puts two threads on one PU"));
+    }
+    Ok(plan)
+}
+
+/// In-process (the pinned pool): the kernel's busiest CPUs are exactly the plan.
+fn in_process(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, String> {
+    let plan = plan_of(console, s)?;
+    let doc = console.json(&format!("ep.{s}"))?;
+    if doc["verified"] != true {
+        return Err(format!(
+            "EP not verified: {}",
+            doc["report"]["verification"]
+        ));
+    }
+    let planned: BTreeSet<u32> = plan.iter().flatten().copied().collect();
+    let (busy, ticks) = busiest_cpus(console, &format!("ep.{s}"), planned.len())?;
+    if busy != planned {
+        return Err(format!(
+            "planned {planned:?}, the kernel saw busiest {busy:?} (jiffies {ticks})"
+        ));
+    }
+    let rule = shape_rule(kernel, s, &plan)?;
+    Ok(format!(
+        "threads on {plan:?}; the kernel's busiest CPUs {busy:?} (jiffies {ticks}){rule}"
+    ))
+}
+
+/// Through a sweep: the run recorded the plan, its own /proc sampling found every
+/// thread inside it, and the kernel saw every planned CPU busy (the sweep's parent
+/// may add a busy CPU of its own, so the rest are not required idle here).
+fn swept(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, String> {
+    let plan = plan_of(console, s)?;
     let sweep = format!("sweep.{s}");
     let sweep_rc = console.get(&sweep)?.rc;
     let lines = console.json_lines(&format!("{sweep}.results"))?;
@@ -76,27 +116,27 @@ fn strategy(console: &Console, kernel: &[KernelCpu], s: &str) -> Result<String, 
             "place planned {plan:?}, the sweep ran {recorded:?}"
         ));
     }
-    if plan.iter().any(|t| t.len() != 1) {
-        return Err(format!("plan {plan:?}: a thread is not on exactly one PU"));
-    }
-    let planned: BTreeSet<u32> = plan.iter().flatten().copied().collect();
-    if planned.len() != plan.len() {
-        return Err(format!("plan {plan:?} puts two threads on one PU"));
-    }
-    let (busy, ticks) = busiest_cpus(console, &sweep, planned.len())?;
-    if busy != planned {
-        return Err(format!(
-            "planned {planned:?}, the kernel saw busiest {busy:?} (jiffies {ticks})"
-        ));
-    }
     let check = &run["placement_check"];
-    if check["inside_plan"] != true {
+    if check["inside_plan"] != true || check["violations"].as_array().is_none_or(|v| !v.is_empty())
+    {
         return Err(format!("the sweep's own placement check: {check}"));
     }
-    let shape = shape_rule(kernel, s, &plan)?;
-    Ok(format!(
-        "threads on {plan:?}; kernel's busiest CPUs {busy:?} (jiffies {ticks}){shape}"
-    ))
+    let d = console.deltas(&sweep)?;
+    let max = d.ticks.values().copied().max().unwrap_or(0);
+    let idle: Vec<u32> = plan
+        .iter()
+        .map(|t| t[0])
+        .filter(|c| (d.ticks.get(c).copied().unwrap_or(0) as f64) < 0.3 * max as f64)
+        .collect();
+    if max < 20 || !idle.is_empty() {
+        let ticks: Vec<String> = d.ticks.iter().map(|(c, t)| format!("{c}:{t}")).collect();
+        return Err(format!(
+            "planned CPUs {idle:?} were not busy (jiffies {})",
+            ticks.join(" ")
+        ));
+    }
+    let rule = shape_rule(kernel, s, &plan)?;
+    Ok(format!("the run recorded {plan:?}, its sampling found every thread inside, the kernel saw each planned CPU busy{rule}"))
 }
 
 /// What the strategy promises about cores, judged with the kernel's siblings.
@@ -144,18 +184,51 @@ fn shape_rule(kernel: &[KernelCpu], s: &str, plan: &[Vec<u32>]) -> Result<String
     }
 }
 
-pub fn checks(console: &Console) -> Vec<Check> {
+/// On a machine without SMT, smt-pairs must be refused with a reason, not run.
+fn refused_without_smt(console: &Console, section: &str) -> Result<String, String> {
+    match console.json(section) {
+        Ok(doc) => Err(format!("ran on a machine without SMT: {doc}")),
+        Err(e) if e.contains("no SMT") => Ok(format!("refused: {e}")),
+        Err(e) => Err(e),
+    }
+}
+
+pub fn checks(shape: &Shape, console: &Console) -> Vec<Check> {
     let kernel = match kernel_cpus(console) {
         Ok(k) => k,
         Err(e) => return vec![Check::new("kernel CPUs", Err(e))],
     };
-    STRATEGIES
+    if shape.threads == 1 {
+        let mut out = vec![Check::new(
+            "place --strategy smt-pairs refused without SMT",
+            refused_without_smt(console, "place.smt-pairs"),
+        )];
+        for s in STRATEGIES.iter().filter(|s| **s != "smt-pairs") {
+            out.push(Check::new(
+                format!("npb ep --placement {s}: threads where planned"),
+                in_process(console, &kernel, s),
+            ));
+        }
+        out.push(Check::new(
+            "sweep --placement cores-first: threads where planned",
+            swept(console, &kernel, "cores-first"),
+        ));
+        return out;
+    }
+    let mut out: Vec<Check> = STRATEGIES
         .iter()
         .map(|s| {
             Check::new(
-                format!("sweep --placement {s}: threads where planned"),
-                strategy(console, &kernel, s),
+                format!("npb ep --placement {s}: threads where planned"),
+                in_process(console, &kernel, s),
             )
         })
-        .collect()
+        .collect();
+    for s in ["smt-pairs", "cores-first"] {
+        out.push(Check::new(
+            format!("sweep --placement {s}: threads where planned"),
+            swept(console, &kernel, s),
+        ));
+    }
+    out
 }

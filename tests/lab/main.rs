@@ -6,7 +6,8 @@
 //! binary); each shape boots with a time limit and prints its results between markers
 //! on the serial console (tests/lab/guest). The report goes to target/lab/report.txt.
 //! Skipped, with a line saying so, only where QEMU cannot run at all.
-//! `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes.
+//! `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes; `SCALESCOPE_LAB_REPLAY=1`
+//! checks the consoles the last boots saved in target/lab without booting.
 
 mod check_mem;
 mod check_place;
@@ -117,7 +118,26 @@ fn describe(s: &Shape) -> String {
 }
 
 fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> ShapeReport {
-    let boot = qemu::boot(shape, kernel, initrd, BOOT_LIMIT);
+    let boot = if std::env::var_os("SCALESCOPE_LAB_REPLAY").is_some() {
+        replay(shape, log_dir)
+    } else {
+        let first = qemu::boot(shape, kernel, initrd, BOOT_LIMIT);
+        if first.console.contains("@@LAB-START") {
+            first
+        } else {
+            // The guest died before its script started (a kernel that panicked while
+            // booting on a loaded host): boot once more, and say so in the report.
+            let _ = std::fs::write(
+                log_dir.join(format!("{}.first-boot.console", shape.name)),
+                &first.console,
+            );
+            println!(
+                "lab: {}: the first boot never reached its script; booting again",
+                shape.name
+            );
+            qemu::boot(shape, kernel, initrd, BOOT_LIMIT)
+        }
+    };
     let console = Console::parse(&boot.console);
     let _ = std::fs::write(
         log_dir.join(format!("{}.console", shape.name)),
@@ -132,8 +152,9 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
         },
     )];
     checks.extend(check_topo::checks(shape, &console));
-    checks.extend(check_place::checks(&console));
-    checks.extend(check_mem::policies(&console));
+    checks.extend(check_place::checks(shape, &console));
+    checks.extend(check_mem::policies(shape, &console));
+    checks.push(check_mem::sweep_evidence(&console));
     if shape.tpch_threads.is_some() {
         checks.push(Check::new(
             "tpch q6 --layout numa: partitions on their scanners' nodes",
@@ -168,6 +189,26 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
     }
 }
 
+/// The console a previous boot saved (`SCALESCOPE_LAB_REPLAY=1`: re-check without
+/// booting, for work on the checks themselves).
+fn replay(shape: &Shape, log_dir: &Path) -> qemu::Boot {
+    let path = log_dir.join(format!("{}.console", shape.name));
+    match std::fs::read_to_string(&path) {
+        Ok(console) => qemu::Boot {
+            console,
+            stderr: String::new(),
+            secs: 0.0,
+            failure: None,
+        },
+        Err(e) => qemu::Boot {
+            console: String::new(),
+            stderr: String::new(),
+            secs: 0.0,
+            failure: Some(format!("replay: {}: {e}", path.display())),
+        },
+    }
+}
+
 fn selected() -> Vec<Shape> {
     let only = std::env::var("SCALESCOPE_LAB_SHAPES").unwrap_or_default();
     shapes::all()
@@ -183,7 +224,7 @@ fn run_all(shapes: &[Shape], kernel: &Path, initrd: &Path, log_dir: &Path) -> Ve
         for _ in 0..CONCURRENT {
             scope.spawn(|| loop {
                 let i = {
-                    let mut n = next.lock().unwrap();
+                    let mut n = next.lock().unwrap_or_else(|p| p.into_inner());
                     *n += 1;
                     *n - 1
                 };
@@ -196,11 +237,11 @@ fn run_all(shapes: &[Shape], kernel: &Path, initrd: &Path, log_dir: &Path) -> Ve
                     r.failed(),
                     r.checks.len()
                 );
-                done.lock().unwrap().push((i, r));
+                done.lock().unwrap_or_else(|p| p.into_inner()).push((i, r));
             });
         }
     });
-    let mut done = done.into_inner().unwrap();
+    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
 }
@@ -216,7 +257,13 @@ fn main() -> ExitCode {
     }
     let start = Instant::now();
     let target = target_dir();
-    let (kernel, initrd) = match build_image(&target) {
+    let replaying = std::env::var_os("SCALESCOPE_LAB_REPLAY").is_some();
+    let built = if replaying {
+        Ok((PathBuf::new(), PathBuf::new()))
+    } else {
+        build_image(&target)
+    };
+    let (kernel, initrd) = match built {
         Ok(p) => p,
         Err(e) => {
             eprintln!("lab: could not build the guest image: {e}");

@@ -18,7 +18,11 @@ pub struct Boot {
     pub failure: Option<String>,
 }
 
-/// The QEMU arguments for a shape.
+/// The QEMU arguments for a shape. In the guest, transparent huge pages are off (so
+/// numastat counts 4 KiB pages) and automatic NUMA balancing is off (so pages stay
+/// where the policy under test put them). `no_timer_check`: on a loaded host the
+/// emulated timer can look broken to the kernel's boot-time check, which then panics
+/// ("IO-APIC + timer doesn't work!").
 pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     let mut a: Vec<String> = [
         "-accel",
@@ -75,7 +79,7 @@ pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     a.push(initrd.display().to_string());
     a.push("-append".into());
     a.push(format!(
-        "console=ttyS0 quiet loglevel=1 panic=-1 transparent_hugepage=never {}",
+        "console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check transparent_hugepage=never numa_balancing=disable {}",
         shape.script_args()
     ));
     a

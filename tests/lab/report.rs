@@ -8,6 +8,8 @@ use std::fmt::Write;
 pub struct Check {
     pub name: String,
     pub ok: bool,
+    /// Nothing to check here (said why in `detail`); not a pass, not a failure.
+    pub not_applicable: bool,
     pub detail: String,
 }
 
@@ -20,7 +22,18 @@ impl Check {
         Check {
             name: name.into(),
             ok,
+            not_applicable: false,
             detail,
+        }
+    }
+
+    /// A check that has nothing to look at on this build, and says why.
+    pub fn not_applicable(name: impl Into<String>, why: String) -> Check {
+        Check {
+            name: name.into(),
+            ok: true,
+            not_applicable: true,
+            detail: why,
         }
     }
 }
@@ -65,7 +78,11 @@ pub fn render(shapes: &[ShapeReport], total_secs: f64) -> String {
         );
         let _ = writeln!(out, "  ({})", s.timing);
         for c in &s.checks {
-            let verdict = if c.ok { "ok  " } else { "FAIL" };
+            let verdict = match (c.ok, c.not_applicable) {
+                (_, true) => "n/a ",
+                (true, false) => "ok  ",
+                (false, false) => "FAIL",
+            };
             let _ = writeln!(out, "  {verdict} {}: {}", c.name, c.detail);
         }
         if let Some(t) = &s.tail {

@@ -26,6 +26,8 @@ pub struct Shape {
     pub matrix: bool,
     /// Memory per node, MiB.
     pub node_mib: u32,
+    /// Nodes to run every memory policy on (None: all).
+    pub policy_nodes: Option<&'static str>,
 }
 
 fn slit_21(_: u32, _: u32) -> u32 {
@@ -60,6 +62,7 @@ impl Shape {
             tpch_threads: None,
             matrix: false,
             node_mib: 256,
+            policy_nodes: None,
         }
     }
 
@@ -102,6 +105,9 @@ impl Shape {
         if self.matrix {
             args += " lab.matrix=1";
         }
+        if let Some(n) = self.policy_nodes {
+            args += &format!(" lab.nodes={n}");
+        }
         args
     }
 }
@@ -125,6 +131,9 @@ pub fn all() -> Vec<Shape> {
             slit: slit_12,
             matrix: true,
             node_mib: 192,
+            // Every policy on every node is the 4-node shape's job; here the first
+            // and the last node (the nodemask's first and last bits).
+            policy_nodes: Some("0,7"),
             ..Shape::base("8s-1c-1t-slit12", 8, 1, 1)
         },
         Shape {

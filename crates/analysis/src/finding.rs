@@ -33,6 +33,8 @@ pub enum FindingKind {
     MeasurementQuality,
     /// What this machine cannot show at all.
     MachineLimit,
+    /// Threads of the run that sat idle or shared a CPU (the sampler's evidence).
+    Threads,
 }
 
 /// The machine boundary a finding is attributed to.
@@ -174,6 +176,13 @@ pub enum EvidenceItem {
         ratio: f64,
         ci95: Option<(f64, f64)>,
         p_value: Option<f64>,
+    },
+    /// Cross-node memory traffic measured beside the runs on each side of a knee.
+    Traffic {
+        before_threads: usize,
+        after_threads: usize,
+        before_bytes: f64,
+        after_bytes: f64,
     },
     /// Anything else, in words only.
     Note,

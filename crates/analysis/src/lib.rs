@@ -11,6 +11,7 @@ pub mod compare;
 mod curve;
 pub mod events;
 pub mod evidence;
+pub mod evidence_findings;
 pub mod finding;
 mod findings;
 pub mod fit;
@@ -249,7 +250,8 @@ pub fn analyze_with(
     let smt_yield = placements::smt_yield(topo, header, records, basis);
     let placement_comparisons = placements::compare_placements(header, records, basis);
     let quality = quality::assess(header, records);
-    let findings = findings::findings(
+    let evidence = evidence::summarize(records);
+    let mut findings = findings::findings(
         &findings::Inputs {
             topo,
             basis,
@@ -260,6 +262,7 @@ pub fn analyze_with(
         },
         ceilings,
     );
+    evidence_findings::add(&mut findings, &curves, &evidence);
     Analysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         machine: topo.summary(),
@@ -269,6 +272,6 @@ pub fn analyze_with(
         placement_comparisons,
         quality,
         findings,
-        evidence: evidence::summarize(records),
+        evidence,
     }
 }

@@ -148,6 +148,12 @@ pub struct PlaceRequest {
     pub oversubscribe: bool,
 }
 
+/// The thread count every command and sweep defaults to: one thread per usable CPU
+/// (online and allowed to this process). The one place that default is worked out.
+pub fn every_usable_cpu(topo: &scalescope_topo::Topology) -> usize {
+    topo.usable_cpus().len()
+}
+
 impl PlaceRequest {
     pub fn new(strategy: Strategy, threads: usize) -> Self {
         PlaceRequest {

@@ -72,7 +72,7 @@ fn resident(s: &RunSeries) -> Vec<(f64, f64)> {
 }
 
 /// For each thread count of the first curve, the series of its median-time run.
-fn chosen_runs<'a>(set: &'a ResultSet) -> Vec<(usize, &'a RunSeries)> {
+fn chosen_runs(set: &ResultSet) -> Vec<(usize, &RunSeries)> {
     let Some(curve) = set.analysis.curves.first() else {
         return Vec::new();
     };
@@ -104,7 +104,10 @@ fn chosen_runs<'a>(set: &'a ResultSet) -> Vec<(usize, &'a RunSeries)> {
     spread(&picked, MAX_LINES)
 }
 
-fn scaled(points: &[(f64, f64)], max: f64) -> Vec<(f64, f64, Option<(f64, f64)>)> {
+/// A point scaled to percent of `max`, with an optional second series.
+type Scaled = (f64, f64, Option<(f64, f64)>);
+
+fn scaled(points: &[(f64, f64)], max: f64) -> Vec<Scaled> {
     points
         .iter()
         .map(|(t, v)| (*t, if max > 0.0 { v / max * 100.0 } else { 0.0 }, None))

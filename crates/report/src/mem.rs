@@ -201,3 +201,26 @@ pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String
         other => Err(format!("unknown document kind `{other}`")),
     }
 }
+
+/// A node-by-node matrix as a text table: `title`, then one row per CPU node and one
+/// column per memory node, each cell as `cell(row, column)` renders it.
+pub fn text_table(
+    title: &str,
+    rows: &[u32],
+    cols: &[u32],
+    cell: impl Fn(usize, usize) -> String,
+) -> String {
+    let mut out = format!("{title}\n  cpu\\mem");
+    for c in cols {
+        out += &format!(" {:>9}", format!("node{c}"));
+    }
+    out.push('\n');
+    for (i, r) in rows.iter().enumerate() {
+        out += &format!("  {:>7}", format!("node{r}"));
+        for j in 0..cols.len() {
+            out += &format!(" {:>9}", cell(i, j));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,8 +1,9 @@
 //! Results as data: what a sweep planned ([`plan`]), the header that records the
 //! machine and the command ([`store::Header`], [`fingerprint`]), one record per run
-//! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), and the
+//! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), the
 //! append-only `results.jsonl` that holds them ([`store::ResultsStore`],
-//! [`store::read_results`]).
+//! [`store::read_results`]), and the report and verification verdict of a built-in
+//! workload ([`workload`]).
 //!
 //! Everything downstream of a sweep (analysis, reports, comparisons) reads these
 //! types; nothing here starts a process, so those crates never depend on the one that
@@ -14,6 +15,7 @@ pub mod fingerprint;
 pub mod import;
 pub mod plan;
 pub mod store;
+pub mod workload;
 
 use std::path::PathBuf;
 

@@ -64,9 +64,10 @@ pub struct Header {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
-    /// Exit status 0 (and, for workloads, verified).
+    /// Exit status 0; for a workload, verification passed, or was unavailable (the
+    /// reason is in `error`, exit status 5).
     Ok,
-    /// Non-zero exit status, or a workload whose verification failed.
+    /// Non-zero exit status, or a workload whose verification failed (exit status 4).
     Failed,
     /// Killed by a signal it did not get from scalescope.
     Signaled,

@@ -52,7 +52,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
         .placements
         .clone()
         .unwrap_or_else(|| vec![settings::default_placement()]);
-    let usable = topo.usable_cpus().len();
+    let usable = scalescope_place::every_usable_cpu(topo);
     let boundaries = scalescope_analysis::events::boundary_threads(topo, &placements, usable);
     let plan = Plan {
         threads: s

@@ -91,7 +91,7 @@ pub fn distinct_placements(topo: &Topology, threads: &[usize]) -> Vec<Strategy> 
 
 /// The plan every tour workload runs: 3 measured runs after a warm-up per point.
 pub fn plan(topo: &Topology) -> Plan {
-    let threads = threads(topo.usable_cpus().len());
+    let threads = threads(scalescope_place::every_usable_cpu(topo));
     Plan {
         placements: distinct_placements(topo, &threads),
         threads,

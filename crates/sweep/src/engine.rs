@@ -12,11 +12,11 @@ use scalescope_place::{place, render, PlaceRequest, Placement};
 use scalescope_topo::Topology;
 
 use crate::exec::{ExecSpec, Executor, Outcome, SampleSpec};
-use crate::metric;
 use crate::SweepError;
 use scalescope_results::evidence::SERIES_DIR;
 use scalescope_results::plan::{Job, Point};
 use scalescope_results::store::{Header, ResultsStore, RunRecord, RunStatus};
+use scalescope_results::workload::{Verification, WorkloadReport};
 
 /// Wall-clock time for records (a seam so tests are deterministic).
 pub trait Clock {
@@ -309,6 +309,33 @@ pub fn run(
     })
 }
 
+/// A workload run's status and note from the report it printed: passed is ok,
+/// failed is failed, unavailable is ok with the reason noted (its numbers are real,
+/// only unchecked); the report's figures join the metrics.
+fn workload_verdict(
+    stdout: &str,
+    metrics: &mut BTreeMap<String, f64>,
+) -> (RunStatus, Option<String>) {
+    let Some(report) = WorkloadReport::from_output(stdout) else {
+        return (
+            RunStatus::Failed,
+            Some("the workload printed no report".into()),
+        );
+    };
+    metrics.extend(report.figures);
+    match report.verification {
+        Verification::Passed(_) => (RunStatus::Ok, None),
+        Verification::Failed(why) => (
+            RunStatus::Failed,
+            Some(format!("verification failed: {why}")),
+        ),
+        Verification::Unavailable(why) => (
+            RunStatus::Ok,
+            Some(format!("verification unavailable: {why}")),
+        ),
+    }
+}
+
 /// Turns an outcome into the stored record: metrics from the log, a workload's
 /// verification verdict, log paths relative to the results directory.
 fn record_of(
@@ -335,23 +362,11 @@ fn record_of(
         .filter(|m| m.regex.is_some() && !metrics.contains_key(&m.name))
         .map(|m| m.name.clone())
         .collect();
-    if setup.template.workload && status == RunStatus::Ok {
-        match metric::workload_report(&scan.last_line) {
-            Some(report) => {
-                metrics.extend(report.figures);
-                if !report.verified {
-                    status = RunStatus::Failed;
-                    error = Some(format!(
-                        "verification failed: {}",
-                        report.verification.unwrap_or_default()
-                    ));
-                }
-            }
-            None => {
-                status = RunStatus::Failed;
-                error = Some("the workload printed no report".into());
-            }
-        }
+    // A workload child ends with its verdict's exit status (0, 4 or 5); its report
+    // says the rest. Other failures (it could not start, crashed) keep their own.
+    let verdict_exit = outcome.exit_code.and_then(Verification::verdict_of_exit);
+    if setup.template.workload && verdict_exit.is_some() {
+        (status, error) = workload_verdict(&scan.last_line, &mut metrics);
     }
     // A run whose figure of merit is missing has no result to show: flagged as
     // failed, so no statistic silently falls back to its wall time.

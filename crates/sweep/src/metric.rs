@@ -2,10 +2,7 @@
 //! match within one line, scanned as the output streams: [`crate::output`]), or
 //! reported by a built-in workload as a JSON line.
 
-use std::collections::BTreeMap;
-
 use regex::Regex;
-use serde::Deserialize;
 
 use crate::SweepError;
 use scalescope_results::store::MetricSpec;
@@ -52,21 +49,6 @@ pub fn parse_spec(text: &str) -> Result<MetricSpec, SweepError> {
     })
 }
 
-/// What a built-in workload prints as its last stdout line.
-#[derive(Debug, Clone, Deserialize)]
-pub struct WorkloadReport {
-    pub verified: bool,
-    #[serde(default)]
-    pub verification: Option<String>,
-    pub figures: BTreeMap<String, f64>,
-}
-
-/// The workload's report from its stdout, if the last non-empty line is one.
-pub fn workload_report(output: &str) -> Option<WorkloadReport> {
-    let line = output.lines().rev().find(|l| !l.trim().is_empty())?;
-    serde_json::from_str(line).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,15 +74,5 @@ mod tests {
             crate::output::Scanner::new(&specs).scan_reader(&b"rate: 1.5\nrate: 2.5e3\n"[..]);
         assert_eq!(scan.found["rate"], 2500.0);
         assert!(!scan.found.contains_key("teps"));
-    }
-
-    #[test]
-    fn workload_lines() {
-        let r =
-            workload_report("noise\n{\"verified\":true,\"figures\":{\"triad_gb_per_s\":12.5}}\n")
-                .unwrap();
-        assert!(r.verified);
-        assert_eq!(r.figures["triad_gb_per_s"], 12.5);
-        assert!(workload_report("plain text").is_none());
     }
 }

@@ -36,6 +36,8 @@ pub enum WorkloadError {
     #[error("pinning worker threads: {0}")]
     Pinning(String),
     #[error(transparent)]
+    Place(#[from] scalescope_place::PlaceError),
+    #[error(transparent)]
     Graph(#[from] graph::load::LoadError),
     #[error("allocating {bytes} bytes: out of memory")]
     Allocation { bytes: u64 },
@@ -59,12 +61,7 @@ pub(crate) fn prefetch<T>(p: *const T) {
 /// Names accepted by [`build`].
 pub const AVAILABLE: &str = "stream, ep, is, ft, tpch, graph";
 
-/// The result of checking a run against an independent reference.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verification {
-    pub passed: bool,
-    pub detail: String,
-}
+pub use scalescope_results::workload::{Verification, WorkloadReport as Report};
 
 /// One figure of merit (all built-in figures are rates: higher is better).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -95,19 +92,6 @@ pub trait Workload {
     }
 }
 
-/// What every workload run reports; its JSON form is the last line a sweep child prints.
-#[derive(Debug, Clone, Serialize)]
-pub struct Report {
-    pub workload: String,
-    pub threads: usize,
-    pub verified: bool,
-    pub verification: String,
-    pub seconds: f64,
-    pub figures: BTreeMap<String, f64>,
-    pub units: BTreeMap<String, &'static str>,
-    pub detail: serde_json::Value,
-}
-
 /// The shared trial loop: prepare, run, verify, report.
 ///
 /// # Errors
@@ -115,14 +99,16 @@ pub struct Report {
 pub fn execute(workload: &mut dyn Workload, pool: &Pool) -> Result<Report, WorkloadError> {
     workload.prepare(pool)?;
     let (seconds, figures) = workload.run(pool);
-    let v = workload.verify(pool);
+    let verification = workload.verify(pool);
     Ok(Report {
         workload: workload.name().to_string(),
         threads: pool.threads(),
-        verified: v.passed,
-        verification: v.detail,
+        verification,
         seconds,
-        units: figures.iter().map(|f| (f.name.clone(), f.unit)).collect(),
+        units: figures
+            .iter()
+            .map(|f| (f.name.clone(), f.unit.to_string()))
+            .collect(),
         figures: figures.into_iter().map(|f| (f.name, f.value)).collect(),
         detail: workload.detail(),
     })

@@ -17,6 +17,24 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// Workers on the machine `topo` describes: `threads` of them (default: every
+    /// usable CPU) placed by `strategy`, under memory policy `mem` (default: first
+    /// touch). Returns the placement too, for reports.
+    ///
+    /// # Errors
+    /// The placement's error, or [`WorkloadError::Pinning`].
+    pub fn placed(
+        topo: &scalescope_topo::Topology,
+        strategy: &scalescope_place::Strategy,
+        threads: Option<usize>,
+        mem: Option<&ResolvedPolicy>,
+    ) -> Result<(Pool, scalescope_place::Placement), WorkloadError> {
+        let threads = threads.unwrap_or_else(|| scalescope_place::every_usable_cpu(topo));
+        let request = scalescope_place::PlaceRequest::new(strategy.clone(), threads);
+        let placement = scalescope_place::place(topo, &request)?;
+        Ok((Pool::new(&placement.threads, mem)?, placement))
+    }
+
     /// Starts one worker per CPU set.
     ///
     /// # Errors

@@ -1,5 +1,6 @@
 # The lab's script for every shape. What to run comes from the kernel command line
-# (see tests/lab/shapes.rs): LAB_THREADS threads for the placement sweeps, LAB_OFFLINE
+# (see tests/lab/shapes.rs): LAB_THREADS threads for the placement sweeps, LAB_NODES
+# the nodes to run every memory policy on (default all), LAB_OFFLINE
 # a CPU to take offline first, LAB_CPUSET a cgroup v2 cpuset to run inside, LAB_MATRIX
 # and LAB_TPCH to run `mem matrix` and TPC-H. Every scalescope command's output is
 # paired with the kernel's own counters (see lib.sh); the test compares them.
@@ -19,10 +20,15 @@ kernel_state
 section self grep -E '^(Cpus|Mems)_allowed_list' /proc/self/status
 section topo scalescope topo --json
 
-# Placement: the plan, then a sweep of NAS EP at that plan with the kernel's per-CPU
-# busy time around it.
+# Placement: for every strategy the plan, then NAS EP pinned by that plan in this
+# process (no other busy process: the kernel's per-CPU busy time around it must show
+# exactly the planned CPUs), and for smt-pairs and cores-first the same through a sweep
+# (its child pins itself before exec; the sweep's parent samples /proc meanwhile).
 for s in compact scatter cores-first smt-pairs spread; do
   section "place.$s" scalescope place --strategy "$s" --threads "$LAB_THREADS" --json
+  measured "ep.$s" scalescope npb ep --class S --threads "$LAB_THREADS" --placement "$s" --json
+done
+for s in smt-pairs cores-first; do
   measured "sweep.$s" scalescope sweep --workload ep --param class=S \
     --threads "$LAB_THREADS" --placement "$s" --reps 1 --warmup 0 --quiet --out "/tmp/sweep.$s"
   section "sweep.$s.results" cat "/tmp/sweep.$s/results.jsonl"
@@ -37,6 +43,8 @@ stream() {
 }
 for d in /sys/devices/system/node/node[0-9]*; do
   n=${d##*node}
+  # LAB_NODES (comma-separated) limits the policy runs to those nodes.
+  case ",${LAB_NODES:-$n}," in *",$n,"*) ;; *) continue ;; esac
   stream "mem.bind:$n" "$first_cpu" "bind:$n"
   stream "mem.preferred:$n" "$first_cpu" "preferred:$n"
   cpus=$(cat "$d/cpulist")

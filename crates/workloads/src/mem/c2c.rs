@@ -151,6 +151,14 @@ pub fn measure(
     round_trips: usize,
     samples: usize,
 ) -> Result<C2cMatrix, WorkloadError> {
+    if round_trips == 0 || samples < 2 {
+        return Err(WorkloadError::BadParam {
+            key: "round_trips".into(),
+            detail:
+                "round_trips must be at least 1 and samples at least 2 (the first is a warm-up)"
+                    .into(),
+        });
+    }
     if cpus.len() < 2 {
         return Err(WorkloadError::BadParam {
             key: "cpus".into(),

@@ -17,7 +17,6 @@ use scalescope_topo::Topology;
 use serde_json::json;
 
 use crate::pool::{chunk, Pool};
-use crate::size::parse_bytes;
 use crate::{Figure, Verification, Workload, WorkloadError};
 
 /// STREAM's scalar.
@@ -122,25 +121,24 @@ impl Stream {
     /// [`WorkloadError::BadParam`] for a bad size, or when no cache size is known and
     /// no size was given.
     pub fn array_bytes(size: Option<&str>, topo: &Topology) -> Result<u64, WorkloadError> {
-        if let Some(s) = size {
-            return parse_bytes(s).map_err(|detail| WorkloadError::BadParam {
-                key: "size".into(),
-                detail,
-            });
-        }
-        let llc = if topo.l3.is_empty() {
-            &topo.l2
-        } else {
-            &topo.l3
-        };
-        let total: u64 = llc.iter().filter_map(|c| c.size_bytes).sum();
-        if total == 0 {
+        super::size_or_llc("size", size, topo, 4)
+    }
+
+    /// `n` doubles per array, `ntimes` iterations (at least 2: the first is not
+    /// counted), non-temporal stores if `nt`.
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] naming `ntimes` when it is below 2.
+    pub fn with_iterations(n: usize, ntimes: usize, nt: bool) -> Result<Stream, WorkloadError> {
+        if ntimes < 2 {
             return Err(WorkloadError::BadParam {
-                key: "size".into(),
-                detail: "the last-level cache size is unknown here; give the array size (e.g. size=1GiB)".into(),
+                key: "ntimes".into(),
+                detail: format!(
+                    "{ntimes}: STREAM needs at least 2 iterations (the first is not counted)"
+                ),
             });
         }
-        Ok(4 * total)
+        Ok(Stream::new(n, ntimes, nt))
     }
 
     /// From sweep parameters: `size` (per array), `ntimes`, `nt`.
@@ -389,10 +387,7 @@ impl Workload for Stream {
 
     fn verify(&self, pool: &Pool) -> Verification {
         let Some([a, b, c]) = &self.arrays else {
-            return Verification {
-                passed: false,
-                detail: "nothing ran".into(),
-            };
+            return Verification::Failed("nothing ran".into());
         };
         let (aj, bj, cj) = self.expected();
         let (n, t) = (self.n, pool.threads());
@@ -415,7 +410,7 @@ impl Workload for Stream {
             "average relative errors a {:.2e}, b {:.2e}, c {:.2e} (limit {EPSILON:e}); sum relative error {sum_rel:.2e} (limit 1e-8)",
             rel[0], rel[1], rel[2]
         );
-        Verification { passed, detail }
+        Verification::check(passed, detail)
     }
 
     fn detail(&self) -> serde_json::Value {
@@ -457,7 +452,11 @@ mod tests {
         for (threads, nt) in [(1, false), (2, false), (2, true)] {
             let mut s = Stream::new(1_000_003, 3, nt);
             let r = execute(&mut s, &pool(threads)).unwrap();
-            assert!(r.verified, "{threads} threads nt={nt}: {}", r.verification);
+            assert!(
+                r.verification.passed(),
+                "{threads} threads nt={nt}: {}",
+                r.verification
+            );
             for k in KERNELS {
                 assert!(r.figures[&format!("{k}_gb_per_s")] > 0.0);
             }
@@ -473,7 +472,7 @@ mod tests {
         // SAFETY: single-threaded test access after the run.
         unsafe { s.arrays.as_ref().unwrap()[0].slice_mut(5..6)[0] += 1.0 };
         let v = s.verify(&p);
-        assert!(!v.passed, "{}", v.detail);
+        assert!(!v.passed(), "{v}");
     }
 
     #[test]

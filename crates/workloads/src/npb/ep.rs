@@ -179,10 +179,7 @@ impl Workload for Ep {
 
     fn verify(&self, _pool: &Pool) -> Verification {
         let Some(p) = &self.result else {
-            return Verification {
-                passed: false,
-                detail: "nothing ran".into(),
-            };
+            return Verification::Failed("nothing ran".into());
         };
         let r = reference();
         let (sx_ref, sy_ref) = r.sx_sy[&self.class];
@@ -193,13 +190,13 @@ impl Workload for Ep {
         let pairs: u64 = p.q.iter().sum();
         let pairs_ref = r.gaussian_pairs_observed[&self.class];
         let passed = ex <= r.epsilon_rel && ey <= r.epsilon_rel && pairs == pairs_ref;
-        Verification {
+        Verification::check(
             passed,
-            detail: format!(
+            format!(
                 "class {}: sx {:.15e} (reference {sx_ref:.15e}, rel. error {ex:.1e}), sy {:.15e} (reference {sy_ref:.15e}, rel. error {ey:.1e}), limit {:e}; Gaussian pairs {pairs} (reference {pairs_ref})",
                 self.class, p.sx, p.sy, r.epsilon_rel
             ),
-        }
+        )
     }
 
     fn detail(&self) -> serde_json::Value {
@@ -225,7 +222,7 @@ mod tests {
             let pool = Pool::new(&sets, None).unwrap();
             let mut ep = Ep::new("S").unwrap();
             let report = crate::execute(&mut ep, &pool).unwrap();
-            assert!(report.verified, "{}", report.verification);
+            assert!(report.verification.passed(), "{}", report.verification);
         }
     }
 
@@ -239,7 +236,7 @@ mod tests {
         let mut ep = Ep::new("S").unwrap();
         ep.run(&pool);
         ep.result.as_mut().unwrap().sx += 1e-3;
-        assert!(!ep.verify(&pool).passed);
+        assert!(!ep.verify(&pool).passed());
         assert!(Ep::new("Z").is_err());
     }
 }

@@ -411,16 +411,16 @@ impl Workload for Ft {
             worst = worst.max(err);
         }
         let passed = self.sums.len() == want.len() && worst <= r.epsilon_rel;
-        Verification {
+        Verification::check(
             passed,
-            detail: format!(
+            format!(
                 "class {}: {} of {} checksums computed, largest relative error {worst:.1e} (limit {:e})",
                 self.class,
                 self.sums.len(),
                 want.len(),
                 r.epsilon_rel
             ),
-        }
+        )
     }
 
     fn detail(&self) -> serde_json::Value {
@@ -467,7 +467,7 @@ mod tests {
         for threads in [1, 2] {
             let mut ft = Ft::new("S").unwrap();
             let r = crate::execute(&mut ft, &pool(threads)).unwrap();
-            assert!(r.verified, "{threads}: {}", r.verification);
+            assert!(r.verification.passed(), "{threads}: {}", r.verification);
         }
     }
 
@@ -478,6 +478,6 @@ mod tests {
         ft.prepare(&p).unwrap();
         ft.run(&p);
         ft.sums[2].0 += 1e-6;
-        assert!(!ft.verify(&p).passed);
+        assert!(!ft.verify(&p).passed());
     }
 }

@@ -261,15 +261,8 @@ pub fn sweep(
             .min_by(|x, y| x.ns_per_update.total_cmp(&y.ns_per_update))
             .map(|p| p.batch)
             .unwrap_or(1);
-        let name = match m {
-            Sync::StripedLocks(k) => format!("striped-locks:{k}"),
-            Sync::CoarseLock => "coarse-lock".into(),
-            Sync::Atomic => "atomic".into(),
-            Sync::Htm => "htm".into(),
-            Sync::Pull => "pull".into(),
-        };
         out.push(Curve {
-            sync: name,
+            sync: m.to_string(),
             op,
             points,
             a_ns: a,

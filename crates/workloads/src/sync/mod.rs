@@ -1,11 +1,13 @@
 //! Synchronisation: the mechanisms that make concurrent updates to shared data safe
 //! ([`Sync`]: coarse lock, striped locks, atomics, hardware transactions), the Intel
 //! RTM primitives behind the transactional one ([`rtm`]), and the microbenchmark
-//! that measures the cost of each per critical section ([`mod@bench`]). PageRank's push
+//! that measures the cost of each per critical section ([`mod@bench`], run as a
+//! workload by [`workload`]). PageRank's push
 //! form uses the same mechanisms.
 
 pub mod bench;
 pub mod rtm;
+pub mod workload;
 
 pub use rtm::{rtm_available, transaction_status, Aborts, ElidedLock};
 
@@ -38,5 +40,17 @@ impl std::str::FromStr for Sync {
                 }
             },
         })
+    }
+}
+
+impl std::fmt::Display for Sync {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sync::Pull => f.write_str("pull"),
+            Sync::CoarseLock => f.write_str("coarse-lock"),
+            Sync::StripedLocks(k) => write!(f, "striped-locks:{k}"),
+            Sync::Atomic => f.write_str("atomic"),
+            Sync::Htm => f.write_str("htm"),
+        }
     }
 }

@@ -111,6 +111,15 @@ pub enum Layout {
     Naive,
 }
 
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Layout::Numa => "numa",
+            Layout::Naive => "naive",
+        })
+    }
+}
+
 impl std::str::FromStr for Layout {
     type Err = WorkloadError;
     fn from_str(s: &str) -> Result<Self, WorkloadError> {

@@ -25,6 +25,30 @@ pub struct Tpch {
 }
 
 impl Tpch {
+    /// Where each partition's pages are, by the kernel's answer (`move_pages`):
+    /// `[{"partition": i, "pages": {"0": n, ..., "unallocated": m}}]`, or the reason it
+    /// is unavailable here.
+    pub fn partition_pages(&self) -> serde_json::Value {
+        let mut out = Vec::new();
+        for (i, buffers) in self.lineitem().partition_buffers().iter().enumerate() {
+            let mut pages = serde_json::Map::new();
+            for (addr, len) in buffers {
+                match scalescope_place::mempolicy::page_nodes(*addr, *len) {
+                    Ok(nodes) => {
+                        for (node, n) in nodes {
+                            let key = node.map_or("unallocated".to_string(), |n| n.to_string());
+                            let slot = pages.entry(key).or_insert(0.into());
+                            *slot = (slot.as_u64().unwrap_or(0) + n as u64).into();
+                        }
+                    }
+                    Err(e) => return format!("unavailable here: move_pages: {e}").into(),
+                }
+            }
+            out.push(serde_json::json!({"partition": i, "pages": pages}));
+        }
+        out.into()
+    }
+
     /// # Errors
     /// [`WorkloadError::BadParam`] for an unknown query or a bad scale factor.
     pub fn new(
@@ -159,13 +183,16 @@ impl Workload for Tpch {
     fn verify(&self, _pool: &Pool) -> Verification {
         match reference(&self.query, self.sf) {
             Some(r) => match check(&self.rows, &r) {
-                Ok(()) => Verification { passed: true, detail: format!("{} at SF {} equals the reference answer", self.query, self.sf) },
-                Err(e) => Verification { passed: false, detail: e },
+                Ok(()) => Verification::Passed(format!(
+                    "{} at SF {} equals the reference answer",
+                    self.query, self.sf
+                )),
+                Err(e) => Verification::Failed(e),
             },
-            None => Verification {
-                passed: false,
-                detail: format!("unavailable: no reference answer for {} at SF {} (references exist for SF 0.01, 0.1 and 1)", self.query, self.sf),
-            },
+            None => Verification::Unavailable(format!(
+                "no reference answer for {} at SF {} (references exist for SF 0.01, 0.1 and 1)",
+                self.query, self.sf
+            )),
         }
     }
 

@@ -1,0 +1,230 @@
+//! What a built-in workload reports: its verification verdict ([`Verification`],
+//! with one exit status for each) and the run's report ([`WorkloadReport`]), which
+//! the single-workload commands print and a sweep's workload child writes as its
+//! last stdout line for the engine to read back. One type on both sides of that
+//! pipe, so the two cannot drift apart.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Exit status of a run whose verification passed.
+pub const EXIT_PASSED: u8 = 0;
+/// Exit status of a run whose result was checked and found wrong.
+pub const EXIT_VERIFICATION_FAILED: u8 = 4;
+/// Exit status of a run that finished but could not be checked here (no reference
+/// answer at this size, a mechanism this CPU lacks); its numbers are real, not
+/// verified.
+pub const EXIT_VERIFICATION_UNAVAILABLE: u8 = 5;
+
+/// The result of checking a run against an independent reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verification {
+    /// Checked and right; what was compared.
+    Passed(String),
+    /// Checked and wrong; why.
+    Failed(String),
+    /// Not checked; why not.
+    Unavailable(String),
+}
+
+impl Verification {
+    /// Passed if `ok`, failed otherwise, with the same detail.
+    pub fn check(ok: bool, detail: String) -> Verification {
+        if ok {
+            Verification::Passed(detail)
+        } else {
+            Verification::Failed(detail)
+        }
+    }
+
+    pub fn passed(&self) -> bool {
+        matches!(self, Verification::Passed(_))
+    }
+
+    /// `passed`, `failed` or `unavailable`.
+    pub fn verdict(&self) -> &'static str {
+        match self {
+            Verification::Passed(_) => "passed",
+            Verification::Failed(_) => "failed",
+            Verification::Unavailable(_) => "unavailable",
+        }
+    }
+
+    /// What was compared, or why it failed or could not be checked.
+    pub fn why(&self) -> &str {
+        match self {
+            Verification::Passed(w) | Verification::Failed(w) | Verification::Unavailable(w) => w,
+        }
+    }
+
+    /// The exit status a command (or a sweep's workload child) ends with.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Verification::Passed(_) => EXIT_PASSED,
+            Verification::Failed(_) => EXIT_VERIFICATION_FAILED,
+            Verification::Unavailable(_) => EXIT_VERIFICATION_UNAVAILABLE,
+        }
+    }
+
+    /// The verdict a workload child's exit status means, if it is one of the three.
+    pub fn verdict_of_exit(code: i32) -> Option<&'static str> {
+        match u8::try_from(code).ok()? {
+            EXIT_PASSED => Some("passed"),
+            EXIT_VERIFICATION_FAILED => Some("failed"),
+            EXIT_VERIFICATION_UNAVAILABLE => Some("unavailable"),
+            _ => None,
+        }
+    }
+
+    fn from_parts(verdict: &str, why: String) -> Result<Verification, String> {
+        Ok(match verdict {
+            "passed" => Verification::Passed(why),
+            "failed" => Verification::Failed(why),
+            "unavailable" => Verification::Unavailable(why),
+            other => return Err(format!("unknown verdict `{other}`")),
+        })
+    }
+}
+
+impl std::fmt::Display for Verification {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.verdict(), self.why())
+    }
+}
+
+/// What every workload run reports. In JSON the verdict is spelled out three ways
+/// for readers old and new: `verdict` (passed, failed, unavailable), `verification`
+/// (the why) and `verified` (true exactly when the verdict is passed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "ReportWire", try_from = "ReportWire")]
+pub struct WorkloadReport {
+    pub workload: String,
+    pub threads: usize,
+    pub verification: Verification,
+    /// The seconds the workload counts (its timed part).
+    pub seconds: f64,
+    pub figures: BTreeMap<String, f64>,
+    pub units: BTreeMap<String, String>,
+    /// Workload-specific detail.
+    pub detail: serde_json::Value,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ReportWire {
+    #[serde(default)]
+    workload: String,
+    #[serde(default)]
+    threads: usize,
+    verified: bool,
+    #[serde(default)]
+    verdict: Option<String>,
+    #[serde(default)]
+    verification: String,
+    #[serde(default)]
+    seconds: f64,
+    figures: BTreeMap<String, f64>,
+    #[serde(default)]
+    units: BTreeMap<String, String>,
+    #[serde(default)]
+    detail: serde_json::Value,
+}
+
+impl From<WorkloadReport> for ReportWire {
+    fn from(r: WorkloadReport) -> ReportWire {
+        ReportWire {
+            workload: r.workload,
+            threads: r.threads,
+            verified: r.verification.passed(),
+            verdict: Some(r.verification.verdict().to_string()),
+            verification: r.verification.why().to_string(),
+            seconds: r.seconds,
+            figures: r.figures,
+            units: r.units,
+            detail: r.detail,
+        }
+    }
+}
+
+impl TryFrom<ReportWire> for WorkloadReport {
+    type Error = String;
+    fn try_from(w: ReportWire) -> Result<WorkloadReport, String> {
+        // A report without `verdict` (written before it existed) has only the flag.
+        let verdict = w
+            .verdict
+            .unwrap_or_else(|| if w.verified { "passed" } else { "failed" }.into());
+        Ok(WorkloadReport {
+            workload: w.workload,
+            threads: w.threads,
+            verification: Verification::from_parts(&verdict, w.verification)?,
+            seconds: w.seconds,
+            figures: w.figures,
+            units: w.units,
+            detail: w.detail,
+        })
+    }
+}
+
+impl WorkloadReport {
+    /// The report from a workload's stdout, if its last non-empty line is one.
+    pub fn from_output(output: &str) -> Option<WorkloadReport> {
+        let line = output.lines().rev().find(|l| !l.trim().is_empty())?;
+        serde_json::from_str(line).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(v: Verification) -> WorkloadReport {
+        WorkloadReport {
+            workload: "tpch".into(),
+            threads: 2,
+            verification: v,
+            seconds: 0.5,
+            figures: [("rows_per_s".to_string(), 1e6)].into(),
+            units: [("rows_per_s".to_string(), "rows/s".to_string())].into(),
+            detail: serde_json::json!({"sf": 0.001}),
+        }
+    }
+
+    #[test]
+    fn every_verdict_round_trips_with_its_own_exit_status() {
+        let mut codes = Vec::new();
+        for v in [
+            Verification::Passed("rows equal".into()),
+            Verification::Failed("column 1 differs".into()),
+            Verification::Unavailable("no reference at SF 0.001".into()),
+        ] {
+            let r = report(v.clone());
+            let line = serde_json::to_string(&r).unwrap();
+            let json: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(json["verdict"], v.verdict());
+            assert_eq!(json["verified"], v.passed());
+            assert_eq!(json["verification"], v.why());
+            let back = WorkloadReport::from_output(&format!("noise\n{line}\n")).unwrap();
+            assert_eq!(back, r);
+            assert_eq!(
+                Verification::verdict_of_exit(i32::from(v.exit_code())),
+                Some(v.verdict())
+            );
+            codes.push(v.exit_code());
+        }
+        codes.dedup();
+        assert_eq!(codes.len(), 3, "one exit status per verdict");
+    }
+
+    #[test]
+    fn a_report_without_verdict_reads_from_its_flag() {
+        let r =
+            WorkloadReport::from_output(r#"{"verified":false,"verification":"x","figures":{}}"#)
+                .unwrap();
+        assert_eq!(r.verification, Verification::Failed("x".into()));
+        assert!(
+            WorkloadReport::from_output(r#"{"verified":true,"verdict":"maybe","figures":{}}"#)
+                .is_none()
+        );
+        assert!(WorkloadReport::from_output("not json").is_none());
+    }
+}

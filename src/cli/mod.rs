@@ -1,0 +1,276 @@
+//! The command line: every flag, its help and its examples. Parsing does no I/O; the
+//! commands turn these values into library requests.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use scalescope_session::settings::key_value;
+
+mod kernels;
+mod sweep;
+
+pub use kernels::*;
+pub use sweep::*;
+
+const ABOUT: &str =
+    "Why does my parallel program stop scaling? Finds the machine's true topology, \
+places threads portably, and explains the speedup curve.";
+
+const EXAMPLES: &str = "\
+Examples:
+  scalescope                               run the tour on this machine
+  scalescope topo                          this machine's topology and numbering traps
+  scalescope topo --synthetic 'package:2 core:24 pu:2 numbering=interleaved'
+  scalescope place --strategy cores-first --threads 8
+  scalescope place --cpus 'S0:0-3@S1:0-3' --json";
+
+#[derive(Debug, Parser)]
+#[command(name = "scalescope", version, about = ABOUT, after_help = EXAMPLES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the machine as it really is: packages, NUMA nodes, caches, cores, SMT
+    /// siblings, offline and forbidden CPUs, distances, and where the numbering misleads.
+    #[command(after_help = "\
+Examples:
+  scalescope topo
+  scalescope topo --json > machine.json
+  scalescope topo --sysfs-root ./recorded-tree
+  scalescope topo --hwloc-xml lstopo-output.xml
+  scalescope topo --synthetic 'package:2 numa:1 core:24 pu:2 numbering=smt-last'")]
+    Topo(TopoArgs),
+    /// Compute where each thread goes under a strategy, and print it in the syntax of
+    /// OpenMP, Intel OpenMP, likwid-pin, taskset, numactl, Open MPI and Slurm.
+    #[command(after_help = "\
+Examples:
+  scalescope place --strategy compact --threads 4
+  scalescope place --strategy scatter --threads 16 --granularity core
+  scalescope place --strategy smt-pairs --threads 16 --synthetic 'package:2 core:24 pu:2'
+  scalescope place --cpus 'E:S0:4:1:2' --json
+  scalescope place --strategy cores-first --threads 8 --numa-nodes 1")]
+    Place(PlaceArgs),
+    /// Run a program or a built-in workload across thread counts x placements x memory
+    /// policies, with repetitions, verified pinning and results that survive.
+    #[command(after_help = "\
+Examples:
+  scalescope sweep --threads 1,2 --reps 5 -- ./my_omp_program --size 1000
+  scalescope sweep --threads pow2 --placement compact,scatter -- ./bench {threads}
+  scalescope sweep --workload stream --param size=256MiB --threads 1..2
+  scalescope sweep --metric 'mops=Mop/s\\s*=\\s*([0-9.]+)' --out runs/ep -- ./ep.A.x
+  scalescope sweep --resume --out runs/ep
+  scalescope sweep --dry-run --synthetic 'package:2 core:24 pu:2' --threads 24,48 -- ./app
+
+In arguments, {threads}, {cpus}, {places} and {thread_cpus} are replaced per run.
+Exit status: 0 all runs ok, 3 some runs failed, 130 interrupted (results kept).")]
+    Sweep(Box<SweepArgs>),
+    /// Explain a sweep: speedup, efficiency, serial fraction, Amdahl and USL fits,
+    /// knees attributed to the topology, hyper-threading yield, findings.
+    #[command(after_help = "\
+Examples:
+  scalescope analyze runs/ep/results.jsonl
+  scalescope analyze runs/ep/results.jsonl --json
+  scalescope analyze results.jsonl --basis time")]
+    Analyze(AnalyzeArgs),
+    /// Turn a curve measured elsewhere (CSV: threads, then seconds or a named metric;
+    /// optional placement, mem, rep) into a results directory that analyze, report
+    /// and compare read like any sweep, marked as imported.
+    #[command(after_help = "\
+Examples:
+  scalescope import q6.csv --synthetic 'package:4 numa:1 core:18' --placement cores-first --out runs/q6
+  scalescope analyze runs/q6/results.jsonl")]
+    Import(ImportArgs),
+    /// Write a self-contained HTML report (and each chart as SVG, and the tidy CSV).
+    #[command(after_help = "\
+Examples:
+  scalescope report runs/ep/results.jsonl --out report
+  scalescope report laptop.jsonl server.jsonl --out both")]
+    Report(ReportArgs),
+    /// The same sweep on two machines or two versions, point by point, with ratios
+    /// and whether each difference is significant (Welch's t-test, p < 0.05).
+    #[command(after_help = "\
+Examples:
+  scalescope compare before/results.jsonl after/results.jsonl
+  scalescope compare a.jsonl b.jsonl --json")]
+    Compare(CompareArgs),
+    /// Memory-subsystem workloads.
+    #[command(subcommand)]
+    Mem(MemCommand),
+    /// NAS Parallel Benchmarks kernels, verified against the official values.
+    #[command(subcommand)]
+    Npb(NpbCommand),
+    /// TPC-H Q1 or Q6 on an in-memory columnar lineitem, partitioned per thread.
+    #[command(after_help = "\
+Examples:
+  scalescope tpch q1 --sf 0.1
+  scalescope tpch q6 --sf 1 --threads 2 --layout naive --json
+  scalescope tpch q1 --tbl lineitem.tbl --sf 0.01
+  scalescope sweep --workload tpch --param query=q6 --param sf=0.1 --threads 1,2")]
+    Tpch(TpchArgs),
+    /// Graph workloads: subgraph counting on generated or loaded graphs.
+    #[command(subcommand)]
+    Graph(GraphCommand),
+    /// Synchronisation study: batches of N updates per critical section (coarse lock,
+    /// striped locks, atomics, RTM where available), BFS-style and PageRank-style;
+    /// fits T(N) = A*N + B per mechanism and reports the best batch size.
+    #[command(after_help = "\
+Examples:
+  scalescope sync
+  scalescope sync --table 64 --batches 1,2,4,8,16,32 --json     (high contention)")]
+    Sync(SyncArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "\
+Examples:
+  scalescope completions bash > ~/.local/share/bash-completion/completions/scalescope
+  scalescope completions zsh > ~/.zfunc/_scalescope")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), generated from these definitions.
+    #[command(after_help = "\
+Examples:
+  scalescope man > scalescope.1 && man ./scalescope.1")]
+    Man,
+    /// Runs one built-in workload pinned as given (what sweeps start for --workload).
+    #[command(name = "__workload", hide = true)]
+    WorkloadChild(WorkloadChildArgs),
+    /// Waits for its stdin to close (scalescope ended, however), then kills every
+    /// process marked with TOKEN (what a sweep starts once).
+    #[command(name = "__guard", hide = true)]
+    Guard { token: String },
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// A sweep's results.jsonl, or a `mem matrix --json` document (hop inference).
+    pub results: PathBuf,
+    /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
+    #[arg(long)]
+    pub basis: Option<String>,
+    /// `mem stream --json` documents with measured bandwidth ceilings [default:
+    /// every such document in the results' directory].
+    #[arg(long, value_name = "FILE")]
+    pub ceilings: Vec<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The CSV file.
+    pub csv: PathBuf,
+    /// The machine the curve was measured on (required: one of the three).
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The placement when the CSV has no `placement` column.
+    #[arg(long)]
+    pub placement: Option<String>,
+    /// The metric columns are times or costs (lower is better), not rates.
+    #[arg(long)]
+    pub lower_is_better: bool,
+    /// The results directory to write.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Sweeps' results.jsonl files and `mem matrix|latency|c2c --json` documents.
+    #[arg(required = true)]
+    pub results: Vec<PathBuf>,
+    /// Directory for index.html, the charts and curves.csv.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long)]
+    pub basis: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The reference results.
+    pub a: PathBuf,
+    /// The results compared against it.
+    pub b: PathBuf,
+    #[arg(long)]
+    pub basis: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkloadChildArgs {
+    pub name: String,
+    /// Each worker's CPUs, `;`-separated cpulists.
+    #[arg(long)]
+    pub thread_cpus: String,
+    #[arg(long = "param", value_name = "K=V", value_parser = key_value)]
+    pub params: Vec<(String, String)>,
+}
+
+/// Where the topology comes from (default: this machine).
+#[derive(Debug, Args, Clone, Default)]
+#[group(multiple = false)]
+pub struct SourceArgs {
+    /// Read a recorded Linux tree as if DIR were `/`.
+    #[arg(long, value_name = "DIR")]
+    pub sysfs_root: Option<PathBuf>,
+    /// Read an hwloc 2.x XML export (`lstopo --of xml`).
+    #[arg(long, value_name = "FILE")]
+    pub hwloc_xml: Option<PathBuf>,
+    /// Build a machine from a description: `package:2 core:24 pu:2`, optionally with
+    /// `numa:N`, `l3:N`, `die:N` and `numbering=linear|smt-last|interleaved`.
+    #[arg(long, value_name = "SPEC")]
+    pub synthetic: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TopoArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Print the versioned JSON model (schema in docs/json.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PlaceArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// compact, scatter, cores-first, smt-pairs or spread.
+    #[arg(
+        long,
+        short = 's',
+        default_value = "cores-first",
+        conflicts_with = "cpus"
+    )]
+    pub strategy: String,
+    /// Number of threads (with --cpus: defaults to the number of CPUs named).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// Bind each thread to one hardware thread, or to all of its core's.
+    #[arg(long, default_value = "thread", value_parser = ["thread", "core"])]
+    pub granularity: String,
+    /// A likwid-pin expression (`S0:0-3@S1:0-3`, `N:0-7`, `M0:0-1`, `E:S0:4:1:2`,
+    /// `S:scatter`) or a plain CPU list (`0-3,8`).
+    #[arg(long, value_name = "EXPR")]
+    pub cpus: Option<String>,
+    /// Use only these NUMA nodes (OS indexes, e.g. `0,2` or `0-1`).
+    #[arg(long, value_name = "LIST", conflicts_with = "packages")]
+    pub numa_nodes: Option<String>,
+    /// Use only these packages (logical indexes in hardware order, e.g. `1`).
+    #[arg(long, value_name = "LIST")]
+    pub packages: Option<String>,
+    /// Allow more threads than usable PUs (threads then share PUs).
+    #[arg(long)]
+    pub oversubscribe: bool,
+    /// Print JSON: {"threads":[{"thread":0,"cpus":[..]}..], "renderings":{..}}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    pub shell: clap_complete::Shell,
+}

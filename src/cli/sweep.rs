@@ -1,0 +1,113 @@
+//! The flags of `scalescope sweep`, turned into the session's typed settings.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use scalescope_analysis::summary::Baseline;
+use scalescope_place::{MemPolicy, Strategy};
+
+use super::SourceArgs;
+use scalescope_results::plan::{List, ThreadList};
+use scalescope_results::store::MetricSpec;
+use scalescope_session::settings::{key_value, SweepSettings, Target};
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Thread counts: `1,2,4`, `1..16` or `1-16`, `1..16:2`, `pow2`, `all`, `boundaries` (a
+    /// point on each side of every boundary of the placements: L3, node, package, all
+    /// cores, all PUs; plus midpoints) [default: boundaries].
+    #[arg(long, short = 't', value_name = "LIST")]
+    pub threads: Option<ThreadList>,
+    /// Placement strategies, comma-separated (see `scalescope place`) [default: cores-first].
+    #[arg(long, short = 'p', value_name = "LIST")]
+    pub placement: Option<List<Strategy>>,
+    /// Memory policies: first-touch, interleave, bind:N, preferred:N, local [default: first-touch].
+    #[arg(long, value_name = "LIST")]
+    pub mem: Option<List<MemPolicy>>,
+    /// Measured repetitions per point [default: 5].
+    #[arg(long)]
+    pub reps: Option<usize>,
+    /// Unmeasured warm-up runs before each point [default: 1].
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// Kill a run (its whole process group) after this many seconds and record `timeout`.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seconds between SIGTERM and SIGKILL when a run is stopped [default: 2].
+    #[arg(long, value_name = "SECS")]
+    pub kill_grace: Option<f64>,
+    /// Milliseconds between evidence samples beside each run (CPU, pages per node,
+    /// NUMA counters, bandwidth); 0 turns sampling off [default: 100].
+    #[arg(long, value_name = "MS")]
+    pub sample_interval: Option<u64>,
+    /// Extra environment for every run (repeatable).
+    #[arg(long = "env", value_name = "K=V", value_parser = key_value)]
+    pub env: Vec<(String, String)>,
+    /// A figure of merit parsed from the program's output: NAME=REGEX[:higher|lower]
+    /// (the first capture group, last match). Repeatable.
+    #[arg(long = "metric", value_name = "NAME=REGEX", value_parser = metric_spec)]
+    pub metrics: Vec<MetricSpec>,
+    /// Results directory (default: `scalescope-results/sweep-<UTC date and time>`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Finish the interrupted sweep in --out without repeating completed runs.
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+    /// Run the command through /bin/sh -c (off by default: no shell).
+    #[arg(long)]
+    pub shell: bool,
+    /// Print every point's CPUs, memory policy, environment and command line; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Speedup baseline: `threads=1`, `placement=compact`, `mem=first-touch` (any subset).
+    #[arg(long, value_name = "SPEC")]
+    pub baseline: Option<Baseline>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the per-point summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Sweep a built-in workload instead of a program (stream, ep, is, ft, tpch, graph, ...).
+    #[arg(long, conflicts_with = "shell")]
+    pub workload: Option<String>,
+    /// A workload parameter (repeatable), e.g. `size=256MiB`.
+    #[arg(long = "param", value_name = "K=V", requires = "workload", value_parser = key_value)]
+    pub params: Vec<(String, String)>,
+    /// Topology source for --dry-run only (real runs use this machine).
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The program and its arguments, after `--`.
+    #[arg(last = true, value_name = "PROGRAM")]
+    pub command: Vec<String>,
+}
+
+impl SweepArgs {
+    /// The typed settings the session library takes.
+    pub fn settings(&self) -> SweepSettings {
+        SweepSettings {
+            threads: self.threads.clone(),
+            placements: self.placement.clone().map(|l| l.0),
+            mems: self.mem.clone().map(|l| l.0),
+            reps: self.reps,
+            warmup: self.warmup,
+            timeout_secs: self.timeout,
+            kill_grace_secs: self.kill_grace,
+            sample_interval_ms: self.sample_interval,
+            target: Target {
+                program: self.command.clone(),
+                shell: self.shell,
+                workload: self.workload.clone(),
+                params: self.params.iter().cloned().collect(),
+                env: self.env.clone(),
+                metrics: self.metrics.clone(),
+            },
+            out: self.out.clone(),
+        }
+    }
+}
+
+/// `NAME=REGEX[:higher|lower]` for clap.
+fn metric_spec(text: &str) -> Result<MetricSpec, String> {
+    scalescope_sweep::metric::parse_spec(text).map_err(|e| e.to_string())
+}

@@ -1,0 +1,47 @@
+//! `scalescope sync`: the synchronisation mechanisms against the batch size, with
+//! their linear fits, run as the `sync` workload through the shared trial loop.
+
+use std::process::ExitCode;
+
+use scalescope_place::Strategy;
+use scalescope_workloads::execute;
+use scalescope_workloads::sync::workload::{SyncBench, SyncSettings};
+
+use crate::cli::SyncArgs;
+use crate::shared::{pinned_pool, verdict_exit, verdict_line};
+
+pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
+    let mut bench = SyncBench::new(SyncSettings {
+        batches: args.batches.clone(),
+        table: args.table,
+        updates: args.updates,
+        stripes: args.stripes,
+    })?;
+    let pool = pinned_pool(&Strategy::CoresFirst, args.threads)?;
+    let report = execute(&mut bench, &pool)?;
+    if args.json {
+        let doc = serde_json::json!({"threads": report.threads, "table": args.table, "curves": bench.curves(),
+            "note": SyncBench::htm_note(), "verified": report.verification.passed(),
+            "verdict": report.verification.verdict(), "verification": report.verification.why()});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(verdict_exit(&report.verification));
+    }
+    println!("{} threads, {} slots (contention), {} updates per thread per point; T(N) = A*N + B per critical section", report.threads, args.table, args.updates);
+    for c in bench.curves() {
+        let pts: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
+            .collect();
+        println!(
+            "  {:?} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
+            c.op, c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
+        );
+        println!("      {}", pts.join("  "));
+    }
+    if let Some(n) = SyncBench::htm_note() {
+        println!("{n}");
+    }
+    println!("{}", verdict_line(&report.verification));
+    Ok(verdict_exit(&report.verification))
+}

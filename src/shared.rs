@@ -1,0 +1,76 @@
+//! What the commands share: the topology the flags name, the interrupt flag for
+//! sessions, pinned workers, and a built-in workload's exit status.
+
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::Context;
+use scalescope_place::Strategy;
+use scalescope_topo::{Source, Topology};
+use scalescope_workloads::{Pool, Verification};
+
+use crate::cli::SourceArgs;
+
+/// The topology source the flags name.
+pub fn source_of(args: &SourceArgs) -> Source {
+    if let Some(dir) = &args.sysfs_root {
+        Source::SysfsRoot(dir.clone())
+    } else if let Some(file) = &args.hwloc_xml {
+        Source::HwlocXml(file.clone())
+    } else if let Some(spec) = &args.synthetic {
+        Source::Synthetic(spec.clone())
+    } else {
+        Source::Live
+    }
+}
+
+/// Loads the topology, saying which source failed.
+pub fn load_topology(args: &SourceArgs) -> anyhow::Result<Topology> {
+    let source = source_of(args);
+    source.load().with_context(|| match &source {
+        Source::Live => "reading this machine's topology",
+        Source::SysfsRoot(_) => "loading the topology from --sysfs-root",
+        Source::HwlocXml(_) => "loading the topology from --hwloc-xml",
+        Source::Synthetic(_) => "building the topology from --synthetic",
+    })
+}
+
+/// A flag set by Ctrl-C (SIGINT), SIGTERM or SIGHUP (a closed terminal or ssh
+/// session), for sessions to stop at: the running child is stopped, finished runs stay.
+pub fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, interrupt.clone())
+            .context("installing the Ctrl-C handler")?;
+    }
+    Ok(interrupt)
+}
+
+/// Pinned workers on this machine: `threads` of them (default: every usable CPU)
+/// placed by `strategy`, with first-touch memory.
+pub fn pinned_pool(strategy: &Strategy, threads: Option<usize>) -> anyhow::Result<Pool> {
+    let topo = Source::Live
+        .load()
+        .context("reading this machine's topology")?;
+    Ok(Pool::placed(&topo, strategy, threads, None)?.0)
+}
+
+/// The exit status of a command that ran a built-in workload: its verdict's
+/// (0 passed, 4 failed, 5 unavailable; docs/json.md). A verdict other than passed is
+/// also said on stderr, so it is never only a number in a JSON field.
+pub fn verdict_exit(v: &Verification) -> ExitCode {
+    if !v.passed() {
+        eprintln!("scalescope: verification {}: {}", v.verdict(), v.why());
+    }
+    ExitCode::from(v.exit_code())
+}
+
+/// The verdict as the human-readable commands print it.
+pub fn verdict_line(v: &Verification) -> String {
+    format!("verification: {} ({})", v.verdict(), v.why())
+}
