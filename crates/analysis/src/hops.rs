@@ -64,6 +64,10 @@ pub struct HopInference {
     pub links: Option<crate::links::LinkGraph>,
 }
 
+/// The relative gap between sorted cell values that separates two distance levels,
+/// unless a caller asks for another (what `mem matrix` uses).
+pub const DEFAULT_REL_GAP: f64 = 0.15;
+
 /// The input of [`infer`]: a square matrix, optionally every repeat of every cell.
 #[derive(Debug, Clone, Copy)]
 pub struct MatrixInput<'a> {
