@@ -20,8 +20,20 @@ out=$(cd "$out" && pwd)
 # ---- the kernel: the exact version linux-image-amd64 depends on (no wildcard, which
 # would download every version).
 kernel_dir=$out/kernel
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-  awk '/Depends: linux-image-[0-9].*-amd64$/ {print $2; exit}')
+kernel_package() {
+  apt-cache depends linux-image-amd64 2>/dev/null |
+    awk '/Depends: linux-image-[0-9].*-amd64$/ {print $2; exit}'
+}
+pkg=$(kernel_package || true)
+if [ -z "$pkg" ] && [ ! -d "$kernel_dir" ] && [ "$(id -u)" -eq 0 ]; then
+  # Package lists cleaned away (container images do): fetch them once.
+  apt-get update -qq >/dev/null 2>&1 || true
+  pkg=$(kernel_package || true)
+fi
+if [ -z "$pkg" ] && [ -d "$kernel_dir" ]; then
+  # Offline, with a kernel fetched before: use it.
+  pkg=$(ls "$kernel_dir" | grep '^linux-image-' | head -1 || true)
+fi
 if [ -z "$pkg" ]; then
   echo "lab-image: apt-cache names no linux-image-<version>-amd64 for linux-image-amd64" >&2
   echo "lab-image: (run apt-get update, or scripts/install-test-deps.sh)" >&2

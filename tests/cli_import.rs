@@ -152,3 +152,40 @@ fn import_needs_a_machine_and_names_bad_values() {
             "500 threads under cores-first do not fit",
         ));
 }
+
+#[test]
+fn analyze_runs_hop_inference_on_a_matrix_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("matrix.json");
+    let doc = serde_json::json!({"kind": "scalescope.mem-matrix", "matrix": {
+        "bandwidth_gb_per_s": [[20.0, 9.0], [8.0, 21.0]],
+        "bandwidth_samples": [[[20.0, 19.5], [9.0, 8.8]], [[8.0, 7.9], [21.0, 20.6]]],
+        "latency_ns": [[90.0, 150.0], [160.0, 91.0]],
+        "slit": [[10, 21], [21, 10]]}});
+    std::fs::write(&f, doc.to_string()).unwrap();
+    let out = scalescope()
+        .arg("analyze")
+        .arg(&f)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "scalescope.hop-inference");
+    assert_eq!(v["bandwidth_hops"]["noise"]["repeats"], 2);
+    assert_eq!(v["bandwidth_hops"]["max_hops"], 1);
+    assert_eq!(v["latency_hops"]["noise"]["levels_from"], "slit");
+    std::fs::write(&f, "{\"kind\": \"scalescope.mem-stream\"}").unwrap();
+    scalescope()
+        .arg("analyze")
+        .arg(&f)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "not a `scalescope.mem-matrix` document",
+        ));
+}

@@ -148,7 +148,7 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// A sweep's results.jsonl.
+    /// A sweep's results.jsonl, or a `mem matrix --json` document (hop inference).
     pub results: PathBuf,
     /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]

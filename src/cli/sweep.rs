@@ -14,7 +14,9 @@ use scalescope_session::settings::{key_value, SweepSettings, Target};
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Thread counts: `1,2,4`, `1..16` or `1-16`, `1..16:2`, `pow2`, `all` [default: pow2].
+    /// Thread counts: `1,2,4`, `1..16` or `1-16`, `1..16:2`, `pow2`, `all`, `boundaries` (a
+    /// point on each side of every boundary of the placements: L3, node, package, all
+    /// cores, all PUs; plus midpoints) [default: boundaries].
     #[arg(long, short = 't', value_name = "LIST")]
     pub threads: Option<ThreadList>,
     /// Placement strategies, comma-separated (see `scalescope place`) [default: cores-first].

@@ -69,7 +69,47 @@ fn ceilings(args: &AnalyzeArgs) -> anyhow::Result<Vec<Ceiling>> {
     Ok(out)
 }
 
+/// `analyze matrix.json`: hop inference on a `mem matrix --json` document.
+fn analyze_matrix(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let p = &args.results;
+    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
+    let (bw, lat) = scalescope_analysis::matrix_doc::infer_doc(&doc)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    if args.json {
+        let out = serde_json::json!({"kind": "scalescope.hop-inference", "schema_version": crate::cmd::mem::MEM_SCHEMA_VERSION,
+            "source": p.display().to_string(), "bandwidth_hops": bw, "latency_hops": lat});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (what, h) in [("bandwidth", &bw), ("latency", &lat)] {
+        println!(
+            "{what}: {} levels ({}), at most {} hop(s)",
+            h.levels.len(),
+            h.noise.levels_from,
+            h.max_hops
+        );
+        for n in h.noise.note.iter().chain(&h.disagreements) {
+            println!("  {n}");
+        }
+        if let Some(l) = &h.links {
+            println!(
+                "  one-hop links: {} per node, {} speed class(es), at most {} hop(s); groups {:?}",
+                l.k,
+                l.link_classes.len(),
+                l.max_hops,
+                l.groups
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    if args.results.extension().is_some_and(|e| e == "json") {
+        return analyze_matrix(args);
+    }
     let (h, r) = load(&args.results)?;
     let b = basis(args.basis.as_deref(), &h)?;
     let label = args.results.display().to_string();

@@ -3,10 +3,12 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
+use scalescope_analysis::hops::HopInference;
 use scalescope_report::machine::human_bytes;
 use scalescope_report::mem::text_table;
 use scalescope_topo::Source;
 use scalescope_workloads::mem;
+use scalescope_workloads::mem::matrix::MemMatrix;
 use scalescope_workloads::stream::Stream;
 use scalescope_workloads::{execute, Pool};
 
@@ -54,7 +56,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         samples,
         higher_is_closer,
         slit,
-        rel_gap: 0.15,
+        rel_gap: scalescope_analysis::hops::DEFAULT_REL_GAP,
     };
     let bw_hops =
         scalescope_analysis::hops::infer(&input(&m.bandwidth_gb_per_s, &m.bandwidth_samples, true));
@@ -77,6 +79,19 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!("{}\n", topo.summary());
+    print_matrices(&m);
+    if one_node {
+        println!("\n1x1 matrix: this machine has one NUMA node, so there is no remote memory to compare and no hop structure to infer.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (what, h) in [("bandwidth", &bw_hops), ("latency", &lat_hops)] {
+        print_hops(what, h, &m.cpu_nodes);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The bandwidth, latency and SLIT tables, and any page that landed elsewhere.
+fn print_matrices(m: &MemMatrix) {
     print!(
         "{}",
         text_table(
@@ -121,49 +136,46 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if one_node {
-        println!("\n1x1 matrix: this machine has one NUMA node, so there is no remote memory to compare and no hop structure to infer.");
-        return Ok(ExitCode::SUCCESS);
+}
+
+/// What one matrix says about the distance levels and node groups.
+fn print_hops(what: &str, h: &HopInference, cpu_nodes: &[u32]) {
+    println!(
+        "\nInferred from {what}: {} levels ({}), at most {} hop(s)",
+        h.levels.len(),
+        if h.noise.levels_from == "slit" {
+            "one per SLIT value"
+        } else {
+            "measured, each beyond the spread of repeats"
+        },
+        h.max_hops
+    );
+    if let Some(n) = &h.noise.note {
+        println!("  {n}");
     }
-    for (what, h) in [("bandwidth", &bw_hops), ("latency", &lat_hops)] {
+    for (k, l) in h.levels.iter().enumerate() {
         println!(
-            "\nInferred from {what}: {} levels ({}), at most {} hop(s)",
-            h.levels.len(),
-            if h.noise.levels_from == "slit" {
-                "one per SLIT value"
-            } else {
-                "measured, each beyond the spread of repeats"
-            },
-            h.max_hops
+            "  level {k}: {:.2}..{:.2} ({} cells)",
+            l.min, l.max, l.cells
         );
-        if let Some(n) = &h.noise.note {
-            println!("  {n}");
-        }
-        for (k, l) in h.levels.iter().enumerate() {
-            println!(
-                "  level {k}: {:.2}..{:.2} ({} cells)",
-                l.min, l.max, l.cells
-            );
-        }
-        let groups: Vec<String> = h
-            .groups
-            .iter()
-            .map(|g| {
-                format!(
-                    "{{{}}}",
-                    g.iter()
-                        .map(|i| format!("node{}", m.cpu_nodes[*i]))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )
-            })
-            .collect();
-        println!("  groups: {}", groups.join(" "));
-        for d in &h.disagreements {
-            println!("  ! {d}");
-        }
     }
-    Ok(ExitCode::SUCCESS)
+    let groups: Vec<String> = h
+        .groups
+        .iter()
+        .map(|g| {
+            format!(
+                "{{{}}}",
+                g.iter()
+                    .map(|i| format!("node{}", cpu_nodes[*i]))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        })
+        .collect();
+    println!("  groups: {}", groups.join(" "));
+    for d in &h.disagreements {
+        println!("  ! {d}");
+    }
 }
 
 fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
@@ -276,9 +288,15 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let resolved = args.mem.resolve(&topo)?;
     let placement = scalescope_place::place(&topo, &args.place.request(&topo, args.threads)?)?;
     let pool = Pool::new(&placement.threads, Some(&resolved))?;
+    // The evidence sampler beside the in-process run, as a sweep has beside its runs.
+    let sampler = scalescope_sampler::background::Background::start(
+        scalescope_sampler::DEFAULT_INTERVAL,
+        placement.all_cpus(),
+    );
     let working = crate::progress::working("mem stream");
     let report = execute(&mut stream, &pool)?;
     drop(working);
+    let evidence = sampler.finish();
     let v = &report.verification;
     if args.json {
         let doc = serde_json::json!({
@@ -293,6 +311,7 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
             "array_bytes": report.detail["array_bytes"],
             "kernels": report.detail["kernels"],
             "report": report,
+            "evidence": evidence,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(verdict_exit(v));
@@ -321,6 +340,9 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
             f("avg_secs"),
             f("max_secs")
         );
+    }
+    if let Some(e) = &evidence {
+        println!("{}", scalescope_report::evidence::one_line(e));
     }
     println!("{}", verdict_line(v));
     Ok(verdict_exit(v))

@@ -247,8 +247,31 @@ fn run_all(shapes: &[Shape], kernel: &Path, initrd: &Path, log_dir: &Path) -> Ve
 }
 
 fn main() -> ExitCode {
-    // libtest's flags (`--list` from tooling) ask for nothing to run.
-    if std::env::args().any(|a| a == "--list") {
+    // libtest's flags (`--list` from tooling) ask for nothing to run, and a name
+    // filter (`cargo test NAME`) that does not match "lab" leaves the lab out.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        return ExitCode::SUCCESS;
+    }
+    const WITH_VALUE: [&str; 7] = [
+        "--test-threads",
+        "--skip",
+        "--color",
+        "--format",
+        "--logfile",
+        "--shuffle-seed",
+        "-Z",
+    ];
+    let filters: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| {
+            !a.starts_with('-') && (*i == 0 || !WITH_VALUE.contains(&args[i - 1].as_str()))
+        })
+        .map(|(_, a)| a)
+        .collect();
+    if !filters.is_empty() && !filters.iter().any(|f| "lab".contains(f.as_str())) {
+        println!("lab: filtered out by {filters:?}");
         return ExitCode::SUCCESS;
     }
     if let Some(why) = qemu_unavailable() {

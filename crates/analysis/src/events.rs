@@ -141,10 +141,50 @@ pub fn events(topo: &Topology, strategy: &Strategy, max_threads: usize) -> Vec<T
     out
 }
 
+/// The thread counts a sweep designed for diagnosis measures under `strategies`: a
+/// point on each side of every boundary (the last count before each event and the
+/// event's own), then midpoints until no gap between neighbours exceeds a quarter
+/// of the range (two rounds), so each piece has points inside it.
+pub fn boundary_threads(topo: &Topology, strategies: &[Strategy], max: usize) -> Vec<usize> {
+    let mut t: Vec<usize> = vec![1, 2.min(max), max];
+    for s in strategies {
+        for e in events(topo, s, max) {
+            t.push(e.threads - 1);
+            t.push(e.threads.min(max));
+        }
+    }
+    t.retain(|x| (1..=max).contains(x));
+    t.sort_unstable();
+    t.dedup();
+    for _ in 0..2 {
+        let mids: Vec<usize> = t
+            .windows(2)
+            .filter(|w| w[1] - w[0] >= 3)
+            .map(|w| (w[0] + w[1]) / 2)
+            .collect();
+        t.extend(mids);
+        t.sort_unstable();
+        t.dedup();
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use scalescope_topo::Source;
+
+    #[test]
+    fn boundaries_have_a_point_on_each_side() {
+        let t = Source::Synthetic("package:2 numa:1 core:24 pu:2 numbering=smt-last".into())
+            .load()
+            .unwrap();
+        let b = boundary_threads(&t, &[Strategy::CoresFirst], 96);
+        for x in [1, 2, 24, 25, 48, 49, 96] {
+            assert!(b.contains(&x), "{x} missing from {b:?}");
+        }
+        assert!(b.windows(2).all(|w| w[1] - w[0] <= 24), "{b:?}");
+    }
 
     #[test]
     fn two_by_24_by_2_cores_first() {

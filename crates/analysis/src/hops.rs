@@ -59,7 +59,14 @@ pub struct HopInference {
     pub flagged: Vec<(usize, usize)>,
     pub disagreements: Vec<String>,
     pub noise: NoiseGate,
+    /// One-hop links apart from their speed ([`crate::links`]); only where the
+    /// measurement separated at least three levels beyond its noise.
+    pub links: Option<crate::links::LinkGraph>,
 }
+
+/// The relative gap between sorted cell values that separates two distance levels,
+/// unless a caller asks for another (what `mem matrix` uses).
+pub const DEFAULT_REL_GAP: f64 = 0.15;
 
 /// The input of [`infer`]: a square matrix, optionally every repeat of every cell.
 #[derive(Debug, Clone, Copy)]
@@ -224,7 +231,11 @@ pub fn infer(input: &MatrixInput) -> HopInference {
         note: gate_note(&noise, slit_values.as_ref().map(Vec::len)),
         ..noise
     };
+    let links = (!from_slit && separated.len() >= 3 && repeats > 0)
+        .then(|| crate::links::link_graph(input.values, input.higher_is_closer, input.rel_gap))
+        .flatten();
     HopInference {
+        links,
         groups: groups(&hops, max_hops),
         levels,
         hops,
@@ -465,6 +476,8 @@ mod tests {
         );
         // SLIT's "12" cells split 24 (same group) / 32 (other group): the minority is flagged.
         assert_eq!(h.flagged.len(), 24);
+        // Every socket equally near its group: no one-hop structure beyond groups.
+        assert!(h.links.is_none(), "{:?}", h.links);
     }
 
     #[test]

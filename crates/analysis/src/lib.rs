@@ -17,6 +17,8 @@ mod findings;
 pub mod fit;
 pub mod hops;
 pub mod knee;
+pub mod links;
+pub mod matrix_doc;
 mod placements;
 pub mod quality;
 pub mod stats;

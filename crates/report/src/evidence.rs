@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use scalescope_analysis::evidence::{summarize, PointEvidence};
-use scalescope_results::evidence::{Measured, Series as RunSeries};
+use scalescope_results::evidence::{Measured, RunEvidence, Series as RunSeries};
 use scalescope_results::store::{RunRecord, RunStatus};
 
 use crate::svg::{LineChart, Series, PALETTE};
@@ -398,6 +398,32 @@ pub fn compare_text(a: &[RunRecord], b: &[RunRecord]) -> String {
         }
     }
     out
+}
+
+/// One run's evidence in a line: resident memory per node, off-node allocations,
+/// the sampler's cost, and bandwidth or why it is unavailable.
+pub fn one_line(e: &RunEvidence) -> String {
+    let pages = e
+        .peak_bytes_per_node()
+        .map_or("pages per node unavailable".into(), |m| {
+            format!("resident MiB per node {}", nodes(m))
+        });
+    let off = e
+        .other_node_pages()
+        .map_or(String::new(), |p| format!(", {p} pages allocated off-node"));
+    let bw = match &e.bandwidth {
+        Measured::Measured(b) => format!(
+            "bandwidth ({}) {:.2} GB/s mean",
+            b.source,
+            b.domains.iter().map(|d| d.mean_bytes_per_sec).sum::<f64>() / 1e9
+        ),
+        Measured::Unavailable(why) => format!("bandwidth unavailable here: {why}"),
+    };
+    format!(
+        "evidence ({} samples, sampler {:.2}% of wall): {pages}{off}; {bw}",
+        e.samples,
+        e.sampler.fraction_of_wall * 100.0
+    )
 }
 
 /// Whether a series records a bandwidth source.

@@ -116,12 +116,28 @@ impl Plan {
     }
 }
 
-/// Parses a thread list: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all`, or a mix
-/// (`1,2..8:2`). `max` is the number of usable PUs (for `pow2` and `all`).
+/// Parses a thread list: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all`, `boundaries`,
+/// or a mix (`1,2..8:2`). `max` is the number of usable PUs (for `pow2` and `all`).
+/// `boundaries` is 1, 2 and `max` here; [`parse_threads_with`] adds the machine's
+/// boundaries for the chosen placements.
 ///
 /// # Errors
 /// [`ResultsError::BadList`] naming the bad item.
 pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, ResultsError> {
+    parse_threads_with(text, max, &[])
+}
+
+/// [`parse_threads`] with the thread counts `boundaries` stands for (a point on each
+/// side of every boundary of the placements, computed by the caller from the
+/// topology).
+///
+/// # Errors
+/// [`ResultsError::BadList`] naming the bad item.
+pub fn parse_threads_with(
+    text: &str,
+    max: usize,
+    boundaries: &[usize],
+) -> Result<Vec<usize>, ResultsError> {
     let bad = |detail: String| ResultsError::BadList {
         field: "threads",
         value: text.to_string(),
@@ -137,6 +153,10 @@ pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, ResultsError>
         };
         match item {
             "all" => out.extend(1..=max),
+            "boundaries" => {
+                out.extend([1, 2.min(max), max]);
+                out.extend(boundaries.iter().copied().filter(|t| (1..=max).contains(t)));
+            }
             "pow2" => {
                 let mut t = 1;
                 while t <= max {
@@ -204,6 +224,18 @@ impl ThreadList {
     /// None in practice: the text was checked when parsed.
     pub fn resolve(&self, usable: usize) -> Result<Vec<usize>, ResultsError> {
         parse_threads(&self.0, usable)
+    }
+
+    /// As [`ThreadList::resolve`], with what `boundaries` stands for.
+    ///
+    /// # Errors
+    /// None in practice: the text was checked when parsed.
+    pub fn resolve_with(
+        &self,
+        usable: usize,
+        boundaries: &[usize],
+    ) -> Result<Vec<usize>, ResultsError> {
+        parse_threads_with(&self.0, usable, boundaries)
     }
 }
 

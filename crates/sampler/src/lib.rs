@@ -10,8 +10,10 @@
 //! replaced by a guess.
 //!
 //! The sampler owns no thread: the executor that waits for the run calls
-//! [`Sampler::sample`] when [`Sampler::due`] says so, and [`Sampler::finish`] once.
+//! [`Sampler::sample`] when [`Sampler::due`] says so, and [`Sampler::finish`] once;
+//! in-process workloads use [`background::Background`], which gives it one.
 
+pub mod background;
 pub mod bandwidth;
 pub mod numastat;
 pub mod perf;

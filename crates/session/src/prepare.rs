@@ -48,16 +48,19 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
         return Err(bad("reps", "0: at least one measured repetition is needed"));
     }
     let default_threads: ThreadList = settings::DEFAULT_THREADS.parse()?;
+    let placements = s
+        .placements
+        .clone()
+        .unwrap_or_else(|| vec![settings::default_placement()]);
+    let usable = scalescope_place::every_usable_cpu(topo);
+    let boundaries = scalescope_analysis::events::boundary_threads(topo, &placements, usable);
     let plan = Plan {
         threads: s
             .threads
             .as_ref()
             .unwrap_or(&default_threads)
-            .resolve(scalescope_place::every_usable_cpu(topo))?,
-        placements: s
-            .placements
-            .clone()
-            .unwrap_or_else(|| vec![settings::default_placement()]),
+            .resolve_with(usable, &boundaries)?,
+        placements,
         mems: s
             .mems
             .clone()

@@ -10,7 +10,7 @@ use scalescope_results::plan::ThreadList;
 use scalescope_results::store::{Header, MetricSpec};
 
 /// Thread counts swept when none are given.
-pub const DEFAULT_THREADS: &str = "pow2";
+pub const DEFAULT_THREADS: &str = "boundaries";
 /// Measured repetitions per point when none are given.
 pub const DEFAULT_REPS: usize = 5;
 /// Unmeasured warm-up runs per point when none are given.

@@ -237,26 +237,14 @@ pub struct SweepSetup<'a> {
     pub points: &'a [PreparedPoint],
 }
 
-/// Runs every job not already recorded.
-///
-/// # Errors
-/// Only I/O errors of the results store; failing runs are recorded, not errors.
-pub fn run(
-    setup: &SweepSetup,
-    store: &mut ResultsStore,
-    earlier: Vec<RunRecord>,
-    executor: &mut dyn Executor,
-    progress: &mut dyn Progress,
-    interrupt: &AtomicBool,
-    clock: &dyn Clock,
-) -> Result<SweepOutcome, SweepError> {
+/// The plan's jobs not yet in `earlier`, with warm-ups only for points that still
+/// have measured runs to do.
+fn jobs_left(setup: &SweepSetup, earlier: &[RunRecord]) -> Vec<Job> {
     let done: BTreeSet<(Point, usize)> = earlier
         .iter()
         .filter(|r| !r.warmup)
         .map(|r| (r.point.clone(), r.rep))
         .collect();
-    let by_point: BTreeMap<&Point, &PreparedPoint> =
-        setup.points.iter().map(|p| (&p.point, p)).collect();
     let todo: Vec<Job> = setup
         .header
         .plan
@@ -270,11 +258,28 @@ pub fn run(
         .filter(|j| !j.warmup)
         .map(|j| &j.point)
         .collect();
-    let todo: Vec<Job> = todo
-        .iter()
+    todo.iter()
         .filter(|j| pending.contains(&j.point))
         .cloned()
-        .collect();
+        .collect()
+}
+
+/// Runs every job not already recorded.
+///
+/// # Errors
+/// Only I/O errors of the results store; failing runs are recorded, not errors.
+pub fn run(
+    setup: &SweepSetup,
+    store: &mut ResultsStore,
+    earlier: Vec<RunRecord>,
+    executor: &mut dyn Executor,
+    progress: &mut dyn Progress,
+    interrupt: &AtomicBool,
+    clock: &dyn Clock,
+) -> Result<SweepOutcome, SweepError> {
+    let by_point: BTreeMap<&Point, &PreparedPoint> =
+        setup.points.iter().map(|p| (&p.point, p)).collect();
+    let todo = jobs_left(setup, &earlier);
     let total = setup.header.plan.jobs().len();
     progress.begin(total, total - todo.len());
     let logs = store.dir().join("logs");

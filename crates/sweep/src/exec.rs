@@ -127,6 +127,30 @@ fn kill_group(pgid: i32, signal: i32) {
     }
 }
 
+/// A thread that waits for the child `pid` (with its rusage) and reports when it
+/// is reaped.
+fn spawn_reaper(pid: i32) -> mpsc::Receiver<Reaped> {
+    let (tx, rx) = mpsc::channel::<Reaped>();
+    std::thread::spawn(move || {
+        let mut status = 0;
+        // SAFETY: rusage is plain data; zeroed is a valid value.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        loop {
+            // SAFETY: pid is our child; status and usage are valid for writes.
+            let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+            if r == pid || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                break;
+            }
+        }
+        let _ = tx.send(Reaped {
+            at: Instant::now(),
+            status,
+            usage,
+        });
+    });
+    rx
+}
+
 impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &ExecSpec, interrupt: &AtomicBool) -> Outcome {
         // Without a guard, kill -9 of scalescope could leave `setsid` descendants;
@@ -137,24 +161,7 @@ impl Executor for ProcessExecutor {
             Err(e) => return Outcome::error(e),
         };
         let pid = child.id() as i32;
-        let (tx, rx) = mpsc::channel::<Reaped>();
-        std::thread::spawn(move || {
-            let mut status = 0;
-            // SAFETY: rusage is plain data; zeroed is a valid value.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            loop {
-                // SAFETY: pid is our child; status and usage are valid for writes.
-                let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-                if r == pid || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                    break;
-                }
-            }
-            let _ = tx.send(Reaped {
-                at: Instant::now(),
-                status,
-                usage,
-            });
-        });
+        let rx = spawn_reaper(pid);
         let mut monitor = Monitor::new(spec.cpus.clone(), spec.planned_threads);
         let mut sampler = spec.sample.as_ref().map(|s| {
             Sampler::start(

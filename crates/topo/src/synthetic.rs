@@ -113,6 +113,130 @@ fn parse(spec: &str) -> Result<(Vec<(Level, usize)>, Numbering), String> {
     Ok((levels, numbering))
 }
 
+/// The machine a spec describes: its levels and counts, and how PUs are numbered.
+struct Shape {
+    levels: Vec<(Level, usize)>,
+    numbering: Numbering,
+    total: usize,
+    threads_per_core: usize,
+    n_cores: usize,
+    n_packages: usize,
+}
+
+impl Shape {
+    fn new(levels: Vec<(Level, usize)>, numbering: Numbering) -> Shape {
+        let total: usize = levels.iter().map(|(_, c)| c).product();
+        let threads_per_core = levels.last().map(|l| l.1).unwrap_or(1);
+        let mut shape = Shape {
+            levels,
+            numbering,
+            total,
+            threads_per_core,
+            n_cores: total / threads_per_core,
+            n_packages: 1,
+        };
+        if shape.has(Level::Package) {
+            shape.n_packages = shape.position(total - 1, Level::Package) + 1;
+        }
+        shape
+    }
+
+    fn has(&self, level: Level) -> bool {
+        self.levels.iter().any(|(l, _)| *l == level)
+    }
+
+    /// Hardware position of PU h: the index of its ancestor at `level`.
+    fn position(&self, h: usize, level: Level) -> usize {
+        let mut below = 1usize;
+        for (l, c) in self.levels.iter().rev() {
+            if *l == level {
+                return h / below;
+            }
+            below *= c;
+        }
+        0
+    }
+
+    /// The OS number of PU h under the spec's numbering.
+    fn os_index(&self, h: usize) -> u32 {
+        let core = h / self.threads_per_core;
+        let smt = h % self.threads_per_core;
+        let v = match self.numbering {
+            Numbering::Linear => h,
+            Numbering::SmtLast => smt * self.n_cores + core,
+            Numbering::Interleaved => {
+                let per_pkg = self.n_cores / self.n_packages;
+                let (pkg, local) = (core / per_pkg, core % per_pkg);
+                smt * self.n_cores + local * self.n_packages + pkg
+            }
+        };
+        v as u32
+    }
+
+    /// One domain per object at `level` (none if the spec has no such level).
+    fn sets_at(&self, level: Level) -> Vec<RawDomain> {
+        if !self.has(level) {
+            return Vec::new();
+        }
+        let mut sets: Vec<RawDomain> = Vec::new();
+        for h in 0..self.total {
+            let p = self.position(h, level);
+            if sets.len() <= p {
+                sets.resize(p + 1, RawDomain::default());
+            }
+            sets[p].os_id = Some(p as u32);
+            sets[p].cpus.insert(self.os_index(h));
+        }
+        sets
+    }
+
+    fn all(&self) -> CpuSet {
+        (0..self.total).map(|h| self.os_index(h)).collect()
+    }
+
+    fn caches(&self, level: Level) -> Vec<RawCache> {
+        self.sets_at(level)
+            .into_iter()
+            .map(|d| RawCache {
+                size_bytes: None,
+                line_bytes: None,
+                cpus: d.cpus,
+                reporter: None,
+            })
+            .collect()
+    }
+
+    /// The NUMA nodes: one per `numa` object, or one holding every PU.
+    fn numa(&self) -> Vec<RawNode> {
+        let node = |i: usize, cpus: CpuSet| RawNode {
+            id: i as u32,
+            cpus,
+            memory_bytes: None,
+            locality: None,
+        };
+        if !self.has(Level::Numa) {
+            return vec![node(0, self.all())];
+        }
+        self.sets_at(Level::Numa)
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| node(i, d.cpus))
+            .collect()
+    }
+
+    /// The cores; core_id restarts in each package, as in sysfs.
+    fn cores(&self) -> Vec<RawDomain> {
+        let per_pkg = self.n_cores / self.n_packages;
+        let mut v = vec![RawDomain::default(); self.n_cores];
+        for h in 0..self.total {
+            let core = h / self.threads_per_core;
+            v[core].os_id = Some((core % per_pkg) as u32);
+            v[core].cpus.insert(self.os_index(h));
+        }
+        v
+    }
+}
+
 /// Builds the topology a spec describes.
 ///
 /// # Errors
@@ -123,103 +247,8 @@ pub fn build(spec: &str) -> Result<Topology, TopoError> {
         detail,
     };
     let (levels, numbering) = parse(spec).map_err(err)?;
-    let total: usize = levels.iter().map(|(_, c)| c).product();
-    // Hardware position of PU h: the index of its ancestor at each level.
-    let position = |h: usize, level: Level| -> usize {
-        let mut below = 1usize;
-        let mut found = false;
-        for (l, c) in levels.iter().rev() {
-            if *l == level {
-                found = true;
-                break;
-            }
-            below *= c;
-        }
-        if found {
-            h / below
-        } else {
-            0
-        }
-    };
-    let threads_per_core = levels.last().map(|l| l.1).unwrap_or(1);
-    let n_cores = total / threads_per_core;
-    let n_packages = if levels.iter().any(|(l, _)| *l == Level::Package) {
-        position(total - 1, Level::Package) + 1
-    } else {
-        1
-    };
-    let os_index = |h: usize| -> u32 {
-        let core = h / threads_per_core;
-        let smt = h % threads_per_core;
-        let v = match numbering {
-            Numbering::Linear => h,
-            Numbering::SmtLast => smt * n_cores + core,
-            Numbering::Interleaved => {
-                let per_pkg = n_cores / n_packages;
-                let (pkg, local) = (core / per_pkg, core % per_pkg);
-                smt * n_cores + local * n_packages + pkg
-            }
-        };
-        v as u32
-    };
-    let sets_at = |level: Level| -> Vec<RawDomain> {
-        let mut sets: Vec<RawDomain> = Vec::new();
-        for h in 0..total {
-            let p = position(h, level);
-            if sets.len() <= p {
-                sets.resize(p + 1, RawDomain::default());
-            }
-            sets[p].os_id = Some(p as u32);
-            sets[p].cpus.insert(os_index(h));
-        }
-        sets
-    };
-    let has = |level: Level| levels.iter().any(|(l, _)| *l == level);
-    let all: CpuSet = (0..total).map(os_index).collect();
-    let caches = |level: Level| -> Vec<RawCache> {
-        if !has(level) {
-            return Vec::new();
-        }
-        sets_at(level)
-            .into_iter()
-            .map(|d| RawCache {
-                size_bytes: None,
-                line_bytes: None,
-                cpus: d.cpus,
-                reporter: None,
-            })
-            .collect()
-    };
-    let numa: Vec<RawNode> = if has(Level::Numa) {
-        sets_at(Level::Numa)
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| RawNode {
-                id: i as u32,
-                cpus: d.cpus,
-                memory_bytes: None,
-                locality: None,
-            })
-            .collect()
-    } else {
-        vec![RawNode {
-            id: 0,
-            cpus: all.clone(),
-            memory_bytes: None,
-            locality: None,
-        }]
-    };
-    let core_sets: Vec<RawDomain> = {
-        // core_id restarts in each package, as in sysfs.
-        let per_pkg = n_cores / n_packages;
-        let mut v = vec![RawDomain::default(); n_cores];
-        for h in 0..total {
-            let core = h / threads_per_core;
-            v[core].os_id = Some((core % per_pkg) as u32);
-            v[core].cpus.insert(os_index(h));
-        }
-        v
-    };
+    let shape = Shape::new(levels, numbering);
+    let all = shape.all();
     let raw = RawTopology {
         source: format!("synthetic:{spec}"),
         cpu_model: None,
@@ -227,25 +256,13 @@ pub fn build(spec: &str) -> Result<Topology, TopoError> {
         online: all.clone(),
         allowed: all,
         allowed_nodes: None,
-        packages: if has(Level::Package) {
-            sets_at(Level::Package)
-        } else {
-            Vec::new()
-        },
-        dies: if has(Level::Die) {
-            sets_at(Level::Die)
-        } else {
-            Vec::new()
-        },
-        groups: if has(Level::Group) {
-            sets_at(Level::Group)
-        } else {
-            Vec::new()
-        },
-        cores: core_sets,
-        l3: caches(Level::L3),
-        l2: caches(Level::L2),
-        numa,
+        packages: shape.sets_at(Level::Package),
+        dies: shape.sets_at(Level::Die),
+        groups: shape.sets_at(Level::Group),
+        cores: shape.cores(),
+        l3: shape.caches(Level::L3),
+        l2: shape.caches(Level::L2),
+        numa: shape.numa(),
         distances: None,
         kinds: Vec::new(),
     };

@@ -88,3 +88,8 @@ kernel_state() {
   section kernel.nodes kernel_nodes
 }
 
+
+# 0-3,8 -> 0 1 2 3 8
+expand() {
+  echo "$1" | tr ',' '\n' | while IFS=- read -r a b; do [ -n "$a" ] && seq "$a" "${b:-$a}"; done | tr '\n' ' '
+}

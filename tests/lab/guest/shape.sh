@@ -47,12 +47,11 @@ for d in /sys/devices/system/node/node[0-9]*; do
   case ",${LAB_NODES:-$n}," in *",$n,"*) ;; *) continue ;; esac
   stream "mem.bind:$n" "$first_cpu" "bind:$n"
   stream "mem.preferred:$n" "$first_cpu" "preferred:$n"
-  cpus=$(cat "$d/cpulist")
-  if [ -n "$cpus" ]; then
-    c=$(echo "$cpus" | sed 's/[-,].*//')
-    allowed=$(scalescope place --strategy "cpus=$c" --threads 1 >/dev/null 2>&1 && echo yes)
-    [ "$allowed" = yes ] && stream "mem.first-touch:$n" "$c" first-touch
-  fi
+  # First-touch from the node's first CPU this script may run on, if it has one.
+  mine=" $(expand "$(grep Cpus_allowed_list /proc/self/status | sed 's/.*:[[:space:]]*//')") "
+  for c in $(expand "$(cat "$d/cpulist")"); do
+    case "$mine" in *" $c "*) stream "mem.first-touch:$n" "$c" first-touch; break ;; esac
+  done
 done
 stream mem.interleave "$first_cpu" interleave
 # The same policy set by the sweep before exec (not by the in-process pool).

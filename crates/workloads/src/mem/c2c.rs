@@ -140,6 +140,66 @@ fn involuntary_switches() -> i64 {
     u.ru_nivcsw
 }
 
+/// The page the contended line lives on, bound to `node` if one is given.
+fn line_buffer(topo: &Topology, node: Option<u32>) -> Result<MmapBuffer, WorkloadError> {
+    let buf = MmapBuffer::new(4096).map_err(|e| WorkloadError::BadParam {
+        key: "line".into(),
+        detail: e.to_string(),
+    })?;
+    if let Some(n) = node {
+        let p = MemPolicy::Bind(vec![n])
+            .resolve(topo)
+            .map_err(|e| WorkloadError::BadParam {
+                key: "node".into(),
+                detail: e.to_string(),
+            })?;
+        buf.bind(&p).map_err(|e| WorkloadError::BadParam {
+            key: "node".into(),
+            detail: e.to_string(),
+        })?;
+    }
+    Ok(buf)
+}
+
+/// Mean, median and sample standard deviation of `s` (sorted in place).
+fn mean_median_sd(s: &mut [f64]) -> (f64, f64, f64) {
+    let mean = s.iter().sum::<f64>() / s.len() as f64;
+    let sd = (s.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
+        / s.len().max(2).saturating_sub(1) as f64)
+        .sqrt();
+    s.sort_by(f64::total_cmp);
+    let median = s[s.len() / 2];
+    (mean, median, sd)
+}
+
+/// Pairs summarised per relation: count, mean, min and max latency.
+fn by_relation(pairs: &[PairLatency]) -> Vec<(Relation, usize, f64, f64, f64)> {
+    let mut summary = Vec::new();
+    for r in [
+        Relation::SameCore,
+        Relation::SameL3,
+        Relation::SamePackage,
+        Relation::OtherPackage,
+    ] {
+        let v: Vec<f64> = pairs
+            .iter()
+            .filter(|p| p.relation == r)
+            .map(|p| p.mean_ns)
+            .collect();
+        if !v.is_empty() {
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            summary.push((
+                r,
+                v.len(),
+                mean,
+                v.iter().copied().fold(f64::INFINITY, f64::min),
+                v.iter().copied().fold(0.0, f64::max),
+            ));
+        }
+    }
+    summary
+}
+
 /// Measures every pair of `cpus`.
 ///
 /// # Errors
@@ -168,22 +228,7 @@ pub fn measure(
             ),
         });
     }
-    let buf = MmapBuffer::new(4096).map_err(|e| WorkloadError::BadParam {
-        key: "line".into(),
-        detail: e.to_string(),
-    })?;
-    if let Some(n) = node {
-        let p = MemPolicy::Bind(vec![n])
-            .resolve(topo)
-            .map_err(|e| WorkloadError::BadParam {
-                key: "node".into(),
-                detail: e.to_string(),
-            })?;
-        buf.bind(&p).map_err(|e| WorkloadError::BadParam {
-            key: "node".into(),
-            detail: e.to_string(),
-        })?;
-    }
+    let buf = line_buffer(topo, node)?;
     // SAFETY: the page is zeroed and 4096-byte aligned, so its first 8 bytes are a valid,
     // aligned AtomicU64; the buffer outlives every use below.
     let line: &AtomicU64 = unsafe { &*(buf.addr() as *const AtomicU64) };
@@ -196,12 +241,7 @@ pub fn measure(
             if s.len() > 1 {
                 s.remove(0);
             }
-            let mean = s.iter().sum::<f64>() / s.len() as f64;
-            let sd = (s.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
-                / s.len().max(2).saturating_sub(1) as f64)
-                .sqrt();
-            s.sort_by(f64::total_cmp);
-            let median = s[s.len() / 2];
+            let (mean, median, sd) = mean_median_sd(&mut s);
             ns[i][j] = Some(mean);
             ns[j][i] = Some(mean);
             pairs.push(PairLatency {
@@ -214,29 +254,7 @@ pub fn measure(
             });
         }
     }
-    let mut summary = Vec::new();
-    for r in [
-        Relation::SameCore,
-        Relation::SameL3,
-        Relation::SamePackage,
-        Relation::OtherPackage,
-    ] {
-        let v: Vec<f64> = pairs
-            .iter()
-            .filter(|p| p.relation == r)
-            .map(|p| p.mean_ns)
-            .collect();
-        if !v.is_empty() {
-            let mean = v.iter().sum::<f64>() / v.len() as f64;
-            summary.push((
-                r,
-                v.len(),
-                mean,
-                v.iter().copied().fold(f64::INFINITY, f64::min),
-                v.iter().copied().fold(0.0, f64::max),
-            ));
-        }
-    }
+    let summary = by_relation(&pairs);
     Ok(C2cMatrix {
         cpus: cpus.to_vec(),
         ns,

@@ -85,6 +85,58 @@ fn slots(w: usize, updates: usize, table: usize) -> Vec<u32> {
     (0..updates).map(|_| r.below(table as u64) as u32).collect()
 }
 
+/// One update inside a lock or a transaction: a plain load and store.
+fn plain_update(c: &AtomicU64, op: Op) {
+    match op {
+        Op::MarkVisited => {
+            if c.load(Ordering::Relaxed) == 0 {
+                c.store(1, Ordering::Relaxed);
+            }
+        }
+        Op::Increment => c.store(
+            (f64::from_bits(c.load(Ordering::Relaxed)) + 1.0).to_bits(),
+            Ordering::Relaxed,
+        ),
+    }
+}
+
+/// One update made safe by itself: a compare-and-swap (loop).
+fn atomic_update(c: &AtomicU64, op: Op) {
+    match op {
+        Op::MarkVisited => {
+            let _ = c.compare_exchange(0, 1, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        Op::Increment => {
+            let mut cur = c.load(Ordering::Relaxed);
+            while let Err(seen) = c.compare_exchange_weak(
+                cur,
+                (f64::from_bits(cur) + 1.0).to_bits(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                cur = seen;
+            }
+        }
+    }
+}
+
+/// Locks the stripes a batch touches, each once and in order (no deadlock); the
+/// guards hold them until dropped.
+fn lock_stripes<'a>(
+    stripes: &'a [Mutex<()>],
+    k: usize,
+    group: &[u32],
+    ids: &mut Vec<usize>,
+) -> Vec<std::sync::MutexGuard<'a, ()>> {
+    ids.clear();
+    ids.extend(group.iter().map(|&i| i as usize % k));
+    ids.sort_unstable();
+    ids.dedup();
+    ids.iter()
+        .map(|&s| stripes[s].lock().unwrap_or_else(|p| p.into_inner()))
+        .collect()
+}
+
 /// Runs one mechanism at one batch size; returns ns per section per worker and aborts.
 ///
 /// # Errors
@@ -111,21 +163,7 @@ pub fn run(
         _ => Vec::new(),
     };
     let work: Vec<Vec<u32>> = (0..t).map(|w| slots(w, updates, table)).collect();
-    // Inside a lock or a transaction the update is a plain load and store.
-    let apply = |i: u32| {
-        let c = &cells[i as usize];
-        match op {
-            Op::MarkVisited => {
-                if c.load(Ordering::Relaxed) == 0 {
-                    c.store(1, Ordering::Relaxed);
-                }
-            }
-            Op::Increment => c.store(
-                (f64::from_bits(c.load(Ordering::Relaxed)) + 1.0).to_bits(),
-                Ordering::Relaxed,
-            ),
-        }
-    };
+    let apply = |i: u32| plain_update(&cells[i as usize], op);
     let start = Instant::now();
     let aborts: u64 = pool
         .broadcast(|w| {
@@ -133,43 +171,12 @@ pub fn run(
             let mut stripe_ids: Vec<usize> = Vec::new();
             for group in work[w].chunks(batch) {
                 match sync {
-                    Sync::Atomic => {
-                        for &i in group {
-                            let c = &cells[i as usize];
-                            match op {
-                                Op::MarkVisited => {
-                                    let _ = c.compare_exchange(
-                                        0,
-                                        1,
-                                        Ordering::Relaxed,
-                                        Ordering::Relaxed,
-                                    );
-                                }
-                                Op::Increment => {
-                                    let mut cur = c.load(Ordering::Relaxed);
-                                    while let Err(seen) = c.compare_exchange_weak(
-                                        cur,
-                                        (f64::from_bits(cur) + 1.0).to_bits(),
-                                        Ordering::Relaxed,
-                                        Ordering::Relaxed,
-                                    ) {
-                                        cur = seen;
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    Sync::Atomic => group
+                        .iter()
+                        .for_each(|&i| atomic_update(&cells[i as usize], op)),
                     Sync::StripedLocks(k) => {
-                        stripe_ids.clear();
-                        stripe_ids.extend(group.iter().map(|&i| i as usize % k));
-                        stripe_ids.sort_unstable();
-                        stripe_ids.dedup();
-                        let guards: Vec<_> = stripe_ids
-                            .iter()
-                            .map(|&s| stripes[s].lock().unwrap_or_else(|p| p.into_inner()))
-                            .collect();
+                        let _guards = lock_stripes(&stripes, *k, group, &mut stripe_ids);
                         group.iter().for_each(|&i| apply(i));
-                        drop(guards);
                     }
                     Sync::Htm => {
                         if elided
