@@ -82,7 +82,7 @@ fn analyze_prints_and_exports_json() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     let curve = &v["results"][0]["analysis"]["curves"][0];
     assert_eq!(curve["placement"], "cores-first");
     assert_eq!(curve["points"].as_array().unwrap().len(), 2);
