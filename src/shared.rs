@@ -11,6 +11,14 @@ use scalescope_workloads::{Pool, Verification};
 
 use crate::cli::{PlacementArgs, SourceArgs};
 
+/// The version of the command documents (`place`, `npb`, `tpch`, `graph`, `sync`
+/// `--json`) documented in docs/json.md; bumped when a field is removed or changes
+/// meaning.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// Version of the `mem matrix|latency|c2c --json` documents (docs/json.md).
+pub const MEM_SCHEMA_VERSION: u32 = 1;
+
 /// The topology source the flags name.
 pub fn source_of(args: &SourceArgs) -> Source {
     if let Some(dir) = &args.sysfs_root {

@@ -78,7 +78,7 @@ fn analyze_matrix(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let (bw, lat) = scalescope_analysis::matrix_doc::infer_doc(&doc)
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     if args.json {
-        let out = serde_json::json!({"kind": "scalescope.hop-inference", "schema_version": crate::cmd::mem::MEM_SCHEMA_VERSION,
+        let out = serde_json::json!({"kind": "scalescope.hop-inference", "schema_version": crate::shared::MEM_SCHEMA_VERSION,
             "source": p.display().to_string(), "bandwidth_hops": bw, "latency_hops": lat});
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);

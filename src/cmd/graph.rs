@@ -79,7 +79,10 @@ fn document(report: &Report, extra: Value) -> Value {
         d.extend(extra.clone());
         let kernel = d.get("kernel").and_then(|k| k.as_str()).unwrap_or("count");
         d.insert("kind".into(), json!(format!("scalescope.graph-{kernel}")));
-        d.insert("schema_version".into(), json!(super::JSON_SCHEMA_VERSION));
+        d.insert(
+            "schema_version".into(),
+            json!(crate::shared::JSON_SCHEMA_VERSION),
+        );
         d.insert("threads".into(), json!(report.threads));
         d.insert("verified".into(), json!(report.verification.passed()));
         d.insert("verdict".into(), json!(report.verification.verdict()));

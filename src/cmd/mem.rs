@@ -15,8 +15,7 @@ use scalescope_workloads::{execute, Pool};
 use crate::cli::{C2cArgs, LatencyArgs, MatrixArgs, MemCommand, StreamArgs};
 use crate::shared::{verdict_exit, verdict_line};
 
-/// Version of the `mem matrix|latency|c2c --json` documents (docs/json.md).
-pub const MEM_SCHEMA_VERSION: u32 = 1;
+use crate::shared::MEM_SCHEMA_VERSION;
 
 pub fn run(cmd: &MemCommand) -> anyhow::Result<ExitCode> {
     match cmd {

@@ -20,11 +20,6 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
 
-/// The version of the command documents (`place`, `npb`, `tpch`, `graph`, `sync`
-/// `--json`) documented in docs/json.md; bumped when a field is removed or changes
-/// meaning.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
-
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // Sessions that start runs start a guard (this executable, `__guard`) that kills
     // what is left of a run if scalescope itself is killed.

@@ -28,7 +28,7 @@ fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow
     if args.json {
         let doc = serde_json::json!({
             "kind": format!("scalescope.npb-{}", name.to_lowercase()),
-            "schema_version": super::JSON_SCHEMA_VERSION,
+            "schema_version": crate::shared::JSON_SCHEMA_VERSION,
             "verified": report.verification.passed(),
             "verdict": report.verification.verdict(),
             "mops": mops,

@@ -70,7 +70,7 @@ pub fn run(args: &PlaceArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         let doc = PlaceJson {
             kind: "scalescope.place",
-            schema_version: super::JSON_SCHEMA_VERSION,
+            schema_version: crate::shared::JSON_SCHEMA_VERSION,
             strategy: placement.strategy.to_string(),
             granularity: placement.granularity.to_string(),
             threads: placement

@@ -21,7 +21,7 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let report = execute(&mut bench, &pool)?;
     drop(working);
     if args.json {
-        let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": super::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "curves": bench.curves(),
+        let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": crate::shared::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "curves": bench.curves(),
             "note": SyncBench::htm_note(), "verified": report.verification.passed(),
             "verdict": report.verification.verdict(), "verification": report.verification.why()});
         println!("{}", serde_json::to_string_pretty(&doc)?);

@@ -44,7 +44,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         let doc = serde_json::json!({
             "kind": "scalescope.tpch",
-            "schema_version": super::JSON_SCHEMA_VERSION,
+            "schema_version": crate::shared::JSON_SCHEMA_VERSION,
             "query": args.query,
             "sf": args.sf,
             "layout": args.layout,

@@ -158,23 +158,7 @@ pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String
                 .last()
                 .and_then(|r| r["bytes"].as_f64())
                 .unwrap_or(1.0);
-            let bands = doc["caches"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|c| {
-                    Some(Band {
-                        from: c["size_bytes"].as_f64()?,
-                        to: x_max,
-                        label: format!("past L{}", c["level"]),
-                        tooltip: format!(
-                            "working sets larger than the L{} cache ({} bytes)",
-                            c["level"], c["size_bytes"]
-                        ),
-                        series: None,
-                    })
-                })
-                .collect();
+            let bands = cache_bands(doc, x_max);
             let chart = LineChart {
                 title: format!("Load latency from CPU {}", doc["cpu"]),
                 x_label: "working set".into(),
@@ -189,7 +173,7 @@ pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String
                 y_from_zero: true,
                 log2_x: true,
                 x_bytes: true,
-                markers: Vec::new(),
+                ..Default::default()
             };
             Ok(Section {
                 title: format!("Latency ladder ({label})"),
@@ -226,4 +210,25 @@ pub fn text_table(
         out.push('\n');
     }
     out
+}
+
+/// One region per cache level of a latency document: working sets past it.
+fn cache_bands(doc: &serde_json::Value, x_max: f64) -> Vec<Band> {
+    doc["caches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            Some(Band {
+                from: c["size_bytes"].as_f64()?,
+                to: x_max,
+                label: format!("past L{}", c["level"]),
+                tooltip: format!(
+                    "working sets larger than the L{} cache ({} bytes)",
+                    c["level"], c["size_bytes"]
+                ),
+                ..Default::default()
+            })
+        })
+        .collect()
 }
