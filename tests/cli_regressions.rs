@@ -80,5 +80,5 @@ fn a_huge_pagerank_batch_is_a_threshold_not_a_reservation() {
         .args(["--batch", "100000000000", "--threads", "1"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("scores verified"));
+        .stdout(predicate::str::contains("verification: passed"));
 }
