@@ -240,10 +240,12 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
-    // The goal is under 1,200 lines (it was 1,186 before main brought `import` and
-    // more of `analyze`); until the memory tables move into `report`, the check
-    // holds the line where it is, so the command layer cannot grow further.
-    const CMD_LINES_NOW: usize = 1295;
+    // The goal is under 1,200 lines (it was 1,186 before `import`, `--ceilings`,
+    // the placement options and the sampler line arrived; the matrix, hop and
+    // core-to-core tables have since moved into `report`, the ceiling discovery
+    // into `session`). Until the rest moves, the check holds the line where it is,
+    // so the command layer cannot grow further.
+    const CMD_LINES_NOW: usize = 1281;
     assert!(
         total <= CMD_LINES_NOW,
         "src/cmd/ has {total} lines (limit {CMD_LINES_NOW}, goal under 1,200)"

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use scalescope_analysis::ceiling::{self, Ceiling};
+use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::{compare::compare, Basis};
 use scalescope_report::mem::Section;
 use scalescope_report::{Exporter, JsonExporter, ResultSet, TextExporter};
@@ -34,39 +34,13 @@ fn analysed(path: &Path, basis_text: Option<&str>) -> anyhow::Result<ResultSet> 
     Ok(set)
 }
 
-/// Bandwidth ceilings: the files given (each must be a `mem stream --json`
-/// document), else every such document beside the results.
+/// Bandwidth ceilings: the files given, else every `mem stream` document beside
+/// the results.
 fn ceilings(args: &AnalyzeArgs) -> anyhow::Result<Vec<Ceiling>> {
-    let read = |p: &Path| -> anyhow::Result<serde_json::Value> {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))
-    };
-    if !args.ceilings.is_empty() {
-        return args
-            .ceilings
-            .iter()
-            .map(|p| {
-                Ok(ceiling::from_stream_doc(
-                    &p.display().to_string(),
-                    &read(p)?,
-                )?)
-            })
-            .collect();
-    }
-    let dir = args.results.parent().unwrap_or(Path::new("."));
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = entry.path();
-        if p.extension().is_some_and(|e| e == "json") {
-            if let Ok(c) =
-                read(&p).and_then(|d| Ok(ceiling::from_stream_doc(&p.display().to_string(), &d)?))
-            {
-                out.push(c);
-            }
-        }
-    }
-    Ok(out)
+    Ok(scalescope_session::ceilings::discover(
+        &args.results,
+        &args.ceilings,
+    )?)
 }
 
 /// `analyze matrix.json`: hop inference on a `mem matrix --json` document.

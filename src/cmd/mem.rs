@@ -3,9 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_analysis::hops::HopInference;
 use scalescope_report::machine::human_bytes;
-use scalescope_report::mem::text_table;
 use scalescope_topo::Source;
 use scalescope_workloads::mem;
 use scalescope_workloads::mem::matrix::MemMatrix;
@@ -84,7 +82,10 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for (what, h) in [("bandwidth", &bw_hops), ("latency", &lat_hops)] {
-        print_hops(what, h, &m.cpu_nodes);
+        print!(
+            "{}",
+            scalescope_report::mem::hops_text(what, h, &m.cpu_nodes)
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -93,88 +94,15 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
 fn print_matrices(m: &MemMatrix) {
     print!(
         "{}",
-        text_table(
-            "Read bandwidth, GB/s (rows: threads on node; columns: memory on node)",
-            &m.cpu_nodes,
-            &m.memory_nodes,
-            |i, j| format!("{:.2}", m.bandwidth_gb_per_s[i][j])
-        )
-    );
-    print!(
-        "{}",
-        text_table(
-            "\nLoad latency, ns (one thread, dependent loads)",
-            &m.cpu_nodes,
-            &m.memory_nodes,
-            |i, j| format!("{:.1}", m.latency_ns[i][j])
-        )
-    );
-    if !m.slit.is_empty() {
-        print!(
-            "{}",
-            text_table(
-                "\nFirmware distances (SLIT)",
-                &m.cpu_nodes,
-                &m.memory_nodes,
-                |i, j| m.slit[i][j].to_string()
-            )
-        );
-    }
-    for (i, row) in m.placement_verified.iter().enumerate() {
-        for (j, v) in row.iter().enumerate() {
-            match v {
-                Some(f) if *f < 0.99 => println!(
-                    "warning: only {:.0}% of the pages for node{} -> node{} landed on node{}",
-                    f * 100.0,
-                    m.cpu_nodes[i],
-                    m.memory_nodes[j],
-                    m.memory_nodes[j]
-                ),
-                None => println!("note: page placement unverified (no /proc/self/numa_maps here)"),
-                _ => {}
-            }
-        }
-    }
-}
-
-/// What one matrix says about the distance levels and node groups.
-fn print_hops(what: &str, h: &HopInference, cpu_nodes: &[u32]) {
-    println!(
-        "\nInferred from {what}: {} levels ({}), at most {} hop(s)",
-        h.levels.len(),
-        if h.noise.levels_from == "slit" {
-            "one per SLIT value"
-        } else {
-            "measured, each beyond the spread of repeats"
-        },
-        h.max_hops
-    );
-    if let Some(n) = &h.noise.note {
-        println!("  {n}");
-    }
-    for (k, l) in h.levels.iter().enumerate() {
-        println!(
-            "  level {k}: {:.2}..{:.2} ({} cells)",
-            l.min, l.max, l.cells
-        );
-    }
-    let groups: Vec<String> = h
-        .groups
-        .iter()
-        .map(|g| {
-            format!(
-                "{{{}}}",
-                g.iter()
-                    .map(|i| format!("node{}", cpu_nodes[*i]))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )
+        scalescope_report::mem::matrices_text(&scalescope_report::mem::MatrixTables {
+            cpu_nodes: &m.cpu_nodes,
+            memory_nodes: &m.memory_nodes,
+            bandwidth_gb_per_s: &m.bandwidth_gb_per_s,
+            latency_ns: &m.latency_ns,
+            slit: &m.slit,
+            placement_verified: &m.placement_verified,
         })
-        .collect();
-    println!("  groups: {}", groups.join(" "));
-    for d in &h.disagreements {
-        println!("  ! {d}");
-    }
+    );
 }
 
 fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
@@ -237,37 +165,10 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
             .map(|n| format!(", line on node {n}"))
             .unwrap_or_default()
     );
-    // Each CPU labelled with its core and NUMA node, so SMT siblings (same core) and
-    // remote pairs (different node) can be read off the table.
-    let label = |c: u32| {
-        let pu = topo.pu(c);
-        format!(
-            "{c} c{} n{}",
-            pu.and_then(|p| p.core)
-                .map(|x| x.to_string())
-                .unwrap_or("?".into()),
-            pu.and_then(|p| p.numa_node)
-                .map(|x| x.to_string())
-                .unwrap_or("?".into())
-        )
-    };
-    print!("{:>12}", "cpu core node");
-    for c in &m.cpus {
-        print!(" {:>10}", label(*c));
-    }
-    println!();
-    for (i, a) in m.cpus.iter().enumerate() {
-        print!("{:>12}", label(*a));
-        for j in 0..m.cpus.len() {
-            print!(
-                " {:>10}",
-                m.ns[i][j]
-                    .map(|v| format!("{v:.1}"))
-                    .unwrap_or_else(|| "-".into())
-            );
-        }
-        println!();
-    }
+    print!(
+        "{}",
+        scalescope_report::mem::c2c_table(&topo, &m.cpus, &m.ns)
+    );
     println!("\nBy relationship:");
     for (rel, n, mean, min, max) in &m.summary {
         println!(

@@ -232,3 +232,134 @@ fn cache_bands(doc: &serde_json::Value, x_max: f64) -> Vec<Band> {
         })
         .collect()
 }
+
+/// A `mem matrix` measurement as the tables need it (rows: CPU nodes; columns:
+/// memory nodes).
+pub struct MatrixTables<'a> {
+    pub cpu_nodes: &'a [u32],
+    pub memory_nodes: &'a [u32],
+    pub bandwidth_gb_per_s: &'a [Vec<f64>],
+    pub latency_ns: &'a [Vec<f64>],
+    /// Empty where the firmware gave no distances.
+    pub slit: &'a [Vec<u32>],
+    /// Share of each cell's pages found on its memory node; `None` unverified.
+    pub placement_verified: &'a [Vec<Option<f64>>],
+}
+
+/// The bandwidth, latency and SLIT tables, and a line for every cell whose pages
+/// landed elsewhere or could not be checked.
+pub fn matrices_text(m: &MatrixTables) -> String {
+    let mut out = text_table(
+        "Read bandwidth, GB/s (rows: threads on node; columns: memory on node)",
+        m.cpu_nodes,
+        m.memory_nodes,
+        |i, j| format!("{:.2}", m.bandwidth_gb_per_s[i][j]),
+    );
+    out += &text_table(
+        "\nLoad latency, ns (one thread, dependent loads)",
+        m.cpu_nodes,
+        m.memory_nodes,
+        |i, j| format!("{:.1}", m.latency_ns[i][j]),
+    );
+    if !m.slit.is_empty() {
+        out += &text_table(
+            "\nFirmware distances (SLIT)",
+            m.cpu_nodes,
+            m.memory_nodes,
+            |i, j| m.slit[i][j].to_string(),
+        );
+    }
+    for (i, row) in m.placement_verified.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            match v {
+                Some(f) if *f < 0.99 => {
+                    out += &format!(
+                        "warning: only {:.0}% of the pages for node{} -> node{} landed on node{}\n",
+                        f * 100.0,
+                        m.cpu_nodes[i],
+                        m.memory_nodes[j],
+                        m.memory_nodes[j]
+                    )
+                }
+                None => out += "note: page placement unverified (no /proc/self/numa_maps here)\n",
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// What one matrix says about the distance levels and node groups.
+pub fn hops_text(
+    what: &str,
+    h: &scalescope_analysis::hops::HopInference,
+    cpu_nodes: &[u32],
+) -> String {
+    let mut out = format!(
+        "\nInferred from {what}: {} levels ({}), at most {} hop(s)\n",
+        h.levels.len(),
+        if h.noise.levels_from == "slit" {
+            "one per SLIT value"
+        } else {
+            "measured, each beyond the spread of repeats"
+        },
+        h.max_hops
+    );
+    if let Some(n) = &h.noise.note {
+        out += &format!("  {n}\n");
+    }
+    for (k, l) in h.levels.iter().enumerate() {
+        out += &format!(
+            "  level {k}: {:.2}..{:.2} ({} cells)\n",
+            l.min, l.max, l.cells
+        );
+    }
+    let groups: Vec<String> = h
+        .groups
+        .iter()
+        .map(|g| {
+            let nodes: Vec<String> = g.iter().map(|i| format!("node{}", cpu_nodes[*i])).collect();
+            format!("{{{}}}", nodes.join(","))
+        })
+        .collect();
+    out += &format!("  groups: {}\n", groups.join(" "));
+    for d in &h.disagreements {
+        out += &format!("  ! {d}\n");
+    }
+    out
+}
+
+/// The core-to-core latency table, one-way ns per pair (`None` on the diagonal),
+/// each CPU labelled with its core and NUMA node so SMT siblings (same core) and
+/// remote pairs (different node) can be read off it.
+pub fn c2c_table(
+    topo: &scalescope_topo::Topology,
+    cpus: &[u32],
+    ns: &[Vec<Option<f64>>],
+) -> String {
+    let label = |c: u32| {
+        let pu = topo.pu(c);
+        let or_unknown = |x: Option<usize>| x.map_or("?".to_string(), |x| x.to_string());
+        format!(
+            "{c} c{} n{}",
+            or_unknown(pu.and_then(|p| p.core)),
+            or_unknown(pu.and_then(|p| p.numa_node.map(|n| n as usize)))
+        )
+    };
+    let mut out = format!("{:>12}", "cpu core node");
+    for c in cpus {
+        out += &format!(" {:>10}", label(*c));
+    }
+    out.push('\n');
+    for (i, a) in cpus.iter().enumerate() {
+        out += &format!("{:>12}", label(*a));
+        for v in &ns[i] {
+            out += &format!(
+                " {:>10}",
+                v.map_or_else(|| "-".into(), |v| format!("{v:.1}"))
+            );
+        }
+        out.push('\n');
+    }
+    out
+}

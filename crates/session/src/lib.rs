@@ -11,6 +11,7 @@ pub mod settings;
 pub mod tour;
 
 /// Why a session could not be prepared or finished.
+pub mod ceilings;
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     #[error("{field}: {detail}")]
@@ -29,4 +30,14 @@ pub enum SessionError {
     Workload(#[from] scalescope_workloads::WorkloadError),
     #[error(transparent)]
     Report(#[from] scalescope_report::dir::WriteError),
+    #[error("reading {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not JSON: {detail}")]
+    NotJson { path: String, detail: String },
+    #[error(transparent)]
+    Ceiling(#[from] scalescope_analysis::ceiling::CeilingError),
 }

@@ -185,59 +185,15 @@ impl Topology {
         let numa_nodes = numa_nodes(&raw, &online, &mut notes);
         let kinds = cpu_kinds(&raw, &online);
         let core_sets: Vec<CpuSet> = cores.iter().map(|c| c.1.cpus.clone()).collect();
-        let die_sets: Vec<CpuSet> = dies.iter().map(|d| d.cpus.clone()).collect();
-        let l3_sets: Vec<CpuSet> = l3.iter().map(|c| c.cpus.clone()).collect();
-        let l2_sets: Vec<CpuSet> = l2.iter().map(|c| c.cpus.clone()).collect();
-        let kind_sets: Vec<CpuSet> = kinds.iter().map(|k| k.cpus.clone()).collect();
-        // CPU -> index of the first set holding it, built once per level: a search
-        // per PU over every set was quadratic.
-        let index = |sets: &[CpuSet]| {
-            let mut map = std::collections::BTreeMap::new();
-            for (i, s) in sets.iter().enumerate() {
-                for cpu in s.iter() {
-                    map.entry(cpu).or_insert(i);
-                }
-            }
-            map
-        };
-        let ix = [
-            index(&core_sets),
-            index(&die_sets),
-            index(&l3_sets),
-            index(&l2_sets),
-            index(&kind_sets),
+        let sets = |v: &[RawDomain]| v.iter().map(|d| d.cpus.clone()).collect::<Vec<CpuSet>>();
+        let levels = [
+            core_sets,
+            sets(&dies),
+            l3.iter().map(|c| c.cpus.clone()).collect(),
+            l2.iter().map(|c| c.cpus.clone()).collect(),
+            kinds.iter().map(|k| k.cpus.clone()).collect(),
         ];
-        let find = |level: usize, cpu: u32| ix[level].get(&cpu).copied();
-        // Each PU's position in its core (a core may hold thousands in a synthetic
-        // spec such as `pu:65536`).
-        let smt_rank: std::collections::BTreeMap<u32, u32> = core_sets
-            .iter()
-            .flat_map(|s| s.iter().zip(0u32..))
-            .collect();
-        let pus = raw
-            .known
-            .union(&online)
-            .iter()
-            .map(|cpu| {
-                let core = find(0, cpu);
-                Pu {
-                    cpu,
-                    package: package_of(cpu),
-                    die: find(1, cpu),
-                    core,
-                    smt_rank: core.and(smt_rank.get(&cpu).copied()),
-                    numa_node: numa_nodes
-                        .iter()
-                        .find(|n| n.cpus.contains(cpu))
-                        .map(|n| n.id),
-                    l3: find(2, cpu),
-                    l2: find(3, cpu),
-                    kind: find(4, cpu),
-                    online: online.contains(cpu),
-                    allowed: online.contains(cpu) && raw.allowed.contains(cpu),
-                }
-            })
-            .collect();
+        let pus = pus_of(&raw, &online, &packages, &levels, &numa_nodes);
         Ok(Topology {
             schema_version: TOPOLOGY_SCHEMA_VERSION,
             source: raw.source,
@@ -587,4 +543,58 @@ fn nearest_cpus(i: usize, cpus: &[CpuSet], matrix: Option<&[Vec<u32>]>) -> Optio
             .filter(|&j| !cpus[j].is_empty() && row[j] == best)
             .fold(CpuSet::new(), |acc, j| acc.union(&cpus[j])),
     )
+}
+
+/// Each known PU with the index of its package, die, core, L3, L2 and kind (`levels`
+/// holds the core, die, L3, L2 and kind sets in that order), its node and flags.
+fn pus_of(
+    raw: &RawTopology,
+    online: &CpuSet,
+    packages: &[RawDomain],
+    levels: &[Vec<CpuSet>; 5],
+    numa_nodes: &[NumaNode],
+) -> Vec<Pu> {
+    // CPU -> index of the first set holding it, built once per level: a search
+    // per PU over every set was quadratic.
+    let index = |sets: &[CpuSet]| {
+        let mut map = std::collections::BTreeMap::new();
+        for (i, s) in sets.iter().enumerate() {
+            for cpu in s.iter() {
+                map.entry(cpu).or_insert(i);
+            }
+        }
+        map
+    };
+    let ix: Vec<_> = levels.iter().map(|l| index(l)).collect();
+    let find = |level: usize, cpu: u32| ix[level].get(&cpu).copied();
+    let package_of = |cpu: u32| packages.iter().position(|d| d.cpus.contains(cpu));
+    // Each PU's position in its core (a core may hold thousands in a synthetic
+    // spec such as `pu:65536`).
+    let smt_rank: std::collections::BTreeMap<u32, u32> = levels[0]
+        .iter()
+        .flat_map(|s| s.iter().zip(0u32..))
+        .collect();
+    raw.known
+        .union(online)
+        .iter()
+        .map(|cpu| {
+            let core = find(0, cpu);
+            Pu {
+                cpu,
+                package: package_of(cpu),
+                die: find(1, cpu),
+                core,
+                smt_rank: core.and(smt_rank.get(&cpu).copied()),
+                numa_node: numa_nodes
+                    .iter()
+                    .find(|n| n.cpus.contains(cpu))
+                    .map(|n| n.id),
+                l3: find(2, cpu),
+                l2: find(3, cpu),
+                kind: find(4, cpu),
+                online: online.contains(cpu),
+                allowed: online.contains(cpu) && raw.allowed.contains(cpu),
+            }
+        })
+        .collect()
 }
