@@ -41,7 +41,13 @@ impl Check {
 /// Checks that fail for a reason found by the lab and not fixed yet: (the start of
 /// the check's name, why). A failure of one of these is printed as KNOWN and counted
 /// apart, without failing the lab; remove the entry when the fix lands.
-pub const KNOWN_ISSUES: [(&str, &str); 2] = [
+pub const KNOWN_ISSUES: [(&str, &str); 3] = [
+    (
+        "tpch q6 --layout numa",
+        "each worker now moves its partition's pages to its node (move_pages), but in \
+         some runs part of a partition (e.g. 34 of 96 pages) stays on the other node \
+         (workloads/tpch)",
+    ),
     (
         "mem matrix: no hop level beyond SLIT's",
         "under a loaded host the noise gate still lets an emulated 2-node machine's \
