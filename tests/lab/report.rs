@@ -50,9 +50,8 @@ pub const KNOWN_ISSUES: [(&str, &str); 3] = [
     ),
     (
         "mem matrix: no hop level beyond SLIT's",
-        "under a loaded host the noise gate still lets an emulated 2-node machine's \
-         bandwidth matrix show a third level and a 'SLIT hides' claim, intermittently \
-         (analysis/hops)",
+        "the noise gate still lets an emulated 2-node machine's bandwidth matrix show a \
+         third level and a 'SLIT hides' claim, intermittently (analysis/hops)",
     ),
     (
         "mem matrix: no SLIT-equal cells split",
