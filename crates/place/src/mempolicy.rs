@@ -259,14 +259,7 @@ pub fn page_nodes(
     addr: *const u8,
     len: usize,
 ) -> io::Result<std::collections::BTreeMap<Option<u32>, usize>> {
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
-    let start = addr as usize & !(page - 1);
-    let end = addr as usize + len;
-    let pages: Vec<*const libc::c_void> = (start..end)
-        .step_by(page)
-        .map(|a| a as *const libc::c_void)
-        .collect();
+    let pages = page_addresses(addr, len);
     let mut status = vec![0i32; pages.len()];
     let mut out = std::collections::BTreeMap::new();
     if pages.is_empty() {
@@ -292,6 +285,18 @@ pub fn page_nodes(
         *out.entry(u32::try_from(s).ok()).or_insert(0) += 1;
     }
     Ok(out)
+}
+
+/// The start of every page that `[addr, addr + len)` touches, as `move_pages(2)`
+/// takes them.
+fn page_addresses(addr: *const u8, len: usize) -> Vec<*const libc::c_void> {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+    let start = addr as usize & !(page - 1);
+    (start..addr as usize + len)
+        .step_by(page)
+        .map(|a| a as *const libc::c_void)
+        .collect()
 }
 
 /// The NUMA node of the CPU the calling thread runs on now (`getcpu(2)`).
@@ -325,13 +330,7 @@ pub fn current_node() -> io::Result<u32> {
 /// The OS error from `move_pages` (ENOSYS on a kernel without NUMA, ENODEV for a
 /// node that does not exist).
 pub fn move_pages_to(addr: *const u8, len: usize, node: u32) -> io::Result<usize> {
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
-    let start = addr as usize & !(page - 1);
-    let pages: Vec<*const libc::c_void> = (start..addr as usize + len)
-        .step_by(page)
-        .map(|a| a as *const libc::c_void)
-        .collect();
+    let pages = page_addresses(addr, len);
     if pages.is_empty() {
         return Ok(0);
     }
