@@ -48,12 +48,15 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     };
     let m = mem::matrix::measure(&topo, &cfg)?;
     let slit = (!m.slit.is_empty()).then_some(m.slit.as_slice());
+    let virt = Source::Live.virtualization();
+    let caveat = virt.as_ref().and_then(|v| v.timing_caveat());
     let input = |values, samples, higher_is_closer| scalescope_analysis::hops::MatrixInput {
         values,
         samples,
         higher_is_closer,
         slit,
         rel_gap: scalescope_analysis::hops::DEFAULT_REL_GAP,
+        timing_caveat: caveat.as_deref(),
     };
     let bw_hops =
         scalescope_analysis::hops::infer(&input(&m.bandwidth_gb_per_s, &m.bandwidth_samples, true));
@@ -67,6 +70,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
                 "kind": "scalescope.mem-matrix",
                 "schema_version": MEM_SCHEMA_VERSION,
                 "machine": topo.summary(),
+                "virtualization": virt,
                 "matrix": m,
                 "bandwidth_hops": bw_hops,
                 "latency_hops": lat_hops,

@@ -211,6 +211,16 @@ fn hop_levels(doc: &Value, key: &str, slit_values: usize) -> Result<String, Stri
         ));
     }
     let noise = &h["noise"];
+    // Every lab guest runs under TCG: its timings must not be used for structure.
+    let emulated = noise["note"]
+        .as_str()
+        .is_some_and(|n| n.starts_with("unavailable here: timings under emulation"));
+    if noise["levels_from"] != "slit" || !emulated {
+        return Err(format!(
+            "{key}: levels from {}, note {}: timings under emulation were used for structure",
+            noise["levels_from"], noise["note"]
+        ));
+    }
     Ok(format!(
         "{key}: {levels} levels for {slit_values} SLIT values (levels from {}, {} candidates; {})",
         noise["levels_from"], noise["candidate_levels"], noise["note"]
