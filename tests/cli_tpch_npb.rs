@@ -183,6 +183,11 @@ fn npb_classes_s_and_w_verify() {
             let v = json(&["npb", kernel, "--class", class, "--threads", "2", "--json"]);
             assert_eq!(v["verified"], true, "{kernel} {class}");
             assert!(v["mops"].as_f64().unwrap() > 0.0);
+            // The evidence sampler ran beside the in-process run and read its CPUs.
+            assert_eq!(
+                v["evidence"]["cpu"]["state"], "measured",
+                "{kernel} {class}"
+            );
         }
     }
     scalescope()
@@ -223,6 +228,12 @@ fn tpch_and_is_run_as_sweep_workloads() {
         for line in text.lines().skip(1) {
             let r: Value = serde_json::from_str(line).unwrap();
             assert_eq!(r["status"], "ok", "{name}: {r}");
+            // The sweep samples its workload child by PID: every run has evidence (pages
+            // only once a sample fell inside the run; numastat around every run).
+            assert_eq!(
+                r["evidence"]["numastat"]["state"], "measured",
+                "{name}: {r}"
+            );
         }
     }
 }
