@@ -378,8 +378,20 @@ fn score(a: &Analysis, truth: &[Truth], grid: &[usize], tally: &mut Tally) {
         tally.truths_found += usize::from(!found.is_empty());
         if found.is_empty() && std::env::var_os("CORPUS_FN").is_some() {
             eprintln!(
-                "FN {} k {} change {:.2} {:?}",
-                a.machine, t.k, t.change, t.boundaries
+                "FN {} k {} change {:.2} {:?}; knees {:?} undecided {:?} grid {grid:?}",
+                a.machine,
+                t.k,
+                t.change,
+                t.boundaries,
+                knees
+                    .iter()
+                    .map(|k| (k.knee.threads, k.boundary))
+                    .collect::<Vec<_>>(),
+                a.curves[0]
+                    .undecided
+                    .iter()
+                    .map(|u| u.threads)
+                    .collect::<Vec<_>>()
             );
         }
         tally.truths_attributed +=
