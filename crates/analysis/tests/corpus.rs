@@ -164,9 +164,7 @@ fn truths(topo: &Topology, m: &Mechanism, max: usize) -> Vec<Truth> {
             }
             let mut boundaries: Vec<Boundary> = ev
                 .iter()
-                .filter(|e| {
-                    e.threads == k + 1 || (e.kind == EventKind::AllCoresBusy && e.threads == k)
-                })
+                .filter(|e| e.last_before_change() == k)
                 .map(|e| boundary_of(&e.kind))
                 .collect();
             if boundaries.is_empty() {
