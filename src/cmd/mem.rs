@@ -125,19 +125,11 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!("Load latency from CPU {cpu} (dependent loads over a random cycle of cache lines)");
-    println!("{:>12} {:>10}", "working set", "ns/load");
-    let mut marked = Vec::new();
-    for r in &rungs {
-        let mut mark = String::new();
-        for (l, s) in &caches {
-            if r.bytes as u64 > *s && !marked.contains(l) {
-                marked.push(*l);
-                mark += &format!("  <- past L{l} ({})", human_bytes(*s));
-            }
-        }
-        println!("{:>12} {:>10.2}{mark}", human_bytes(r.bytes as u64), r.ns);
-    }
+    let ladder: Vec<(u64, f64)> = rungs.iter().map(|r| (r.bytes as u64, r.ns)).collect();
+    print!(
+        "{}",
+        scalescope_report::mem::ladder_text(cpu, &ladder, &caches)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -226,21 +218,13 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
         args.ntimes - 1,
         if args.nt { ", non-temporal stores" } else { "" }
     );
-    println!(
-        "{:<8} {:>12} {:>12} {:>12} {:>12}",
-        "kernel", "GB/s", "best s", "avg s", "max s"
+    print!(
+        "{}",
+        scalescope_report::mem::stream_table(
+            &report.detail["kernels"],
+            &scalescope_workloads::stream::KERNELS
+        )
     );
-    for name in scalescope_workloads::stream::KERNELS {
-        let k = &report.detail["kernels"][name];
-        let f = |key: &str| k[key].as_f64().unwrap_or(f64::NAN);
-        println!(
-            "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}",
-            f("gb_per_s"),
-            f("best_secs"),
-            f("avg_secs"),
-            f("max_secs")
-        );
-    }
     if let Some(e) = &evidence {
         println!("{}", scalescope_report::evidence::one_line(e));
     }
