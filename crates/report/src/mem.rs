@@ -432,3 +432,63 @@ pub fn stream_table(kernels: &Value, names: &[&str]) -> String {
     }
     out
 }
+
+/// A core-to-core measurement as the text output needs it.
+pub struct C2cText<'a> {
+    pub cpus: &'a [u32],
+    pub ns: &'a [Vec<Option<f64>>],
+    pub round_trips: usize,
+    pub samples: usize,
+    pub line_node: Option<u32>,
+    /// Per relationship: its label, pairs, mean, min and max one-way ns.
+    pub summary: Vec<(&'static str, usize, f64, f64, f64)>,
+}
+
+/// The core-to-core text output: a header line, the matrix, the per-relationship means.
+pub fn c2c_text(topo: &scalescope_topo::Topology, m: &C2cText) -> String {
+    let mut out = format!(
+        "Core-to-core latency, ns one-way (CAS ping-pong, {} round trips x {} samples{})\n",
+        m.round_trips,
+        m.samples,
+        m.line_node
+            .map(|n| format!(", line on node {n}"))
+            .unwrap_or_default()
+    );
+    out += &c2c_table(topo, m.cpus, m.ns);
+    out += "\nBy relationship:\n";
+    for (rel, n, mean, min, max) in &m.summary {
+        out +=
+            &format!("  {rel:<26} {n:>5} pairs  mean {mean:.1} ns  (min {min:.1}, max {max:.1})\n");
+    }
+    out
+}
+
+/// `analyze matrix.json` as text: per matrix its levels, the noise and disagreement
+/// notes, and the one-hop link graph where one was found.
+pub fn hop_summary_text(
+    bandwidth: &scalescope_analysis::hops::HopInference,
+    latency: &scalescope_analysis::hops::HopInference,
+) -> String {
+    let mut out = String::new();
+    for (what, h) in [("bandwidth", bandwidth), ("latency", latency)] {
+        out += &format!(
+            "{what}: {} levels ({}), at most {} hop(s)\n",
+            h.levels.len(),
+            h.noise.levels_from,
+            h.max_hops
+        );
+        for n in h.noise.note.iter().chain(&h.disagreements) {
+            out += &format!("  {n}\n");
+        }
+        if let Some(l) = &h.links {
+            out += &format!(
+                "  one-hop links: {} per node, {} speed class(es), at most {} hop(s); groups {:?}\n",
+                l.k,
+                l.link_classes.len(),
+                l.max_hops,
+                l.groups
+            );
+        }
+    }
+    out
+}
