@@ -94,11 +94,20 @@ pub struct Coverage {
     /// The largest SLIT distance between nodes used together.
     pub remote_distance: Option<u32>,
     pub fewest_reps: usize,
+    /// Distinct measured layouts (placement and thread count).
+    pub distinct_points: usize,
 }
 
 pub fn coverage(points: &[CalPoint]) -> Coverage {
+    let mut layouts: Vec<&Layout> = Vec::new();
+    for p in points {
+        if !layouts.contains(&&p.layout) {
+            layouts.push(&p.layout);
+        }
+    }
     let mut c = Coverage {
         fewest_reps: points.iter().map(|p| p.perfs.len()).min().unwrap_or(0),
+        distinct_points: layouts.len(),
         ..Coverage::default()
     };
     for p in points {
@@ -130,16 +139,30 @@ pub struct Free {
 }
 
 impl Free {
+    /// What the coverage can determine, at most one parameter fewer than the
+    /// distinct points (the scale takes one), in the order serial part, bandwidth
+    /// cap, remote rate, SMT yield, synchronisation cost.
     pub fn of(c: &Coverage) -> Free {
+        let mut left = c.distinct_points.saturating_sub(1);
+        let mut take = |can: bool| {
+            let t = can && left > 0;
+            left -= usize::from(t);
+            t
+        };
+        let serial = take(c.max_threads >= 2);
+        let bandwidth = take(c.max_per_node >= 2);
+        let remote = take(c.remote);
+        let smt = take(c.smt);
+        let sync = take(c.max_threads >= 3);
         Free {
-            serial: c.max_threads >= 2,
-            sync: c.max_threads >= 3,
-            remote: c.remote,
-            bandwidth: c.max_per_node >= 2,
-            smt: c.smt,
+            serial,
+            sync,
+            remote,
+            bandwidth,
+            smt,
         }
     }
-    fn count(&self) -> usize {
+    pub fn count(&self) -> usize {
         [
             self.serial,
             self.sync,
@@ -226,11 +249,88 @@ pub fn fit(
         }
         last = now;
     }
+    let p = nelder_mead(&cs, p, |q| score(q, s, obs).1);
     let (scale, sse) = score(&p, s, obs);
     Fitted {
         params: p,
         scale,
         sse,
+    }
+}
+
+/// Polishes `start` by Nelder-Mead over the free coordinates (each kept inside its
+/// range): coordinate descent alone crawls along the ridge where the serial part
+/// and the synchronisation cost trade against each other.
+fn nelder_mead(cs: &[Coord], start: Params, f: impl Fn(&Params) -> f64) -> Params {
+    let n = cs.len();
+    if n == 0 {
+        return start;
+    }
+    let to_params = |x: &[f64]| {
+        let mut p = start;
+        for ((set, _, lo, hi), v) in cs.iter().zip(x) {
+            set(&mut p, v.clamp(*lo, *hi));
+        }
+        p
+    };
+    let x0: Vec<f64> = cs.iter().map(|c| (c.1)(&start)).collect();
+    let mut simplex: Vec<(Vec<f64>, f64)> = vec![(x0.clone(), f(&start))];
+    for (i, (_, _, lo, hi)) in cs.iter().enumerate() {
+        let mut x = x0.clone();
+        let step = 0.1 * (hi - lo);
+        x[i] = if x[i] + step <= *hi {
+            x[i] + step
+        } else {
+            x[i] - step
+        };
+        let v = f(&to_params(&x));
+        simplex.push((x, v));
+    }
+    for _ in 0..400 * n {
+        simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let (best, worst) = (simplex[0].1, simplex[n].1);
+        if worst - best <= 1e-14 * (1.0 + best.abs()) {
+            break;
+        }
+        let centroid: Vec<f64> = (0..n)
+            .map(|j| simplex[..n].iter().map(|v| v.0[j]).sum::<f64>() / n as f64)
+            .collect();
+        let towards = |t: f64| -> Vec<f64> {
+            centroid
+                .iter()
+                .zip(&simplex[n].0)
+                .map(|(c, w)| c + t * (w - c))
+                .collect()
+        };
+        let eval = |x: Vec<f64>| {
+            let v = f(&to_params(&x));
+            (x, v)
+        };
+        let r = eval(towards(-1.0));
+        if r.1 < simplex[0].1 {
+            let e = eval(towards(-2.0));
+            simplex[n] = if e.1 < r.1 { e } else { r };
+        } else if r.1 < simplex[n - 1].1 {
+            simplex[n] = r;
+        } else {
+            let c = eval(towards(0.5));
+            if c.1 < worst {
+                simplex[n] = c;
+            } else {
+                let b = simplex[0].0.clone();
+                for v in simplex.iter_mut().skip(1) {
+                    let x: Vec<f64> = v.0.iter().zip(&b).map(|(x, b)| b + 0.5 * (x - b)).collect();
+                    *v = eval(x);
+                }
+            }
+        }
+    }
+    simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let p = to_params(&simplex[0].0);
+    if f(&p) <= f(&start) {
+        p
+    } else {
+        start
     }
 }
 

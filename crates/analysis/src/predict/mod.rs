@@ -32,9 +32,9 @@ pub const PREDICTION_SCHEMA_VERSION: u32 = 1;
 /// Why a sweep cannot calibrate the model.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PredictError {
-    #[error("the results have {0} measured point(s) with a performance value; the model needs at least 3 (e.g. 1, 2 and 4 threads)")]
+    #[error("the results have {0} measured point(s) with a performance value; the model needs at least 2 (e.g. 1 and 2 threads)")]
     TooFewPoints(usize),
-    #[error("the results measure only {0} thread count(s); the model needs at least 3 different thread counts")]
+    #[error("the results measure only {0} thread count(s); the model needs at least 2 different thread counts")]
     TooFewThreadCounts(usize),
 }
 
@@ -101,13 +101,13 @@ pub fn calibrate_points(
     points: Vec<CalPoint>,
     opts: &CalibrateOptions,
 ) -> Result<Calibration, PredictError> {
-    if points.len() < 3 {
+    if points.len() < 2 {
         return Err(PredictError::TooFewPoints(points.len()));
     }
     let mut counts: Vec<usize> = points.iter().map(|p| p.layout.threads).collect();
     counts.sort_unstable();
     counts.dedup();
-    if counts.len() < 3 {
+    if counts.len() < 2 {
         return Err(PredictError::TooFewThreadCounts(counts.len()));
     }
     let coverage = calibrate::coverage(&points);
@@ -177,4 +177,54 @@ fn one_thread_demand(records: &[RunRecord], cal: &Calibration) -> Option<f64> {
         .filter(|g| *g > 0.0)
         .collect();
     (!v.is_empty() && cal.one_thread_secs.is_some()).then(|| calibrate::median_of(&v))
+}
+
+/// The target's bandwidth per node from documents measured there: a `mem stream
+/// --json` document (its triad GB/s over the NUMA nodes its placement uses on the
+/// target; the best such figure) or a `mem matrix --json` document (the mean of
+/// its local cells).
+///
+/// # Errors
+/// A document of another kind or without the fields, named by its label.
+pub fn target_bandwidth(
+    topo: &scalescope_topo::Topology,
+    docs: &[(String, serde_json::Value)],
+) -> Result<TargetBandwidth, String> {
+    let mut best: Option<(f64, String)> = None;
+    for (label, doc) in docs {
+        let gbps = match doc["kind"].as_str() {
+            Some("scalescope.mem-matrix") => matrix_local_mean(doc).ok_or_else(|| {
+                format!("{label}: `matrix.bandwidth_gb_per_s` is missing or not square")
+            })?,
+            _ => {
+                let c = crate::ceiling::from_stream_doc(label, doc).map_err(|e| {
+                    format!("{e} (expected a `mem stream --json` or `mem matrix --json` document)")
+                })?;
+                per_node_gbps(topo, std::slice::from_ref(&c)).ok_or_else(|| {
+                    format!("{label}: its placement does not fit the target machine")
+                })?
+            }
+        };
+        if best.as_ref().is_none_or(|b| gbps > b.0) {
+            best = Some((gbps, label.clone()));
+        }
+    }
+    Ok(TargetBandwidth {
+        node_gbps: best.as_ref().map(|b| b.0),
+        source: best.map(|b| b.1),
+    })
+}
+
+fn matrix_local_mean(doc: &serde_json::Value) -> Option<f64> {
+    let rows = doc["matrix"]["bandwidth_gb_per_s"].as_array()?;
+    let diag: Vec<f64> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r.as_array().and_then(|c| c.get(i)).and_then(|v| v.as_f64()))
+        .collect::<Option<Vec<f64>>>()?;
+    (!diag.is_empty()
+        && rows
+            .iter()
+            .all(|r| r.as_array().is_some_and(|c| c.len() == rows.len())))
+    .then(|| diag.iter().sum::<f64>() / diag.len() as f64)
 }

@@ -195,6 +195,17 @@ pub(crate) fn assumptions(
 ) -> Vec<String> {
     let c = &cal.coverage;
     let mut v = vec!["This is a prediction, not a measurement: the target's cores are assumed as fast as the calibration machine's, and each speedup is against one thread on the target.".to_string()];
+    let fitted = cal.free.count();
+    let could = [
+        c.max_threads >= 2,
+        c.max_per_node >= 2,
+        c.remote,
+        c.smt,
+        c.max_threads >= 3,
+    ];
+    if could.iter().filter(|x| **x).count() > fitted {
+        v.push(format!("With {} distinct measured points the calibration could fit only {fitted} mechanism parameter(s) besides the scale; the others are drawn from their ranges, so the bands are wide.", c.distinct_points));
+    }
     if any(curves, "threads") {
         v.push(format!("Beyond {} threads (the most measured), the fitted serial part and synchronisation cost are extrapolated.", c.max_threads));
     }
