@@ -5,13 +5,12 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_results::evidence::RunEvidence;
 use scalescope_workloads::graph::workload::{build_graph, GraphCount, GraphKernel};
-use scalescope_workloads::Report;
+use scalescope_workloads::{execute, Report};
 use serde_json::{json, Value};
 
 use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, PlacementArgs};
-use crate::shared::{execute_sampled, pinned_pool, print_end, verdict_exit};
+use crate::shared::{pinned_pool, verdict_exit, verdict_line};
 
 pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     match cmd {
@@ -64,18 +63,17 @@ fn execute_on(
     place: &PlacementArgs,
     threads: Option<usize>,
     force: bool,
-) -> anyhow::Result<(Report, Option<RunEvidence>)> {
+) -> anyhow::Result<Report> {
     let working = crate::progress::working(&format!("graph kernel on {graph}"));
     let mut workload = GraphCount::new(graph, kernel)?.forced(force);
     let pool = pinned_pool(place, threads)?;
-    let sampled = execute_sampled(&mut workload, &pool)?;
+    let report = execute(&mut workload, &pool)?;
     drop(working);
-    Ok(sampled)
+    Ok(report)
 }
 
-/// The JSON document: the workload's detail, the threads, the verdict and the
-/// sampler's evidence.
-fn document(report: &Report, evidence: Option<&RunEvidence>, extra: Value) -> Value {
+/// The JSON document: the workload's detail, the threads and the verdict.
+fn document(report: &Report, extra: Value) -> Value {
     let mut doc = report.detail.clone();
     if let (Some(d), Some(extra)) = (doc.as_object_mut(), extra.as_object()) {
         d.extend(extra.clone());
@@ -89,7 +87,6 @@ fn document(report: &Report, evidence: Option<&RunEvidence>, extra: Value) -> Va
         d.insert("verified".into(), json!(report.verification.passed()));
         d.insert("verdict".into(), json!(report.verification.verdict()));
         d.insert("verification".into(), json!(report.verification.why()));
-        d.insert("evidence".into(), json!(evidence));
     }
     doc
 }
@@ -99,13 +96,13 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         pattern: args.pattern,
         induced: args.induced,
     };
-    let (r, ev) = execute_on(&args.graph, kernel, &args.place, args.threads, args.force)?;
+    let r = execute_on(&args.graph, kernel, &args.place, args.threads, args.force)?;
     let d = &r.detail;
     if args.json {
         let graph = json!({"source": args.graph, "vertices": d["vertices"], "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]});
         println!(
             "{}",
-            serde_json::to_string_pretty(&document(&r, ev.as_ref(), json!({ "graph": graph })))?
+            serde_json::to_string_pretty(&document(&r, json!({ "graph": graph })))?
         );
     } else {
         let kind = if args.induced {
@@ -119,13 +116,13 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
             d["bytes_per_edge"].as_f64().unwrap_or(f64::NAN), r.seconds, r.threads,
             d["build_seconds"].as_f64().unwrap_or(f64::NAN)
         );
-        print_end(ev.as_ref(), &r.verification, "  ");
+        println!("  {}", verdict_line(&r.verification));
     }
     Ok(verdict_exit(&r.verification))
 }
 
 fn kernel(args: &Run, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
-    let (r, ev) = execute_on(args.graph, kernel, args.place, args.threads, args.force)?;
+    let r = execute_on(args.graph, kernel, args.place, args.threads, args.force)?;
     if args.json {
         let extra = match r.detail["kernel"].as_str() {
             Some("pr") => {
@@ -133,15 +130,14 @@ fn kernel(args: &Run, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
             }
             _ => json!({}),
         };
-        let doc = document(&r, ev.as_ref(), extra);
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        println!("{}", serde_json::to_string_pretty(&document(&r, extra))?);
     } else {
-        print_kernel(args, &r, ev.as_ref());
+        print_kernel(args, &r);
     }
     Ok(verdict_exit(&r.verification))
 }
 
-fn print_kernel(args: &Run, r: &Report, ev: Option<&RunEvidence>) {
+fn print_kernel(args: &Run, r: &Report) {
     let d = &r.detail;
     if d["kernel"] == "bfs" {
         println!(
@@ -172,7 +168,7 @@ fn print_kernel(args: &Run, r: &Report, ev: Option<&RunEvidence>) {
             );
         }
     }
-    print_end(ev, &r.verification, "  ");
+    println!("  {}", verdict_line(&r.verification));
 }
 
 fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {

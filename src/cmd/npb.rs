@@ -5,10 +5,10 @@
 use std::process::ExitCode;
 
 use scalescope_workloads::npb::{ep::Ep, ft::Ft, is::Is};
-use scalescope_workloads::Workload;
+use scalescope_workloads::{execute, Workload};
 
 use crate::cli::{NpbArgs, NpbCommand};
-use crate::shared::{execute_sampled, pinned_pool, print_end, verdict_exit};
+use crate::shared::{pinned_pool, verdict_exit, verdict_line};
 
 pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
     match cmd {
@@ -22,7 +22,7 @@ fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow
     let working =
         crate::progress::working(&format!("npb {} class {}", name.to_lowercase(), args.class));
     let pool = pinned_pool(&args.place, args.threads)?;
-    let (report, evidence) = execute_sampled(workload.as_mut(), &pool)?;
+    let report = execute(workload.as_mut(), &pool)?;
     drop(working);
     let mops = report.figures.get("mops").copied().unwrap_or(f64::NAN);
     if args.json {
@@ -34,7 +34,6 @@ fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow
             "mops": mops,
             "seconds": report.seconds,
             "report": report,
-            "evidence": evidence,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -45,7 +44,7 @@ fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow
             args.place.strategy()?,
             report.seconds
         );
-        print_end(evidence.as_ref(), &report.verification, "");
+        println!("{}", verdict_line(&report.verification));
     }
     Ok(verdict_exit(&report.verification))
 }

@@ -3,10 +3,11 @@
 
 use std::process::ExitCode;
 
+use scalescope_workloads::execute;
 use scalescope_workloads::sync::workload::{SyncBench, SyncSettings};
 
 use crate::cli::SyncArgs;
-use crate::shared::{execute_sampled, pinned_pool, print_end, verdict_exit};
+use crate::shared::{pinned_pool, verdict_exit, verdict_line};
 
 pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let mut bench = SyncBench::new(SyncSettings {
@@ -17,13 +18,12 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     })?;
     let working = crate::progress::working("sync study");
     let pool = pinned_pool(&args.place, args.threads)?;
-    let (report, evidence) = execute_sampled(&mut bench, &pool)?;
+    let report = execute(&mut bench, &pool)?;
     drop(working);
     if args.json {
         let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": crate::shared::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "curves": bench.curves(),
             "note": SyncBench::htm_note(), "verified": report.verification.passed(),
-            "verdict": report.verification.verdict(), "verification": report.verification.why(),
-            "evidence": evidence});
+            "verdict": report.verification.verdict(), "verification": report.verification.why()});
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(verdict_exit(&report.verification));
     }
@@ -48,6 +48,6 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if let Some(n) = SyncBench::htm_note() {
         println!("{n}");
     }
-    print_end(evidence.as_ref(), &report.verification, "");
+    println!("{}", verdict_line(&report.verification));
     Ok(verdict_exit(&report.verification))
 }
