@@ -1,12 +1,15 @@
 //! The tour (`scalescope` with no arguments, what `cargo run --release` runs): this
-//! machine's topology and numbering traps, the library's tour sweeps, one report,
-//! and the main findings.
+//! machine's topology and numbering traps, the library's tour sweeps, a prediction
+//! for a larger synthetic machine calibrated on the first sweep, one report, and the
+//! main findings.
 
 use std::process::ExitCode;
 
 use scalescope_session::run::Hooks;
 use scalescope_session::tour;
 use scalescope_topo::{NumberingReport, Source, Topology};
+
+use scalescope_report::mem::Section;
 
 use crate::progress::Bar;
 
@@ -22,6 +25,32 @@ fn print_machine(topo: &Topology) {
     }
     for w in &report.warnings {
         println!("  ! warning: {w}");
+    }
+}
+
+/// The model calibrated on the first sweep (NAS EP) asked about a larger synthetic
+/// machine, printed and returned as a report section; unavailable here when this
+/// machine measured a single thread count.
+fn prediction(topo: &Topology, sets: &[scalescope_report::ResultSet]) -> Vec<Section> {
+    let Some(set) = sets.first() else {
+        return Vec::new();
+    };
+    let name = set.header.command.workload.clone().unwrap_or_default();
+    match tour::predict(topo, set) {
+        Ok((spec, p)) => {
+            println!("\nPREDICTION (not a measurement): {name} on a larger machine, `{spec}`:");
+            if let Some(r) = &p.recommendation {
+                println!("  {}", r.sentence);
+            }
+            if let Some(a) = p.assumptions.get(1) {
+                println!("  assumption: {a}");
+            }
+            vec![scalescope_report::predict::section(&p, "prediction-")]
+        }
+        Err(e) => {
+            println!("\nPrediction for a larger machine: unavailable here: {e}");
+            Vec::new()
+        }
     }
 }
 
@@ -52,7 +81,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(130));
         }
     }
-    let index = scalescope_report::dir::write_dir(&sets, &[], &dir.join("report"))?;
+    let sections = prediction(&topo, &sets);
+    let index = scalescope_report::dir::write_dir(&sets, &sections, &dir.join("report"))?;
     println!("\nMain findings:");
     for set in &sets {
         let name = set.header.command.workload.clone().unwrap_or_default();

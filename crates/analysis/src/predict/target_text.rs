@@ -27,13 +27,21 @@ pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
     let (b, d, fr) = (&cal.best, &cal.draws, &cal.free);
     let t1 = |f: &Fitted| model::time(&f.params, &Scales::default(), &one_thread()) / f.scale;
     let fitted = |free: bool| if free { "fitted" } else { "assumed" };
-    let mut v = vec![param(
-        "compute per core: one thread's time per unit of work (1 / performance)",
-        "s",
-        t1(b),
-        ci_of(d, t1),
-        "fitted",
-    )];
+    let one = match &cal.basis {
+        crate::Basis::Time => (
+            "compute per core: one thread's time per unit of work".to_string(),
+            "s".to_string(),
+        ),
+        crate::Basis::Metric { name, .. } => (
+            format!("compute per core: one thread's {name} (per unit of work: 1 / it)"),
+            name.clone(),
+        ),
+    };
+    let perf = |f: &Fitted| 1.0 / t1(f);
+    let mut v = vec![match &cal.basis {
+        crate::Basis::Time => param(&one.0, &one.1, t1(b), ci_of(d, t1), "fitted"),
+        crate::Basis::Metric { .. } => param(&one.0, &one.1, perf(b), ci_of(d, perf), "fitted"),
+    }];
     let g = |p: fn(&Params) -> f64| ci_of(d, move |f| p(&f.params));
     v.push(param(
         "serial part s",
@@ -130,14 +138,25 @@ pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
 /// The fastest predicted point (the fewer threads on a tie), and the fewest
 /// threads of its placement within 5% of it.
 pub(crate) fn recommend(curves: &[PredictedCurve]) -> Option<Recommendation> {
-    let (c, p) = curves
-        .iter()
-        .flat_map(|c| c.points.iter().map(move |p| (c, p)))
-        .max_by(|a, b| {
-            a.1.speedup
-                .total_cmp(&b.1.speedup)
-                .then(b.1.threads.cmp(&a.1.threads))
-        })?;
+    let mut best: Option<(&PredictedCurve, &super::target::PredictedPoint)> = None;
+    for c in curves {
+        for p in &c.points {
+            let better = best.is_none_or(|(_, b)| {
+                p.speedup > b.speedup * (1.0 + 1e-9)
+                    || (p.speedup >= b.speedup * (1.0 - 1e-9) && p.threads < b.threads)
+            });
+            if better {
+                best = Some((c, p));
+            }
+        }
+    }
+    let (c, p) = best?;
+    // At one thread, what stops more threads is the limit at the next count.
+    let lim = if p.threads == 1 {
+        c.points.get(1).unwrap_or(p)
+    } else {
+        p
+    };
     let within = c
         .points
         .iter()
@@ -149,14 +168,19 @@ pub(crate) fn recommend(curves: &[PredictedCurve]) -> Option<Recommendation> {
         .ci95
         .map(|(a, b)| format!(" (95% interval {a:.1}-{b:.1})"))
         .unwrap_or_default();
-    let limit = if p.limit == model::Mechanism::Compute {
-        format!("limited by {}", p.limit.describe())
-    } else {
-        format!(
+    let limit = match (p.threads, lim.limit) {
+        (1, m) => format!(
+            "more threads are predicted slower, limited by {} (without it: {:.2}x more at {} threads)",
+            m.describe(),
+            lim.limit_gain,
+            lim.threads
+        ),
+        (_, model::Mechanism::Compute) => format!("limited by {}", p.limit.describe()),
+        (_, m) => format!(
             "limited there by {} (without it: {:.2}x more)",
-            p.limit.describe(),
+            m.describe(),
             p.limit_gain
-        )
+        ),
     };
     let extra = if p.extrapolated.is_empty() {
         String::new()
@@ -168,12 +192,12 @@ pub(crate) fn recommend(curves: &[PredictedCurve]) -> Option<Recommendation> {
         threads: p.threads,
         speedup: p.speedup,
         ci95: p.ci95,
-        limit: p.limit,
-        limit_gain: p.limit_gain,
+        limit: lim.limit,
+        limit_gain: lim.limit_gain,
         within_5_percent: within,
         extrapolated: !p.extrapolated.is_empty(),
         sentence: format!(
-            "predicted best: {} threads {}, speedup {:.1}x{ci}, {limit}; {} threads already reach 95% of it{extra}",
+            "predicted best: {} thread(s) {}, speedup {:.1}x{ci}, {limit}; {} thread(s) already reach 95% of it{extra}",
             p.threads, c.placement, p.speedup, within
         ),
     })
