@@ -186,6 +186,10 @@ pub struct ImportArgs {
     /// The metric columns are times or costs (lower is better), not rates.
     #[arg(long)]
     pub lower_is_better: bool,
+    /// The curve goes past one thread per PU (users on a server, ranks past the
+    /// cores): accept thread counts above the machine's PUs.
+    #[arg(long)]
+    pub oversubscribe: bool,
     /// The results directory to write.
     #[arg(long)]
     pub out: PathBuf,
