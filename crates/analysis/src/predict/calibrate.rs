@@ -371,6 +371,7 @@ pub fn fit_points(points: &[CalPoint], free: &Free, start: Params) -> Fitted {
 /// The best fit over the choices of free parameters (the first of equals, so the
 /// order of [`Free::choices`] decides ties), and the choice.
 pub fn fit_best_choice(points: &[CalPoint], choices: &[Free], start: Params) -> (Free, Fitted) {
+    let none = Free::from_flags(|_| false);
     let mut best: Option<(Free, Fitted)> = None;
     for f in choices {
         let fit = fit_points(points, f, start);
@@ -381,10 +382,48 @@ pub fn fit_best_choice(points: &[CalPoint], choices: &[Free], start: Params) -> 
             best = Some((*f, fit));
         }
     }
-    best.unwrap_or((
-        Free::from_flags(|_| false),
-        fit_points(points, &Free::from_flags(|_| false), start),
-    ))
+    best.unwrap_or_else(|| (none, fit_points(points, &none, start)))
+}
+
+/// Small-sample AIC of a fit on `n` points with the free parameters and the scale
+/// (None when there are too few points for them).
+fn aicc(n: usize, free: &Free, sse: f64) -> Option<f64> {
+    let k = free.count() + 1;
+    let (nf, kf) = (n as f64, k as f64);
+    (n > k + 1).then(|| {
+        nf * (sse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
+    })
+}
+
+/// The parameters to free and the fit: with too few points, the best choice of as
+/// many as they allow; else backward elimination by AICc from every determinable
+/// one (a parameter is dropped, back to its starting value, while that lowers the
+/// AICc), so a mechanism the data do not need does not steer the extrapolation.
+pub fn select(points: &[CalPoint], c: &Coverage, start: Params) -> (Free, Fitted) {
+    let choices = Free::choices(c);
+    let all = Free::determinable(c);
+    if choices.len() != 1 || choices[0] != all {
+        return fit_best_choice(points, &choices, start);
+    }
+    let n = c.distinct_points;
+    let (mut free, mut fit) = (all, fit_points(points, &all, start));
+    loop {
+        let score = aicc(n, &free, fit.sse);
+        let flags = free.flags();
+        let best = (0..5)
+            .filter(|i| flags[*i])
+            .map(|i| {
+                let fewer = Free::from_flags(|j| flags[j] && j != i);
+                let f = fit_points(points, &fewer, start);
+                (fewer, f, aicc(n, &fewer, f.sse))
+            })
+            .min_by(|a, b| a.2.unwrap_or(f64::MAX).total_cmp(&b.2.unwrap_or(f64::MAX)));
+        match (best, score) {
+            (Some((fewer, f, Some(a))), Some(now)) if a < now => (free, fit) = (fewer, f),
+            (Some((fewer, f, _)), None) => (free, fit) = (fewer, f),
+            _ => return (free, fit),
+        }
+    }
 }
 
 /// Bootstrap refits around `best`: repetitions resampled when every point has two
