@@ -247,7 +247,7 @@ pub(crate) fn assumptions(
     v.push(match (bw.node_gbps, cal.node_gbps, evidence_demand) {
         (Some(t), Some(h), _) => format!("The target's bandwidth per node ({t:.1} GB/s, {}) against the calibration's ({h:.1} GB/s) scales the bandwidth cap.", bw.source.clone().unwrap_or_default()),
         (Some(t), None, true) => format!("The bandwidth cap on the target is its {t:.1} GB/s per node over the traffic one thread moved in the calibration (sampler evidence)."),
-        (Some(_), None, false) => "The target's bandwidth was given but the calibration's was not measured (no `mem stream` document beside the results, no sampler bandwidth), so a node's bandwidth is assumed equal on both machines.".into(),
+        (Some(t), None, false) => format!("The target's bandwidth was given ({t:.1} GB/s per node) but the calibration's was not measured (no `mem stream` document beside the results, no sampler bandwidth), so the bandwidth cap is assumed equal on both machines."),
         _ => "No bandwidth ceiling was given for the target (--ceilings): a node's bandwidth is assumed equal to the calibration machine's.".into(),
     });
     v
