@@ -9,8 +9,6 @@ use scalescope_session::run::Hooks;
 use scalescope_session::tour;
 use scalescope_topo::{NumberingReport, Source, Topology};
 
-use scalescope_report::mem::Section;
-
 use crate::progress::Bar;
 
 fn print_machine(topo: &Topology) {
@@ -25,32 +23,6 @@ fn print_machine(topo: &Topology) {
     }
     for w in &report.warnings {
         println!("  ! warning: {w}");
-    }
-}
-
-/// The model calibrated on the first sweep (NAS EP) asked about a larger synthetic
-/// machine, printed and returned as a report section; unavailable here when this
-/// machine measured a single thread count.
-fn prediction(topo: &Topology, sets: &[scalescope_report::ResultSet]) -> Vec<Section> {
-    let Some(set) = sets.first() else {
-        return Vec::new();
-    };
-    let name = set.header.command.workload.clone().unwrap_or_default();
-    match tour::predict(topo, set) {
-        Ok((spec, p)) => {
-            println!("\nPREDICTION (not a measurement): {name} on a larger machine, `{spec}`:");
-            if let Some(r) = &p.recommendation {
-                println!("  {}", r.sentence);
-            }
-            if let Some(a) = p.assumptions.get(1) {
-                println!("  assumption: {a}");
-            }
-            vec![scalescope_report::predict::section(&p, "prediction-")]
-        }
-        Err(e) => {
-            println!("\nPrediction for a larger machine: unavailable here: {e}");
-            Vec::new()
-        }
     }
 }
 
@@ -81,7 +53,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(130));
         }
     }
-    let sections = prediction(&topo, &sets);
+    let (said, sections) = tour::prediction(&topo, &sets);
+    print!("{said}");
     let index = scalescope_report::dir::write_dir(&sets, &sections, &dir.join("report"))?;
     println!("\nMain findings:");
     for set in &sets {

@@ -201,3 +201,37 @@ pub fn predict(
     let p = predict::predict(&cal, &target, &predict::TargetBandwidth::default());
     Ok((spec, p))
 }
+
+/// The tour's prediction from its first sweep (NAS EP): what to print (the
+/// recommendation and the first assumption, titled as a prediction, or why it is
+/// unavailable here) and the report section.
+pub fn prediction(
+    topo: &Topology,
+    sets: &[ResultSet],
+) -> (String, Vec<scalescope_report::mem::Section>) {
+    let Some(set) = sets.first() else {
+        return (String::new(), Vec::new());
+    };
+    let name = set.header.command.workload.clone().unwrap_or_default();
+    match predict(topo, set) {
+        Ok((spec, p)) => {
+            let mut said = format!(
+                "\nPREDICTION (not a measurement): {name} on a larger machine, `{spec}`:\n"
+            );
+            if let Some(r) = &p.recommendation {
+                said += &format!("  {}\n", r.sentence);
+            }
+            if let Some(a) = p.assumptions.get(1) {
+                said += &format!("  assumption: {a}\n");
+            }
+            (
+                said,
+                vec![scalescope_report::predict::section(&p, "prediction-")],
+            )
+        }
+        Err(e) => (
+            format!("\nPrediction for a larger machine: unavailable here: {e}\n"),
+            Vec::new(),
+        ),
+    }
+}

@@ -21,66 +21,78 @@ fn ci_of(draws: &[Fitted], f: impl Fn(&Fitted) -> f64) -> Option<(f64, f64)> {
     percentile_ci(&draws.iter().map(f).collect::<Vec<_>>())
 }
 
-/// The parameter table: each fitted one with its bootstrap interval, each
-/// undetermined one with the range drawn for it.
+/// The parameter table: compute per core, each mechanism's parameter (fitted with
+/// its bootstrap interval, or undetermined with the range drawn for it), and the
+/// bandwidths measured or stated.
 pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
-    let (b, d, fr) = (&cal.best, &cal.draws, &cal.free);
+    let mut v = vec![compute_param(cal)];
+    v.extend(mechanism_params(cal));
+    v.extend(bandwidth_params(cal, bw));
+    v
+}
+
+fn compute_param(cal: &Calibration) -> Param {
     let t1 = |f: &Fitted| model::time(&f.params, &Scales::default(), &one_thread()) / f.scale;
-    let fitted = |free: bool| if free { "fitted" } else { "assumed" };
-    let one = match &cal.basis {
-        crate::Basis::Time => (
-            "compute per core: one thread's time per unit of work".to_string(),
-            "s".to_string(),
-        ),
-        crate::Basis::Metric { name, .. } => (
-            format!("compute per core: one thread's {name} (per unit of work: 1 / it)"),
-            name.clone(),
-        ),
-    };
-    let perf = |f: &Fitted| 1.0 / t1(f);
-    let mut v = vec![match &cal.basis {
-        crate::Basis::Time => param(&one.0, &one.1, t1(b), ci_of(d, t1), "fitted"),
-        crate::Basis::Metric { .. } => param(&one.0, &one.1, perf(b), ci_of(d, perf), "fitted"),
-    }];
-    let g = |p: fn(&Params) -> f64| ci_of(d, move |f| p(&f.params));
-    v.push(param(
-        "serial part s",
-        "fraction",
-        b.params.serial,
-        g(|p| p.serial),
-        fitted(fr.serial),
-    ));
-    v.push(param(
-        "synchronisation cost kappa per added thread",
-        "one-thread times",
-        b.params.sync,
-        g(|p| p.sync),
-        fitted(fr.sync),
-    ));
-    v.push(if fr.remote {
-        param(
-            "remote rate r (a thread off the data's node, at the measured distance)",
-            "of local",
-            b.params.remote,
-            g(|p| p.remote),
+    let (b, d) = (&cal.best, &cal.draws);
+    match &cal.basis {
+        crate::Basis::Time => param(
+            "compute per core: one thread's time per unit of work",
+            "s",
+            t1(b),
+            ci_of(d, t1),
             "fitted",
-        )
-    } else {
-        param(
-            "remote rate r (never measured)",
-            "of local",
-            0.8,
-            Some((0.6, 1.0)),
-            "assumed",
-        )
-    });
-    v.push(param(
-        "memory traffic per unit of work: one thread's share of a node's bandwidth (1/b; 0 = no cap seen)",
-        "of a node",
-        b.params.inv_bandwidth,
-        if fr.bandwidth { g(|p| p.inv_bandwidth) } else { None },
-        fitted(fr.bandwidth),
-    ));
+        ),
+        crate::Basis::Metric { name, .. } => param(
+            &format!("compute per core: one thread's {name} (per unit of work: 1 / it)"),
+            name,
+            1.0 / t1(b),
+            ci_of(d, |f| 1.0 / t1(f)),
+            "fitted",
+        ),
+    }
+}
+
+type Row = (
+    &'static str,
+    &'static str,
+    fn(&Params) -> f64,
+    bool,
+    Option<(f64, (f64, f64))>,
+);
+
+fn mechanism_params(cal: &Calibration) -> Vec<Param> {
+    let fr = &cal.free;
+    let rows: [Row; 5] = [
+        ("serial part s", "fraction", |p| p.serial, fr.serial, None),
+        ("synchronisation cost kappa per added thread", "one-thread times", |p| p.sync, fr.sync, None),
+        ("remote rate r (a thread off the data's node, at the measured distance)", "of local", |p| p.remote, fr.remote, Some((0.8, (0.6, 1.0)))),
+        ("memory traffic per unit of work: one thread's share of a node's bandwidth (1/b; 0 = no cap seen)", "of a node", |p| p.inv_bandwidth, fr.bandwidth, None),
+        ("SMT yield y per core", "extra throughput of a second sibling", |p| p.smt_yield, fr.smt, Some((0.15, (0.0, 0.3)))),
+    ];
+    rows.iter()
+        .map(|(name, unit, get, free, prior)| match (free, prior) {
+            (true, _) => param(
+                name,
+                unit,
+                get(&cal.best.params),
+                ci_of(&cal.draws, |f| get(&f.params)),
+                "fitted",
+            ),
+            (false, Some((c, range))) => param(
+                &format!("{name}: never measured"),
+                unit,
+                *c,
+                Some(*range),
+                "assumed",
+            ),
+            (false, None) => param(name, unit, get(&cal.best.params), None, "assumed"),
+        })
+        .collect()
+}
+
+fn bandwidth_params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
+    let mut v = Vec::new();
+    let inv = cal.best.params.inv_bandwidth;
     if let Some(n) = cal.node_gbps {
         v.push(param(
             "bandwidth ceiling per node (calibration, mem stream)",
@@ -89,11 +101,12 @@ pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
             None,
             "measured",
         ));
+        let ci = ci_of(&cal.draws, |f| f.params.inv_bandwidth).map(|(a, z)| (a * n, z * n));
         v.push(param(
             "one thread's traffic (ceiling x 1/b)",
             "GB/s",
-            n * b.params.inv_bandwidth,
-            g(|p| p.inv_bandwidth).map(|(a, z)| (a * n, z * n)),
+            n * inv,
+            ci,
             "fitted",
         ));
     }
@@ -115,23 +128,6 @@ pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
             "measured",
         ));
     }
-    v.push(if fr.smt {
-        param(
-            "SMT yield y per core",
-            "extra throughput of a second sibling",
-            b.params.smt_yield,
-            g(|p| p.smt_yield),
-            "fitted",
-        )
-    } else {
-        param(
-            "SMT yield y per core (never measured)",
-            "extra throughput of a second sibling",
-            0.15,
-            Some((0.0, 0.3)),
-            "assumed",
-        )
-    });
     v
 }
 
