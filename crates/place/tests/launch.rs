@@ -397,3 +397,35 @@ fn logical_order_matches_hwloc_under_a_cgroup_that_reorders_packages() {
     assert_eq!(hwloc_order::pu_order(&topo), xml);
     assert_eq!(xml[..2], [8, 4]);
 }
+
+#[test]
+fn ranks_per_node_values() {
+    use scalescope_place::launch::{plan_ranks, RanksPerNode};
+    let topo = machine("16em64t-4s2c2t-offlines");
+    let cores = topo
+        .cores
+        .iter()
+        .filter(|c| c.cpus.intersects(&topo.usable_cpus()))
+        .count();
+    assert_eq!(
+        "cores".parse::<RanksPerNode>().unwrap().resolve(&topo),
+        cores
+    );
+    assert_eq!(
+        "2xcores".parse::<RanksPerNode>().unwrap().resolve(&topo),
+        2 * cores
+    );
+    assert_eq!("3".parse::<RanksPerNode>().unwrap().resolve(&topo), 3);
+    for bad in ["0", "x", "0xcores", "-1"] {
+        assert!(bad
+            .parse::<RanksPerNode>()
+            .unwrap_err()
+            .to_string()
+            .contains(bad));
+    }
+    // Twice as many ranks as PUs: each PU carries two, in the strategy's order.
+    let usable = topo.usable_pus().count();
+    let plan = plan_ranks(&topo, &Strategy::Compact, 2 * usable, 1).unwrap();
+    assert!(plan.shares_cpus());
+    assert_eq!(plan.ranks[..usable], plan.ranks[usable..]);
+}

@@ -150,6 +150,12 @@ pub enum LaunchError {
     NoHosts,
     #[error("CPU {0} is not usable here, so Open MPI has no logical index for it")]
     NoLogicalIndex(u32),
+    #[error(
+        "ranks per node `{0}` is not valid (expected a count such as 2, `cores` or `2xcores`)"
+    )]
+    BadRanksPerNode(String),
+    #[error("{0}")]
+    Place(String),
     #[error("bad host list `{text}`: {detail}")]
     BadHosts { text: String, detail: String },
 }
@@ -337,4 +343,79 @@ fn slurm(plan: &RankPlan, hosts: &[String]) -> Rendered {
         rankfile: None,
         alternative: None,
     }
+}
+
+/// A ranks-per-node value: a count, or a multiple of the node's cores
+/// (`cores`, `2xcores`), resolved against a topology.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RanksPerNode {
+    Count(usize),
+    CoresTimes(usize),
+}
+
+impl FromStr for RanksPerNode {
+    type Err = LaunchError;
+    fn from_str(s: &str) -> Result<Self, LaunchError> {
+        let bad = || LaunchError::BadRanksPerNode(s.to_string());
+        if s == "cores" {
+            return Ok(RanksPerNode::CoresTimes(1));
+        }
+        if let Some(k) = s.strip_suffix("xcores") {
+            return match k.parse::<usize>() {
+                Ok(k) if k > 0 => Ok(RanksPerNode::CoresTimes(k)),
+                _ => Err(bad()),
+            };
+        }
+        match s.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(RanksPerNode::Count(n)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for RanksPerNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RanksPerNode::Count(n) => write!(f, "{n}"),
+            RanksPerNode::CoresTimes(1) => f.write_str("cores"),
+            RanksPerNode::CoresTimes(k) => write!(f, "{k}xcores"),
+        }
+    }
+}
+
+impl RanksPerNode {
+    /// The count on `topo`: cores are those with a usable PU.
+    pub fn resolve(self, topo: &Topology) -> usize {
+        match self {
+            RanksPerNode::Count(n) => n,
+            RanksPerNode::CoresTimes(k) => {
+                let usable = topo.usable_cpus();
+                let cores = topo
+                    .cores
+                    .iter()
+                    .filter(|c| c.cpus.intersects(&usable))
+                    .count();
+                k * cores.max(1)
+            }
+        }
+    }
+}
+
+/// Plans `ranks` ranks of `threads_per_rank` threads on one node with `strategy`,
+/// oversubscribing (threads wrap round the same PUs) when they outnumber the
+/// usable PUs: `2xcores` ranks on a machine without SMT put two on each core.
+///
+/// # Errors
+/// [`LaunchError::Place`] when the strategy cannot place them.
+pub fn plan_ranks(
+    topo: &Topology,
+    strategy: &crate::Strategy,
+    ranks: usize,
+    threads_per_rank: usize,
+) -> Result<RankPlan, LaunchError> {
+    let threads = ranks.saturating_mul(threads_per_rank.max(1));
+    let mut req = crate::PlaceRequest::new(strategy.clone(), threads);
+    req.oversubscribe = threads > topo.usable_pus().count();
+    let p = crate::place(topo, &req).map_err(|e| LaunchError::Place(e.to_string()))?;
+    RankPlan::from_placement(&p, threads_per_rank)
 }
