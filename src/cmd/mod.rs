@@ -7,9 +7,11 @@ mod docs;
 mod graph;
 mod import;
 pub mod mem;
+mod mpi;
 mod npb;
 mod place;
 mod predict;
+mod probe;
 mod sweep;
 mod sync;
 mod topo;
@@ -46,6 +48,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Completions(args)) => docs::completions(args.shell),
         Some(Command::Man) => docs::man(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
+        Some(Command::MpiCheck(args)) => mpi::run(&args),
+        Some(Command::Probe) => probe::run(),
         Some(Command::Guard { token }) => {
             Ok(ExitCode::from(scalescope_sweep::reap::guard_main(&token)))
         }

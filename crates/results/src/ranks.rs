@@ -66,6 +66,45 @@ impl RanksCheck {
     }
 }
 
+/// The `kind` of an `mpi-check` document.
+pub const MPI_CHECK_KIND: &str = "scalescope.mpi-check";
+
+/// One launch of the probe for one ranks-per-node value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchCheck {
+    pub ranks_per_node: String,
+    /// The command as run, one line.
+    pub command: String,
+    /// The Open MPI rankfile's text, where there is one.
+    pub rankfile: Option<String>,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// The last lines of the launcher's stderr when it failed.
+    pub stderr_tail: String,
+    pub check: RanksCheck,
+}
+
+/// Every launch of one `mpi-check` (docs/json.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MpiCheck {
+    pub kind: String,
+    pub schema_version: u32,
+    pub launcher: String,
+    pub hosts: Vec<String>,
+    pub threads_per_rank: usize,
+    pub strategy: String,
+    pub launches: Vec<LaunchCheck>,
+}
+
+impl MpiCheck {
+    /// Every launch succeeded and put every rank where planned.
+    pub fn all_ok(&self) -> bool {
+        self.launches
+            .iter()
+            .all(|l| l.check.all_inside_plan && l.exit_code == Some(0) && !l.timed_out)
+    }
+}
+
 /// The probe lines in a launcher's output (other lines are ignored).
 pub fn probes_in(output: &str) -> Vec<RankProbe> {
     output

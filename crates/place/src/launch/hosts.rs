@@ -64,6 +64,24 @@ pub fn parse_hostfile(text: &str) -> Result<Vec<String>, LaunchError> {
     Ok(hosts)
 }
 
+/// The hosts to use: a `--nodes` list, else a hostfile's text, else Slurm's
+/// `SLURM_JOB_NODELIST` (inside a job), else `localhost`.
+///
+/// # Errors
+/// As [`expand`] and [`parse_hostfile`].
+pub fn choose(
+    nodes: Option<&str>,
+    hostfile: Option<&str>,
+    slurm_nodelist: Option<&str>,
+) -> Result<Vec<String>, LaunchError> {
+    match (nodes, hostfile, slurm_nodelist) {
+        (Some(list), _, _) => expand(list),
+        (None, Some(text), _) => parse_hostfile(text),
+        (None, None, Some(list)) if !list.is_empty() => expand(list),
+        _ => Ok(vec!["localhost".to_string()]),
+    }
+}
+
 /// Splits at commas outside brackets.
 fn split_top_level(text: &str) -> Result<Vec<String>, String> {
     let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0usize);
@@ -144,6 +162,14 @@ mod tests {
             let e = expand(text).unwrap_err().to_string();
             assert!(e.contains(text) && e.contains(what), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn hosts_come_from_the_flag_then_the_file_then_slurm() {
+        assert_eq!(choose(Some("a"), Some("b"), Some("c")).unwrap(), ["a"]);
+        assert_eq!(choose(None, Some("b slots=2"), Some("c")).unwrap(), ["b"]);
+        assert_eq!(choose(None, None, Some("c[1-2]")).unwrap(), ["c1", "c2"]);
+        assert_eq!(choose(None, None, None).unwrap(), ["localhost"]);
     }
 
     #[test]

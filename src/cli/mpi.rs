@@ -1,0 +1,42 @@
+//! Flags of `mpi-check`: which launcher, how many ranks per node, on which nodes.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct MpiCheckArgs {
+    /// The launcher family: mpirun (Open MPI), mpiexec (MPICH Hydra) or srun (Slurm).
+    #[arg(long)]
+    pub launcher: String,
+    /// The launcher's executable [default: the family's name]; where Open MPI and
+    /// MPICH are both installed, name one (mpirun.openmpi, mpiexec.hydra).
+    #[arg(long, value_name = "PATH")]
+    pub launcher_path: Option<String>,
+    /// An argument the launcher needs before scalescope's (repeatable), such as
+    /// --allow-run-as-root or --mpi=pmix.
+    #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
+    pub launcher_arg: Vec<String>,
+    /// Ranks per node, a list: counts, `cores`, `2xcores`.
+    #[arg(long, default_value = "1,cores", value_delimiter = ',')]
+    pub ranks_per_node: Vec<String>,
+    /// Threads per rank (hybrid MPI+OpenMP).
+    #[arg(long, default_value_t = 1)]
+    pub threads_per_rank: usize,
+    /// How ranks' threads are placed on each node (compact, scatter, cores-first, ...).
+    #[arg(long, default_value = "compact")]
+    pub strategy: String,
+    /// Hosts, comma-separated, Slurm ranges allowed (node[01-04]) [default:
+    /// SLURM_JOB_NODELIST inside a Slurm job, else localhost].
+    #[arg(long, conflicts_with = "hostfile")]
+    pub nodes: Option<String>,
+    /// An MPI hostfile naming the hosts.
+    #[arg(long, value_name = "FILE")]
+    pub hostfile: Option<PathBuf>,
+    /// Seconds one launch may take before it is killed.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
