@@ -235,7 +235,7 @@ impl Workload for Ep {
     }
 
     fn detail(&self) -> serde_json::Value {
-        let p = self.result.clone().unwrap_or_default();
+        let p = self.result.unwrap_or_default();
         json!({"class": self.class, "m": self.m, "sx": p.sx, "sy": p.sy, "annulus_counts": p.q, "seconds": self.seconds, "mops": self.mops()})
     }
 }
