@@ -16,12 +16,18 @@ for tool in munged slurmctld slurmd srun sinfo; do
 done
 dir=$(mktemp -d /tmp/scalescope-slurm.XXXXXX)
 pids=()
+# Each daemon runs in a session of its own (setsid), so stopping it stops its
+# process group, the step daemons it started included.
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  sleep 1
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$dir"
 }
 trap cleanup EXIT
+trap 'exit 143' INT TERM
 fail() {
   echo "unavailable here: $1" >&2
   for log in "$dir"/*.log; do [ -s "$log" ] && { echo "== $log" >&2; tail -5 "$log" >&2; }; done
@@ -31,7 +37,7 @@ fail() {
 base=$((20000 + ($$ % 10000) * 4))
 host=$(hostname -s)
 node=$(slurmd -C | head -1 | sed "s/^NodeName=[^ ]*/NodeName=$host NodeAddr=127.0.0.1/")
-mkdir -p "$dir/state" "$dir/spool"
+mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
 install -m 0600 /etc/munge/munge.key "$dir/munge.key"
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=scalescope
@@ -45,6 +51,9 @@ AuthInfo=socket=$dir/munge.sock
 CredType=cred/munge
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
+# Step daemons (PMIx included) keep their files here, not in a /tmp another
+# Slurm on this machine would share.
+TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
@@ -62,15 +71,15 @@ $node State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:4
 CONF
 export SLURM_CONF=$dir/slurm.conf
-timeout "$LIFETIME" munged --foreground --force --socket="$dir/munge.sock" \
+setsid timeout -k 5 "$LIFETIME" munged --foreground --force --socket="$dir/munge.sock" \
   --key-file="$dir/munge.key" --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
   --seed-file="$dir/munge.seed" >/dev/null 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
 [ -S "$dir/munge.sock" ] || fail "munged did not start"
-timeout "$LIFETIME" slurmctld -D -i -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
+setsid timeout -k 5 "$LIFETIME" slurmctld -D -i -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
 pids+=($!)
-timeout "$LIFETIME" slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 &
+setsid timeout -k 5 "$LIFETIME" slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do
   state=$(sinfo -h -o %t 2>/dev/null || true)

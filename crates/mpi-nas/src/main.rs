@@ -6,20 +6,27 @@
 //! `WorkloadReport` JSON as its last line (what a sweep reads), and every rank
 //! exits with the verdict's status (0 passed, 4 failed, 5 unavailable).
 //!
-//! Kernels: `ep` (NPB 3.4.1 ep: batches split statically among ranks, sums and
-//! annulus counts reduced with MPI_Allreduce). IS and FT over MPI are not written
-//! yet and are refused with a clear error.
+//! Kernels: `ep` ([`ep`]) and `is` ([`is`]). FT over MPI is not written yet and is
+//! refused with a clear error.
+
+mod ep;
+mod is;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use scalescope_results::workload::{Verification, WorkloadReport};
-use scalescope_workloads::npb::ep::{Ep, Partial};
 use scalescope_workloads::pool::Pool;
-use scalescope_workloads::Workload;
+
+/// What rank 0 reports of a run.
+pub struct Outcome {
+    pub verification: Verification,
+    pub seconds: f64,
+    pub mops: f64,
+    pub detail: serde_json::Value,
+}
 
 fn main() -> ExitCode {
     match run() {
@@ -36,54 +43,43 @@ fn run() -> anyhow::Result<ExitCode> {
     let (kernel, class) = match args.as_slice() {
         [k] => (k.as_str(), "S"),
         [k, c] => (k.as_str(), c.as_str()),
-        _ => bail!("usage: scalescope-mpi-nas ep|is|ft [CLASS]  (class S, W, A, ...; default S)"),
+        _ => bail!("usage: scalescope-mpi-nas ep|is [CLASS]  (class S, W, A, ...; default S)"),
     };
-    if kernel != "ep" {
-        bail!("kernel `{kernel}` over MPI is not implemented yet (only ep)");
+    if !["ep", "is"].contains(&kernel) {
+        bail!("kernel `{kernel}` over MPI is not implemented yet (ep and is are)");
     }
     let universe = mpi::initialize().context("MPI_Init failed (started by an MPI launcher?)")?;
     let world = universe.world();
-    let (rank, size) = (world.rank(), world.size());
     let affinity = scalescope_topo::affinity::process_affinity()
         .context("reading this rank's CPU affinity")?;
     // One worker per rank, on every CPU the launcher gave the rank.
     let pool = Pool::new(&[affinity], None).context("starting this rank's worker")?;
-    let mut ep = Ep::new(class)?;
-    world.barrier();
-    let t0 = mpi::time();
-    let mine = ep.rank_share(&pool, rank as usize, size as usize);
-    let total = reduce(&world, &mine);
-    let mut seconds = 0.0;
-    world.all_reduce_into(&(mpi::time() - t0), &mut seconds, SystemOperation::max());
-    let verification = ep.verify_total(total, seconds, &pool);
-    if rank == 0 {
-        print_report(&ep, size as usize, seconds, &verification)?;
+    let outcome = match kernel {
+        "ep" => ep::run(&world, class, &pool)?,
+        _ => is::run(&world, class, &pool)?,
+    };
+    // Every rank exits with rank 0's verdict.
+    let mut code = outcome.verification.exit_code();
+    world.process_at_rank(0).broadcast_into(&mut code);
+    if world.rank() == 0 {
+        print_report(kernel, world.size() as usize, &outcome)?;
     }
-    Ok(ExitCode::from(verification.exit_code()))
+    Ok(ExitCode::from(code))
 }
 
-/// Every rank's sums and counts added up, on every rank.
-fn reduce(world: &impl Communicator, mine: &Partial) -> Partial {
-    let mut total = Partial::default();
-    let sums = [mine.sx, mine.sy];
-    let mut out = [0.0f64; 2];
-    world.all_reduce_into(&sums[..], &mut out[..], SystemOperation::sum());
-    (total.sx, total.sy) = (out[0], out[1]);
-    world.all_reduce_into(&mine.q[..], &mut total.q[..], SystemOperation::sum());
-    total
-}
-
-fn print_report(ep: &Ep, ranks: usize, seconds: f64, v: &Verification) -> anyhow::Result<()> {
-    let mops = ep.mops();
-    println!("ep over MPI on {ranks} ranks: {seconds:.4} s, mops={mops:.4} ({v})");
+fn print_report(kernel: &str, ranks: usize, o: &Outcome) -> anyhow::Result<()> {
+    println!(
+        "{kernel} over MPI on {ranks} ranks: {:.4} s, mops={:.4} ({})",
+        o.seconds, o.mops, o.verification
+    );
     let report = WorkloadReport {
-        workload: "ep".into(),
+        workload: kernel.into(),
         threads: ranks,
-        verification: v.clone(),
-        seconds,
-        figures: BTreeMap::from([("mops".to_string(), mops)]),
+        verification: o.verification.clone(),
+        seconds: o.seconds,
+        figures: BTreeMap::from([("mops".to_string(), o.mops)]),
         units: BTreeMap::from([("mops".to_string(), "Mop/s".to_string())]),
-        detail: ep.detail(),
+        detail: o.detail.clone(),
     };
     println!("{}", serde_json::to_string(&report)?);
     Ok(())

@@ -1,4 +1,4 @@
-//! NAS EP over MPI through real launchers on this machine: Open MPI's mpirun and
+//! NAS EP and IS over MPI through real launchers on this machine: Open MPI's mpirun and
 //! srun on a one-node Slurm on loopback (scripts/mpi-slurm.sh; PMIx, as Debian's
 //! Open MPI expects), with one rank per core and then two ranks per core on the
 //! same cores (the hyper-threading doubling; here, without SMT, oversubscription).
@@ -32,9 +32,9 @@ fn installed(tools: &[&str]) -> bool {
     true
 }
 
-/// The rendered launcher arguments for `ranks` per node on this machine, and the
-/// rankfile written into `dir`.
-fn launcher_args(launcher: Launcher, ranks: &str, dir: &Path) -> Vec<String> {
+/// The rendered launcher environment (`K=V` words) and arguments for `ranks` per
+/// node on this machine, and the rankfile written into `dir`.
+fn launcher_args(launcher: Launcher, ranks: &str, dir: &Path) -> (Vec<String>, Vec<String>) {
     let topo = Source::Live.load().unwrap();
     let n = ranks.parse::<RanksPerNode>().unwrap().resolve(&topo);
     let plan = plan_ranks(&topo, &Strategy::Compact, n, 1).unwrap();
@@ -44,7 +44,8 @@ fn launcher_args(launcher: Launcher, ranks: &str, dir: &Path) -> Vec<String> {
     if let Some(text) = &r.rankfile {
         std::fs::write(&rankfile, text).unwrap();
     }
-    r.args
+    let env = r.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    (env, r.args)
 }
 
 fn scalescope_host() -> String {
@@ -75,32 +76,37 @@ fn gain(one: &WorkloadReport, two: &WorkloadReport) -> f64 {
 }
 
 #[test]
-fn ep_over_open_mpi_verifies_at_one_and_two_ranks_per_core() {
+fn ep_and_is_over_open_mpi_verify_at_one_and_two_ranks_per_core() {
     if !installed(&["mpirun.openmpi"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut reports = Vec::new();
-    for ranks in ["cores", "2xcores"] {
-        let out = Command::new("mpirun.openmpi")
-            .args(launcher_args(Launcher::Mpirun, ranks, dir.path()))
-            .arg(env!("CARGO_BIN_EXE_scalescope-mpi-nas"))
-            .args(["ep", "S"])
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .output()
-            .unwrap();
-        reports.push(verified_report(&out, &format!("mpirun {ranks}")));
+    for kernel in ["ep", "is"] {
+        let mut reports = Vec::new();
+        for ranks in ["cores", "2xcores"] {
+            let (env, args) = launcher_args(Launcher::Mpirun, ranks, dir.path());
+            let out = Command::new("env")
+                .args(env)
+                .arg("mpirun.openmpi")
+                .args(args)
+                .arg(env!("CARGO_BIN_EXE_scalescope-mpi-nas"))
+                .args([kernel, "S"])
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .output()
+                .unwrap();
+            reports.push(verified_report(&out, &format!("mpirun {kernel} {ranks}")));
+        }
+        assert_eq!(reports[1].threads, 2 * reports[0].threads);
+        println!(
+            "{kernel} S over mpirun: 2 ranks per core give {:.2}x the Mop/s of 1",
+            gain(&reports[0], &reports[1])
+        );
     }
-    assert_eq!(reports[1].threads, 2 * reports[0].threads);
-    println!(
-        "EP S over mpirun: 2 ranks per core give {:.2}x the Mop/s of 1",
-        gain(&reports[0], &reports[1])
-    );
 }
 
 #[test]
-fn ep_over_slurm_srun_verifies_at_one_and_two_ranks_per_core() {
+fn ep_and_is_over_slurm_srun_verify_at_one_and_two_ranks_per_core() {
     if !installed(&["slurmctld", "slurmd", "srun", "salloc", "munged"]) {
         return;
     }
@@ -108,10 +114,13 @@ fn ep_over_slurm_srun_verifies_at_one_and_two_ranks_per_core() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mpi-slurm.sh");
     // One allocation, both launches inside it, as a batch script would.
     let mut lines = Vec::new();
-    for ranks in ["cores", "2xcores"] {
-        let args = launcher_args(Launcher::Srun, ranks, dir.path()).join(" ");
-        let bin = env!("CARGO_BIN_EXE_scalescope-mpi-nas");
-        lines.push(format!("srun --mpi=pmix {args} {bin} ep S"));
+    for kernel in ["ep", "is"] {
+        for ranks in ["cores", "2xcores"] {
+            let (env, args) = launcher_args(Launcher::Srun, ranks, dir.path());
+            let (env, args) = (env.join(" "), args.join(" "));
+            let bin = env!("CARGO_BIN_EXE_scalescope-mpi-nas");
+            lines.push(format!("env {env} srun --mpi=pmix {args} {bin} {kernel} S"));
+        }
     }
     let out = Command::new(script)
         .args([
@@ -137,13 +146,16 @@ fn ep_over_slurm_srun_verifies_at_one_and_two_ranks_per_core() {
         .filter(|l| l.starts_with('{'))
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(reports.len(), 2, "{stdout}");
+    assert_eq!(reports.len(), 4, "{lines:?}\n{stdout}");
     for r in &reports {
         assert!(r.verification.passed(), "{}", r.verification);
     }
-    assert_eq!(reports[1].threads, 2 * reports[0].threads);
-    println!(
-        "EP S over srun: 2 ranks per core give {:.2}x the Mop/s of 1",
-        gain(&reports[0], &reports[1])
-    );
+    for pair in reports.chunks(2) {
+        assert_eq!(pair[1].threads, 2 * pair[0].threads, "{stdout}");
+        println!(
+            "{} S over srun: 2 ranks per core give {:.2}x the Mop/s of 1",
+            pair[0].workload,
+            gain(&pair[0], &pair[1])
+        );
+    }
 }

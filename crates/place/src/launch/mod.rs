@@ -333,13 +333,17 @@ fn slurm(plan: &RankPlan, hosts: &[String]) -> Rendered {
         "--distribution=block:block".into(),
         format!("--cpu-bind={bind}"),
     ];
+    let mut env = Vec::new();
     if plan.shares_cpus() {
         args.push("--overcommit".into());
+        // Open MPI ranks busy-poll unless told they share CPUs; mpirun tells them
+        // itself when it oversubscribes, srun does not.
+        env.push(("OMPI_MCA_mpi_yield_when_idle".into(), "1".into()));
     }
     Rendered {
         launcher: Launcher::Srun,
         args,
-        env: Vec::new(),
+        env,
         rankfile: None,
         alternative: None,
     }
