@@ -174,3 +174,110 @@ fn ranks_a_launcher_leaves_unbound_are_flagged() {
         assert_ne!(r["probe"]["allowed"], r["planned"], "{r}");
     }
 }
+
+/// scalescope-mpi-nas, built beside scalescope by `cargo test --workspace` (it is a
+/// workspace member outside the default members, since it links MPI).
+fn mpi_nas() -> String {
+    let bin = Path::new(&scalescope()).with_file_name("scalescope-mpi-nas");
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p scalescope-mpi-nas` (scripts/test's `cargo test --workspace` does)",
+        bin.display()
+    );
+    bin.to_string_lossy().into_owned()
+}
+
+/// The hyper-threading-doubling study of one kernel and class through `launcher`
+/// (after `scalescope mpi-check ... --`): one rank per core, then two on the same
+/// cores; every rank placed as planned, every run verified, one finding.
+fn doubling_study(mut cmd: Command, what: &str) {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}: {stdout}\n{stderr}");
+    let json = &stdout[stdout.find('{').unwrap()..=stdout.rfind('}').unwrap()];
+    let v: Value = serde_json::from_str(json).unwrap();
+    for l in v["launches"].as_array().unwrap() {
+        assert_eq!(l["check"]["all_inside_plan"], true, "{what}: {l}");
+        let runs = l["runs"].as_array().unwrap();
+        assert!(!runs.is_empty(), "{what}: {l}");
+        for r in runs {
+            assert_eq!(r["report"]["verified"], true, "{what}: {r}");
+        }
+    }
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{what}: {findings:?}");
+    let finding = findings[0].as_str().unwrap();
+    assert!(
+        finding.contains("two per core") && finding.contains('x'),
+        "{finding}"
+    );
+    println!("{what}: {finding}");
+}
+
+/// `mpi-check` arguments for the study of `kernel` at `class` through `launcher`.
+fn study_args(
+    launcher: &str,
+    path: &str,
+    extra: &[&str],
+    kernel: &str,
+    class: &str,
+) -> Vec<String> {
+    let mut args: Vec<String> = ["mpi-check", "--launcher", launcher, "--launcher-path", path]
+        .iter()
+        .chain(extra)
+        .chain(&[
+            "--ranks-per-node",
+            "cores,2xcores",
+            "--reps",
+            "1",
+            "--json",
+            "--",
+        ])
+        .map(|s| s.to_string())
+        .collect();
+    args.extend([mpi_nas(), kernel.to_string(), class.to_string()]);
+    args
+}
+
+#[test]
+fn nas_ht_doubling_study_through_open_mpi_classes_s_and_w() {
+    if !installed("mpirun.openmpi") {
+        return;
+    }
+    for kernel in ["ep", "is"] {
+        for class in ["S", "W"] {
+            let mut cmd = Command::new(scalescope());
+            cmd.args(study_args("mpirun", "mpirun.openmpi", &[], kernel, class))
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+            doubling_study(cmd, &format!("mpirun {kernel} {class}"));
+        }
+    }
+}
+
+#[test]
+fn nas_ht_doubling_study_through_slurm_class_s() {
+    if !["slurmctld", "slurmd", "srun", "salloc", "munged"]
+        .iter()
+        .all(|t| installed(t))
+    {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mpi-slurm.sh");
+    for kernel in ["ep", "is"] {
+        // Open MPI ranks under srun need PMIx: a launcher argument before ours.
+        let mut cmd = Command::new(&script);
+        cmd.args(["salloc", "-N1", "--exclusive", "--time=5"])
+            .arg(scalescope())
+            .args(study_args(
+                "srun",
+                "srun",
+                &["--launcher-arg=--mpi=pmix"],
+                kernel,
+                "S",
+            ))
+            .env("SCALESCOPE_SLURM_LIFETIME", "300");
+        doubling_study(cmd, &format!("srun {kernel} S"));
+    }
+}

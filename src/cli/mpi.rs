@@ -36,6 +36,15 @@ pub struct MpiCheckArgs {
     /// Seconds one launch may take before it is killed.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
+    /// Times to run the program through each launch, after its placement check.
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
+    /// The program to run through each launch (after `--`), such as
+    /// `scalescope-mpi-nas ep S`; without one, only placement is checked. With
+    /// ranks per node N and 2N (cores,2xcores) the hyper-threading-doubling
+    /// finding is reported.
+    #[arg(last = true, value_name = "PROGRAM")]
+    pub program: Vec<String>,
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,

@@ -37,16 +37,22 @@ pub fn run(args: &MpiCheckArgs) -> anyhow::Result<ExitCode> {
         strategy: args.strategy.parse()?,
         timeout: Duration::from_secs(args.timeout),
         probe: vec![exe.to_string_lossy().into_owned(), "__probe".into()],
+        run: args.program.clone(),
+        reps: args.reps,
         work_dir: std::env::temp_dir().join(format!("scalescope-mpi-{}", std::process::id())),
     };
     let topo = Source::Live.load()?;
-    let doc = check_all(&topo, &req, |l| {
+    let mut doc = check_all(&topo, &req, |l| {
         if !args.json {
             print!("{}", scalescope_report::ranks::launch_text(l));
         }
     })?;
+    let doublings = scalescope_analysis::ht_doubling::doublings(&doc.launches);
+    doc.findings = doublings.iter().map(|d| d.sentence()).collect();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        doc.findings.iter().for_each(|f| println!("finding: {f}"));
     }
     Ok(if doc.all_ok() {
         ExitCode::SUCCESS

@@ -43,6 +43,22 @@ pub fn launch_text(l: &LaunchCheck) -> String {
             l.exit_code, l.stderr_tail
         );
     }
+    for r in &l.runs {
+        let verdict = r.report.as_ref().map_or(String::new(), |w| {
+            let figures: Vec<String> = w
+                .figures
+                .iter()
+                .map(|(k, v)| format!("{k}={v:.4}"))
+                .collect();
+            format!(", {} ({})", figures.join(" "), w.verification)
+        });
+        let status = if r.ok() { "ok" } else { "FAILED" };
+        let _ = writeln!(
+            out,
+            "  run {}: {:.3} s wall, exit {:?}{verdict}  {status}",
+            r.rep, r.wall_secs, r.exit_code
+        );
+    }
     let verdict = if l.check.all_inside_plan {
         "every rank where planned"
     } else {

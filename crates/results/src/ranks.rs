@@ -70,7 +70,7 @@ impl RanksCheck {
 pub const MPI_CHECK_KIND: &str = "scalescope.mpi-check";
 
 /// One launch of the probe for one ranks-per-node value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaunchCheck {
     pub ranks_per_node: String,
     /// The command as run, one line.
@@ -82,10 +82,34 @@ pub struct LaunchCheck {
     /// The last lines of the launcher's stderr when it failed.
     pub stderr_tail: String,
     pub check: RanksCheck,
+    /// The program's runs through the same launch (none when only placement was
+    /// checked).
+    #[serde(default)]
+    pub runs: Vec<ProgramRun>,
+}
+
+/// One run of the program through the launcher.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgramRun {
+    pub rep: usize,
+    pub wall_secs: f64,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// The workload report rank 0 printed last (built-in MPI kernels), if any.
+    pub report: Option<crate::workload::WorkloadReport>,
+}
+
+impl ProgramRun {
+    /// Ended with status 0 and, where the program reports a verdict, passed it.
+    pub fn ok(&self) -> bool {
+        self.exit_code == Some(0)
+            && !self.timed_out
+            && self.report.as_ref().is_none_or(|r| r.verification.passed())
+    }
 }
 
 /// Every launch of one `mpi-check` (docs/json.md).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MpiCheck {
     pub kind: String,
     pub schema_version: u32,
@@ -94,14 +118,21 @@ pub struct MpiCheck {
     pub threads_per_rank: usize,
     pub strategy: String,
     pub launches: Vec<LaunchCheck>,
+    /// The hyper-threading-doubling findings (docs/mpi.md), where the launches
+    /// hold runs at N and 2N ranks per node.
+    #[serde(default)]
+    pub findings: Vec<String>,
 }
 
 impl MpiCheck {
     /// Every launch succeeded and put every rank where planned.
     pub fn all_ok(&self) -> bool {
-        self.launches
-            .iter()
-            .all(|l| l.check.all_inside_plan && l.exit_code == Some(0) && !l.timed_out)
+        self.launches.iter().all(|l| {
+            l.check.all_inside_plan
+                && l.exit_code == Some(0)
+                && !l.timed_out
+                && l.runs.iter().all(ProgramRun::ok)
+        })
     }
 }
 

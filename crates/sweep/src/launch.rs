@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use scalescope_place::launch::{plan_ranks, render, Launcher, RankPlan, RanksPerNode, Rendered};
 use scalescope_place::Strategy;
 use scalescope_results::ranks::{
-    check_ranks, probes_in, LaunchCheck, MpiCheck, RankProbe, RanksCheck, MPI_CHECK_KIND,
-    PROBE_KIND, PROBE_SCHEMA_VERSION,
+    check_ranks, probes_in, LaunchCheck, MpiCheck, ProgramRun, RankProbe, RanksCheck,
+    MPI_CHECK_KIND, PROBE_KIND, PROBE_SCHEMA_VERSION,
 };
+use scalescope_results::workload::WorkloadReport;
 use scalescope_topo::Topology;
 
 use crate::SweepError;
@@ -185,6 +186,10 @@ pub struct CheckRequest {
     pub timeout: Duration,
     /// The probe's command (`scalescope __probe`).
     pub probe: Vec<String>,
+    /// The program to run through each launch after its placement check (empty:
+    /// placement only), and how many times.
+    pub run: Vec<String>,
+    pub reps: usize,
     pub work_dir: PathBuf,
 }
 
@@ -220,6 +225,11 @@ pub fn check_all(
             work_dir: req.work_dir.join(value.to_string()),
         };
         let (outcome, check) = check_placement(topo, &spec, &req.probe)?;
+        let runs = if req.run.is_empty() {
+            Vec::new()
+        } else {
+            run_program(topo, &spec, &req.run, req.reps)?
+        };
         let failed = !outcome.succeeded();
         let tail: Vec<&str> = outcome.stderr.lines().rev().take(3).collect();
         let launch = LaunchCheck {
@@ -234,6 +244,7 @@ pub fn check_all(
                 String::new()
             },
             check,
+            runs,
         };
         each(&launch);
         launches.push(launch);
@@ -247,7 +258,30 @@ pub fn check_all(
         threads_per_rank: req.threads_per_rank,
         strategy: req.strategy.to_string(),
         launches,
+        findings: Vec::new(),
     })
+}
+
+/// Runs `program` `reps` times through the launch `spec` describes, reading the
+/// workload report a built-in MPI kernel prints last.
+fn run_program(
+    topo: &Topology,
+    spec: &LaunchSpec,
+    program: &[String],
+    reps: usize,
+) -> Result<Vec<ProgramRun>, SweepError> {
+    (0..reps)
+        .map(|rep| {
+            let o = launch(topo, spec, program)?;
+            Ok(ProgramRun {
+                rep,
+                wall_secs: o.wall_secs,
+                exit_code: o.exit_code,
+                timed_out: o.timed_out,
+                report: WorkloadReport::from_output(&o.stdout),
+            })
+        })
+        .collect()
 }
 
 /// The variables launchers set for a rank's number, in the order they are read.
