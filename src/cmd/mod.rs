@@ -11,7 +11,6 @@ mod mpi;
 mod npb;
 mod place;
 mod predict;
-mod probe;
 mod sweep;
 mod sync;
 mod topo;
@@ -49,7 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Man) => docs::man(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
         Some(Command::MpiCheck(args)) => mpi::run(&args),
-        Some(Command::Probe) => probe::run(),
+        Some(Command::Probe) => mpi::probe(),
         Some(Command::Guard { token }) => {
             Ok(ExitCode::from(scalescope_sweep::reap::guard_main(&token)))
         }
