@@ -206,7 +206,7 @@ impl Is {
         h
     }
 
-    /// below[k] = number of keys less than k, from the whole run's histogram
+    /// `below[k]` = number of keys less than k, from the whole run's histogram
     /// (length max_key + 1).
     pub fn below(hist: &[u32]) -> Vec<u32> {
         let mut below = Vec::with_capacity(hist.len() + 1);
