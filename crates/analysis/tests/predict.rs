@@ -353,3 +353,60 @@ fn more_sockets_than_measured_are_marked_and_their_assumption_named() {
         "{text}"
     );
 }
+
+/// The sampler's bandwidth evidence at one thread: `gbps` in one domain.
+fn bandwidth_evidence(gbps: f64) -> scalescope_results::evidence::RunEvidence {
+    use scalescope_results::evidence::{
+        BandwidthEvidence, DomainTraffic, Measured, RunEvidence, SamplerCost,
+    };
+    let why = "not measured in this test";
+    RunEvidence {
+        interval_ms: 100.0,
+        samples: 10,
+        series_file: None,
+        sampler: SamplerCost::default(),
+        cpu: Measured::Unavailable(why.into()),
+        threads: vec![],
+        pages: Measured::Unavailable(why.into()),
+        numastat: Measured::Unavailable(why.into()),
+        bandwidth: Measured::Measured(BandwidthEvidence {
+            source: "resctrl-mbm".into(),
+            scope: "the run's tasks".into(),
+            domains: vec![DomainTraffic {
+                domain: 0,
+                total_bytes: 1,
+                local_bytes: None,
+                remote_bytes: None,
+                mean_bytes_per_sec: gbps * 1e9,
+                peak_bytes_per_sec: gbps * 1e9,
+            }],
+            cross_node_bytes: None,
+        }),
+        pmu: vec![],
+    }
+}
+
+#[test]
+fn the_sampler_traffic_turns_a_target_ceiling_into_its_cap() {
+    // One node that saturates at 4 threads; one thread alone moved 5 GB/s.
+    let topo = Source::Synthetic("package:1 numa:1 core:8 pu:1".into())
+        .load()
+        .unwrap();
+    let (h, mut r) = sweep(&topo, &MECHANISMS[2], &[Strategy::CoresFirst], 3, 0.02, 9);
+    for run in r.iter_mut().filter(|r| r.point.threads == 1) {
+        run.evidence = Some(Box::new(bandwidth_evidence(5.0)));
+    }
+    let opts = CalibrateOptions { draws: 40, seed: 1 };
+    let cal = predict::calibrate(&h, &r, &Basis::Time, &[], &opts).unwrap();
+    assert_eq!(cal.demand_gbps, Some(5.0));
+    // The target's node delivers 40 GB/s: 8 one-thread demands, twice the cap here.
+    let bw = TargetBandwidth {
+        node_gbps: Some(40.0),
+        source: Some("stated".into()),
+    };
+    let p = predict::predict(&cal, &topo, &bw);
+    let cf = &p.curves[0];
+    let s8 = cf.points.iter().find(|q| q.threads == 8).unwrap().speedup;
+    assert!((s8 - 8.0).abs() < 1.0, "{s8}");
+    assert!(p.assumptions.join(" ").contains("sampler evidence"));
+}
