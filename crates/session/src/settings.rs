@@ -55,6 +55,8 @@ pub struct SweepSettings {
     pub out: Option<PathBuf>,
     /// Restriction, granularity and oversubscription for every placement.
     pub place_options: Option<scalescope_results::plan::PlaceOptions>,
+    /// The seed of the shuffled run order (`None`: a new one, recorded in the header).
+    pub seed: Option<u64>,
 }
 
 impl SweepSettings {
@@ -76,6 +78,7 @@ impl SweepSettings {
             ("mem", self.mems.is_some()),
             ("reps", self.reps.is_some()),
             ("warmup", self.warmup.is_some()),
+            ("seed", self.seed.is_some()),
             ("workload", self.target.workload.is_some()),
             ("metric", !self.target.metrics.is_empty()),
             ("a program", !self.target.program.is_empty()),
