@@ -176,7 +176,7 @@ fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     let pool = pinned_pool(&PlacementArgs::default(), None)?;
     let g = build_graph(&args.graph, args.force, &pool)?;
     if args.out.extension().is_some_and(|e| e == "csr") {
-        scalescope_workloads::graph::cache::save(&g, &args.out)?;
+        scalescope_workloads::graph::cache::save(&g, &args.out, &args.graph)?;
         println!(
             "{}: {} vertices, {} edges (binary CSR cache, format {})",
             args.out.display(),
