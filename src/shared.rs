@@ -82,3 +82,18 @@ pub fn verdict_exit(v: &Verification) -> ExitCode {
 pub fn verdict_line(v: &Verification) -> String {
     format!("verification: {} ({})", v.verdict(), v.why())
 }
+
+/// A run's set-up seconds in one line: where the input came from and what preparing
+/// and checking it cost.
+pub fn setup_line(s: &scalescope_workloads::SetupCosts) -> String {
+    let part = |name: &str, v: Option<f64>| v.map(|v| format!(", {name} {v:.3} s"));
+    format!(
+        "set-up: {:.3} s preparing the input ({}{}{}{}), {:.3} s verifying",
+        s.prepare_secs,
+        s.input,
+        part("first-touch", s.first_touch_secs).unwrap_or_default(),
+        part("load", s.load_secs).unwrap_or_default(),
+        part("build", s.build_secs).unwrap_or_default(),
+        s.verify_secs
+    )
+}

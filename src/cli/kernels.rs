@@ -183,6 +183,8 @@ pub struct GraphBfsArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -212,6 +214,8 @@ pub struct GraphPrArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -236,6 +240,8 @@ pub struct GraphCountArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -306,6 +312,8 @@ pub struct TpchArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use scalescope_workloads::graph::workload::{build_graph, GraphCount, GraphKernel};
-use scalescope_workloads::{execute, Report};
+use scalescope_workloads::{execute_with, Inputs, Report};
 use serde_json::{json, Value};
 
 use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, PlacementArgs};
@@ -23,6 +23,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 force: a.force,
                 json: a.json,
                 pr: None,
+                inputs: &a.inputs.inputs(),
             },
             GraphKernel::Bfs { source: a.source },
         ),
@@ -34,6 +35,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 force: a.force,
                 json: a.json,
                 pr: Some((a.sync.to_string(), a.batch)),
+                inputs: &a.inputs.inputs(),
             },
             GraphKernel::PageRank {
                 sync: a.sync.clone(),
@@ -54,6 +56,7 @@ struct Run<'a> {
     force: bool,
     json: bool,
     pr: Option<(String, usize)>,
+    inputs: &'a Inputs,
 }
 
 /// Builds, runs and verifies the kernel; the report and the pool's thread count.
@@ -63,11 +66,12 @@ fn execute_on(
     place: &PlacementArgs,
     threads: Option<usize>,
     force: bool,
+    inputs: &Inputs,
 ) -> anyhow::Result<Report> {
     let working = crate::progress::working(&format!("graph kernel on {graph}"));
     let mut workload = GraphCount::new(graph, kernel)?.forced(force);
     let pool = pinned_pool(place, threads)?;
-    let report = execute(&mut workload, &pool)?;
+    let report = execute_with(&mut workload, &pool, inputs)?;
     drop(working);
     Ok(report)
 }
@@ -87,6 +91,7 @@ fn document(report: &Report, extra: Value) -> Value {
         d.insert("verified".into(), json!(report.verification.passed()));
         d.insert("verdict".into(), json!(report.verification.verdict()));
         d.insert("verification".into(), json!(report.verification.why()));
+        d.insert("setup".into(), json!(report.setup));
     }
     doc
 }
@@ -96,7 +101,14 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         pattern: args.pattern,
         induced: args.induced,
     };
-    let r = execute_on(&args.graph, kernel, &args.place, args.threads, args.force)?;
+    let r = execute_on(
+        &args.graph,
+        kernel,
+        &args.place,
+        args.threads,
+        args.force,
+        &args.inputs.inputs(),
+    )?;
     let d = &r.detail;
     if args.json {
         let graph = json!({"source": args.graph, "vertices": d["vertices"], "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]});
@@ -117,12 +129,22 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
             d["build_seconds"].as_f64().unwrap_or(f64::NAN)
         );
         println!("  {}", verdict_line(&r.verification));
+        if let Some(s) = &r.setup {
+            println!("  {}", crate::shared::setup_line(s));
+        }
     }
     Ok(verdict_exit(&r.verification))
 }
 
 fn kernel(args: &Run, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
-    let r = execute_on(args.graph, kernel, args.place, args.threads, args.force)?;
+    let r = execute_on(
+        args.graph,
+        kernel,
+        args.place,
+        args.threads,
+        args.force,
+        args.inputs,
+    )?;
     if args.json {
         let extra = match r.detail["kernel"].as_str() {
             Some("pr") => {

@@ -144,6 +144,7 @@ pub fn ready(
         },
         store,
         earlier: Vec::new(),
+        inputs: scalescope_workloads::Inputs::default(),
     })
 }
 

@@ -180,6 +180,7 @@ pub fn execute_with(
     let setup = SetupCosts {
         prepare_secs,
         verify_secs: t.elapsed().as_secs_f64(),
+        kernel_secs: Some(seconds),
         ..workload.setup()
     };
     Ok(Report {
