@@ -97,7 +97,8 @@ impl std::fmt::Display for Verification {
 /// (`prepare_secs` in all, of which `load_secs` reading a prepared input from the
 /// cache, `first_touch_secs` faulting in the pages its workers then fill, and
 /// `build_secs` generating or building the input when no cache served it), and
-/// checking the answer (`verify_secs`); `kernel_secs` is the timed part beside them. `input` says where the input came from:
+/// checking the answer (`verify_secs`); `kernel_secs` is the timed part beside them
+/// (all its repetitions). `input` says where the input came from:
 /// `cache FILE`, `built and cached FILE` or `built in memory`; `input_bytes` is the
 /// prepared input's size, where known.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -110,7 +111,8 @@ pub struct SetupCosts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_secs: Option<f64>,
     pub verify_secs: f64,
-    /// The kernel's own timed seconds (the report's `seconds`), for comparison.
+    /// Seconds in the workload's timed part, every repetition of it (the report's
+    /// `seconds` is the figure it counts, e.g. TPC-H's best of its repeats).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_secs: Option<f64>,
     #[serde(default)]

@@ -314,7 +314,7 @@ impl Blob {
         }
         let mut done = 0;
         while done < bytes.len() {
-            let n = (bytes.len() - done).min(64 * BLOCK);
+            let n = (bytes.len() - done).min(16 * BLOCK);
             let part = &mut bytes[done..done + n];
             self.file
                 .read_exact_at(part, offset + (begin + done) as u64)
@@ -330,6 +330,170 @@ impl Blob {
             done += n;
         }
         Ok(())
+    }
+}
+
+/// A read-only, private memory map of a whole file: its pages are the page cache's,
+/// shared by every process that maps the file, so mapping costs page-table entries,
+/// not copies.
+#[derive(Debug)]
+pub struct Mapping {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and private: no thread writes through it, so
+// shared references to it from several threads are reads only.
+unsafe impl Send for Mapping {}
+// SAFETY: as above.
+unsafe impl Sync for Mapping {}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: `ptr..ptr+len` is the mapping `map` made; nothing borrows it
+            // any more (every borrow goes through `&self`, which is ending).
+            unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+        }
+    }
+}
+
+impl Mapping {
+    fn bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the map is `len` readable bytes, valid until `self` is dropped,
+        // and never written (PROT_READ, MAP_PRIVATE).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// A column of plain integers, owned or read in place from a mapped file.
+#[derive(Debug, Clone)]
+pub enum Column<T: Plain> {
+    Owned(Vec<T>),
+    Mapped {
+        map: std::sync::Arc<Mapping>,
+        offset: usize,
+        len: usize,
+    },
+}
+
+impl<T: Plain> std::ops::Deref for Column<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            Column::Owned(v) => v,
+            Column::Mapped { map, offset, len } => {
+                let bytes = &map.bytes()[*offset..*offset + len * std::mem::size_of::<T>()];
+                // SAFETY: `Blob::column` checked the range lies in the map and that
+                // `offset` is a multiple of 4096 (sections are page-aligned), so the
+                // pointer is aligned for any `Plain` type; every bit pattern is a value.
+                unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), *len) }
+            }
+        }
+    }
+}
+
+impl<T: Plain + PartialEq> PartialEq for Column<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Plain + Eq> Eq for Column<T> {}
+
+impl<T: Plain> From<Vec<T>> for Column<T> {
+    fn from(v: Vec<T>) -> Self {
+        Column::Owned(v)
+    }
+}
+
+impl Blob {
+    /// Maps the whole file read-only, its pages populated from the page cache.
+    ///
+    /// # Errors
+    /// [`BlobError::Io`] when the map fails.
+    pub fn map(&self) -> Result<std::sync::Arc<Mapping>, BlobError> {
+        use std::os::fd::AsRawFd;
+        let len = self
+            .file
+            .metadata()
+            .map(|m| m.len() as usize)
+            .map_err(|cause| BlobError::Io {
+                file: self.name.clone(),
+                cause,
+            })?;
+        if len == 0 {
+            return Ok(std::sync::Arc::new(Mapping {
+                ptr: std::ptr::null(),
+                len: 0,
+            }));
+        }
+        // SAFETY: a fresh read-only private mapping of an open file descriptor; the
+        // result is checked before use and unmapped once, in `Drop`.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                self.file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(BlobError::Io {
+                file: self.name.clone(),
+                cause: std::io::Error::last_os_error(),
+            });
+        }
+        Ok(std::sync::Arc::new(Mapping {
+            ptr: ptr.cast(),
+            len,
+        }))
+    }
+
+    /// Section `s` of the mapped file as a column, every block checked on the
+    /// pool's workers (each its share of the blocks).
+    ///
+    /// # Errors
+    /// A section off the map or a checksum mismatch.
+    pub fn column<T: Plain>(
+        &self,
+        map: &std::sync::Arc<Mapping>,
+        s: usize,
+        pool: &Pool,
+    ) -> Result<Column<T>, BlobError> {
+        let len = self.len_of::<T>(s)?;
+        let (offset, bytes) = (self.sections[s].0 as usize, self.sections[s].1 as usize);
+        if offset % ALIGN as usize != 0 || offset + bytes > map.len {
+            return Err(self.bad(format!("section {s} is not page-aligned inside the file")));
+        }
+        let data = &map.bytes()[offset..offset + bytes];
+        let blocks = bytes.div_ceil(BLOCK);
+        let t = pool.threads();
+        let bad: Vec<usize> = pool
+            .broadcast(|i| {
+                chunk(blocks, t, i, 1)
+                    .filter(|&b| {
+                        let block = &data[b * BLOCK..((b + 1) * BLOCK).min(bytes)];
+                        crc32fast::hash(block) != self.crcs[s][b]
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .concat();
+        if let Some(b) = bad.first() {
+            return Err(self.bad(format!(
+                "checksum mismatch in block {b} of section {s}: the file is corrupted"
+            )));
+        }
+        Ok(Column::Mapped {
+            map: map.clone(),
+            offset,
+            len,
+        })
     }
 }
 

@@ -2,9 +2,10 @@
 //! worker at once. Format 2 (written) is a checked file ([`crate::blob`]) with magic
 //! `SCALESCOPE-CSR\0\0`, a description `{"vertices": n, "entries": m, "source": ..}`
 //! and two sections: the (n + 1) u64 offsets and the m u32 neighbours (2 x undirected
-//! edges), each 16 KiB block with its CRC-32. Each worker faults in (first-touches)
-//! and reads its own block range of both, checking what it read, then that its
-//! offsets rise and its neighbours are vertices.
+//! edges), each 16 KiB block with its CRC-32. A run maps the file read-only (its
+//! pages are the page cache's, shared by every run, nothing copied), and the workers
+//! check every block's CRC, that the offsets rise and that the neighbours are
+//! vertices, each its share.
 //!
 //! Format 1 (still read, no longer written), little-endian:
 //!
@@ -35,11 +36,11 @@ const MAGIC: &[u8; 16] = b"SCALESCOPE-CSR\0\0";
 /// The format [`save`] writes.
 pub const VERSION: u32 = 2;
 
-/// What loading a cache cost: faulting in the pages (first touch) and reading into
-/// them, in seconds, and the file's size and fingerprint.
+/// What loading a cache cost in seconds (format 2 is mapped, so nothing is first
+/// touched: the pages are the page cache's), and the file's size and fingerprint.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Loaded {
-    pub first_touch_secs: f64,
+    pub first_touch_secs: Option<f64>,
     pub load_secs: f64,
     pub bytes: u64,
     pub fingerprint: String,
@@ -112,55 +113,50 @@ pub fn load(path: &Path, pool: &Pool) -> Result<(Graph, Loaded), LoadError> {
 }
 
 fn load_v2(blob: &Blob, pool: &Pool) -> Result<(Graph, Loaded), BlobError> {
-    let n1 = blob.len_of::<u64>(0)?;
-    let m = blob.len_of::<u32>(1)?;
-    let n = n1.checked_sub(1).ok_or_else(|| BlobError::Bad {
-        file: format!("{:?}", blob.description["source"]),
-        detail: "no offsets".into(),
-    })?;
     let t = Instant::now();
-    let (mut offsets, mut neighbors) = (vec![0u64; n1], vec![0u32; m]);
-    blob::in_parts(&mut offsets, pool, |_, p| {
-        Ok::<(), BlobError>(blob::touch(p))
-    })?;
-    blob::in_parts(&mut neighbors, pool, |_, p| {
-        Ok::<(), BlobError>(blob::touch(p))
-    })?;
-    let first_touch_secs = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let check = |what: String| BlobError::Bad {
+    let map = blob.map()?;
+    let offsets = blob.column::<u64>(&map, 0, pool)?;
+    let neighbors = blob.column::<u32>(&map, 1, pool)?;
+    let bad = |what: String| BlobError::Bad {
         file: blob.description["source"].to_string(),
         detail: what,
     };
-    blob::in_parts(&mut offsets, pool, |start, p| {
-        blob.read_into(0, start, p)?;
-        match p.windows(2).any(|w| w[0] > w[1]) || p.last().is_some_and(|&o| o > m as u64) {
-            true => Err(check("offsets do not rise to the entry count".into())),
-            false => Ok(()),
-        }
-    })?;
-    blob::in_parts(&mut neighbors, pool, |start, p| {
-        blob.read_into(1, start, p)?;
-        match p.iter().copied().max() {
-            Some(v) if v as usize >= n => {
-                Err(check(format!("neighbour {v} is not a vertex (n = {n})")))
-            }
-            _ => Ok(()),
-        }
-    })?;
-    // Within each worker's part the offsets rise; across the parts and to the end:
-    if offsets.last() != Some(&(m as u64)) || offsets[0] != 0 || n > u32::MAX as usize {
-        return Err(check("offsets do not rise to the entry count".into()));
+    let (n, m) = (offsets.len().saturating_sub(1), neighbors.len());
+    if offsets.first() != Some(&0) || offsets.last() != Some(&(m as u64)) || n > u32::MAX as usize {
+        return Err(bad("offsets do not rise to the entry count".into()));
     }
-    let t_split = (0..pool.threads()).map(|i| blob::split::<u64>(n1, pool.threads(), i));
-    if t_split
-        .filter(|r| r.start > 0 && r.start < n1)
-        .any(|r| offsets[r.start - 1] > offsets[r.start])
+    let t_n = pool.threads();
+    let problems: Vec<String> = pool
+        .broadcast(|i| {
+            let o = &offsets[crate::pool::chunk(n + 1, t_n, i, 1)];
+            let mut out = Vec::new();
+            if o.windows(2).any(|w| w[0] > w[1]) {
+                out.push("offsets do not rise to the entry count".to_string());
+            }
+            let r = crate::pool::chunk(m, t_n, i, 1);
+            if let Some(v) = neighbors[r]
+                .iter()
+                .copied()
+                .max()
+                .filter(|&v| v as usize >= n)
+            {
+                out.push(format!("neighbour {v} is not a vertex (n = {n})"));
+            }
+            out
+        })
+        .concat();
+    let joins = (1..t_n).map(|i| crate::pool::chunk(n + 1, t_n, i, 1).start);
+    if joins
+        .filter(|&j| j > 0 && j <= n)
+        .any(|j| offsets[j - 1] > offsets[j])
     {
-        return Err(check("offsets do not rise to the entry count".into()));
+        return Err(bad("offsets do not rise to the entry count".into()));
+    }
+    if let Some(p) = problems.into_iter().next() {
+        return Err(bad(p));
     }
     let loaded = Loaded {
-        first_touch_secs,
+        first_touch_secs: None,
         load_secs: t.elapsed().as_secs_f64(),
         bytes: (offsets.len() * 8 + neighbors.len() * 4) as u64,
         fingerprint: blob.fingerprint(),
@@ -218,7 +214,10 @@ fn load_v1(path: &Path) -> Result<Graph, LoadError> {
     if let Some(v) = neighbors.iter().find(|&&v| v as usize >= n) {
         return Err(bad(format!("neighbour {v} is not a vertex (n = {n})")));
     }
-    Ok(Graph { offsets, neighbors })
+    Ok(Graph {
+        offsets: offsets.into(),
+        neighbors: neighbors.into(),
+    })
 }
 
 #[cfg(test)]

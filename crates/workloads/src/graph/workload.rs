@@ -247,7 +247,7 @@ impl GraphCount {
         let shown = path.display();
         let g = match super::cache::load(path, pool) {
             Ok((g, loaded)) => {
-                self.setup.first_touch_secs = Some(loaded.first_touch_secs);
+                self.setup.first_touch_secs = loaded.first_touch_secs;
                 self.setup.load_secs = Some(loaded.load_secs);
                 self.setup.input_bytes = Some(loaded.bytes);
                 self.setup.input = format!("cache {shown}");
