@@ -16,7 +16,7 @@ cargo build --release --quiet
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar xjf "tests/fixtures/topology/$fixture.tar.bz2" -C "$work"
-root=$(python3 -c "import json,sys; print(json.load(open('tests/fixtures/topology/$fixture.expected.json'))['root_dir'])")
+root=$(python3 -c "import json,sys; print(json.load(open('tests/fixtures/topology/expected.json'))['$fixture']['root_dir'])")
 tree="$work/$root"
 echo "machine: $(target/release/scalescope topo --sysfs-root "$tree" | head -1)"
 hyperfine --warmup 5 --runs 50 -N \

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Writes NAME.expected.json for a recorded machine in tests/fixtures/topology: what
-hwloc (Debian's lstopo) reports for the tree with only its Linux backend.
+"""Writes the expected answer for a recorded machine in tests/fixtures/topology: what
+hwloc (Debian's lstopo) reports for the tree with only its Linux backend. Every
+machine's answer is one entry, keyed by NAME, of tests/fixtures/topology/expected.json.
 
     scripts/hwloc-expected.py tests/fixtures/topology/NAME.tar.bz2
+    scripts/hwloc-expected.py --bundle ../shared/fixtures/topology
+
+`--bundle DIR` copies the shared fixtures as they are: DIR's `NAME.expected.json`
+files become the entries of expected.json, its tarballs and XML exports are copied
+beside it (refresh the copies this way when the shared fixtures change).
 
 It unpacks the tarball into a temporary directory, runs
 `HWLOC_COMPONENTS=linux,stop HWLOC_FSROOT=<root> lstopo-no-graphics --of xml -`
@@ -15,6 +21,7 @@ Identifiers are hwloc's gp_index values (unique in the file); compare partitions
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -130,11 +137,38 @@ def main(tarball):
         "numa_distances": distances,
         "cpu_kinds": cpukinds,
     }
-    with open(os.path.join(here, name + ".expected.json"), "w") as f:
-        json.dump(out, f, indent=1)
+    store(here, {name: out})
+
+
+def store(here, entries):
+    """Merges `entries` into `here/expected.json` (one key per machine, sorted)."""
+    path = os.path.join(here, "expected.json")
+    bundle = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            bundle = json.load(f)
+    bundle.update(entries)
+    with open(path, "w") as f:
+        json.dump(dict(sorted(bundle.items())), f, indent=1)
         f.write("\n")
 
 
+def bundle_from(shared, here):
+    """Copies a shared fixture directory's machines into `here` (see the module doc)."""
+    entries = {}
+    for file in sorted(os.listdir(shared)):
+        if file.endswith(".expected.json"):
+            name = file[: -len(".expected.json")]
+            with open(os.path.join(shared, file)) as f:
+                entries[name] = json.load(f)
+            for ext in (".tar.bz2", ".hwloc.xml"):
+                shutil.copyfile(os.path.join(shared, name + ext), os.path.join(here, name + ext))
+    store(here, entries)
+
+
 if __name__ == "__main__":
-    for arg in sys.argv[1:]:
-        main(arg)
+    if sys.argv[1:2] == ["--bundle"]:
+        bundle_from(sys.argv[2], os.path.join(os.path.dirname(__file__), "../tests/fixtures/topology"))
+    else:
+        for arg in sys.argv[1:]:
+            main(arg)

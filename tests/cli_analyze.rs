@@ -35,8 +35,8 @@ fn sweep_sleep(out: &Path, secs: &str) {
 fn compare_finds_the_significant_difference() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    sweep_sleep(&a, "0.05");
-    sweep_sleep(&b, "0.1");
+    sweep_sleep(&a, "0.15");
+    sweep_sleep(&b, "0.3");
     let out = scalescope()
         .arg("compare")
         .arg(a.join("results.jsonl"))
@@ -70,7 +70,7 @@ fn compare_finds_the_significant_difference() {
 fn analyze_prints_and_exports_json() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a");
-    sweep_sleep(&a, "0.02");
+    sweep_sleep(&a, "0.1");
     assert!(
         a.join("report/index.html").is_file(),
         "every sweep writes its report"

@@ -150,7 +150,23 @@ fn import_needs_a_machine_and_names_bad_values() {
         .failure()
         .stderr(predicate::str::contains(
             "500 threads under cores-first do not fit",
-        ));
+        ))
+        .stderr(predicate::str::contains("--oversubscribe"));
+    // A curve past one thread per PU (users on a server) needs --oversubscribe.
+    scalescope()
+        .arg("import")
+        .arg(&big)
+        .args([
+            "--synthetic",
+            MACHINE,
+            "--placement",
+            "cores-first",
+            "--oversubscribe",
+            "--out",
+        ])
+        .arg(dir.path().join("d"))
+        .assert()
+        .success();
 }
 
 #[test]

@@ -88,6 +88,17 @@ Examples:
   scalescope import q6.csv --synthetic 'package:4 numa:1 core:18' --placement cores-first --out runs/q6
   scalescope analyze runs/q6/results.jsonl")]
     Import(ImportArgs),
+    /// Predict another machine: a mechanism model (serial part, synchronisation,
+    /// remote memory, bandwidth per node, SMT yield) fitted to a sweep measured here,
+    /// evaluated on a target topology; the speedup per placement with intervals, the
+    /// recommended threads and placement, and what limits it there.
+    #[command(after_help = "\
+Examples:
+  scalescope predict --from runs/ep/results.jsonl --to 'package:4 numa:1 core:16 pu:2'
+  scalescope predict --from runs/stream/results.jsonl --to lstopo-big.xml --ceilings big-stream.json
+  scalescope predict --from runs/q6/results.jsonl --to ./recorded-sysfs --node-gbps 40 --json
+  scalescope predict --from runs/ep/results.jsonl --synthetic 'package:2 core:32 pu:2' --out pred")]
+    Predict(PredictArgs),
     /// Write a self-contained HTML report (and each chart as SVG, and the tidy CSV).
     #[command(after_help = "\
 Examples:
@@ -175,9 +186,46 @@ pub struct ImportArgs {
     /// The metric columns are times or costs (lower is better), not rates.
     #[arg(long)]
     pub lower_is_better: bool,
+    /// The curve goes past one thread per PU (users on a server, ranks past the
+    /// cores): accept thread counts above the machine's PUs.
+    #[arg(long)]
+    pub oversubscribe: bool,
     /// The results directory to write.
     #[arg(long)]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// The calibration: a sweep's results.jsonl measured on this (or any) machine.
+    #[arg(long, value_name = "RESULTS")]
+    pub from: PathBuf,
+    /// The target machine: a synthetic spec, a recorded sysfs tree (a directory) or
+    /// an hwloc XML file (or name it with --synthetic, --sysfs-root, --hwloc-xml).
+    #[arg(long, value_name = "MACHINE", conflicts_with_all = ["sysfs_root", "hwloc_xml", "synthetic"])]
+    pub to: Option<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The target's bandwidth: `mem stream --json` or `mem matrix --json`
+    /// documents measured there.
+    #[arg(long, value_name = "FILE")]
+    pub ceilings: Vec<PathBuf>,
+    /// The target's bandwidth per NUMA node in GB/s, stated (instead of --ceilings).
+    #[arg(long, value_name = "GBPS", conflicts_with = "ceilings")]
+    pub node_gbps: Option<f64>,
+    /// `mem stream --json` documents measured on the calibration machine [default:
+    /// every such document beside the results].
+    #[arg(long, value_name = "FILE")]
+    pub from_ceilings: Vec<PathBuf>,
+    /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
+    #[arg(long)]
+    pub basis: Option<String>,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a report directory with the prediction's chart.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -57,26 +57,7 @@ fn analyze_matrix(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
-    for (what, h) in [("bandwidth", &bw), ("latency", &lat)] {
-        println!(
-            "{what}: {} levels ({}), at most {} hop(s)",
-            h.levels.len(),
-            h.noise.levels_from,
-            h.max_hops
-        );
-        for n in h.noise.note.iter().chain(&h.disagreements) {
-            println!("  {n}");
-        }
-        if let Some(l) = &h.links {
-            println!(
-                "  one-hop links: {} per node, {} speed class(es), at most {} hop(s); groups {:?}",
-                l.k,
-                l.link_classes.len(),
-                l.max_hops,
-                l.groups
-            );
-        }
-    }
+    print!("{}", scalescope_report::mem::hop_summary_text(&bw, &lat));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use scalescope_place::{place, PlaceRequest};
+use scalescope_place::place;
 use scalescope_results::import::{header, parse_csv, ImportOptions};
 use scalescope_results::store::ResultsStore;
 
@@ -33,13 +33,28 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
             lower_is_better: args.lower_is_better,
         },
     )?;
+    let mut imported = imported;
+    // Users on a server or ranks past the cores: thread counts above the PUs.
+    imported.plan.options.oversubscribe = args.oversubscribe;
     for p in imported.plan.points() {
-        place(&topo, &PlaceRequest::new(p.placement.clone(), p.threads)).map_err(|e| {
+        place(
+            &topo,
+            &imported
+                .plan
+                .options
+                .request(p.placement.clone(), p.threads),
+        )
+        .map_err(|e| {
             anyhow::anyhow!(
-                "{file}: {} threads under {} do not fit the machine given ({}): {e}",
+                "{file}: {} threads under {} do not fit the machine given ({}): {e}{}",
                 p.threads,
                 p.placement,
-                topo.summary()
+                topo.summary(),
+                if args.oversubscribe {
+                    ""
+                } else {
+                    " (give --oversubscribe for counts past one thread per PU)"
+                }
             )
         })?;
     }

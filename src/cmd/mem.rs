@@ -47,32 +47,20 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         threads_per_node: args.threads_per_node,
     };
     let m = mem::matrix::measure(&topo, &cfg)?;
-    let slit = (!m.slit.is_empty()).then_some(m.slit.as_slice());
-    let input = |values, samples, higher_is_closer| scalescope_analysis::hops::MatrixInput {
-        values,
-        samples,
-        higher_is_closer,
-        slit,
-        rel_gap: scalescope_analysis::hops::DEFAULT_REL_GAP,
-    };
-    let bw_hops =
-        scalescope_analysis::hops::infer(&input(&m.bandwidth_gb_per_s, &m.bandwidth_samples, true));
-    let lat_hops =
-        scalescope_analysis::hops::infer(&input(&m.latency_ns, &m.latency_samples, false));
     let one_node = m.cpu_nodes.len() == 1 && m.memory_nodes.len() == 1;
+    let mut doc = serde_json::json!({
+        "kind": "scalescope.mem-matrix",
+        "schema_version": MEM_SCHEMA_VERSION,
+        "machine": topo.summary(),
+        "matrix": m,
+        "note": one_node.then_some("1x1: this machine has one NUMA node, so there is no remote memory to compare"),
+    });
+    // The same inference `analyze matrix.json` runs on the file later.
+    let (bw_hops, lat_hops) = scalescope_analysis::matrix_doc::infer_doc(&doc)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "kind": "scalescope.mem-matrix",
-                "schema_version": MEM_SCHEMA_VERSION,
-                "machine": topo.summary(),
-                "matrix": m,
-                "bandwidth_hops": bw_hops,
-                "latency_hops": lat_hops,
-                "note": one_node.then_some("1x1: this machine has one NUMA node, so there is no remote memory to compare"),
-            }))?
-        );
+        doc["bandwidth_hops"] = serde_json::to_value(&bw_hops)?;
+        doc["latency_hops"] = serde_json::to_value(&lat_hops)?;
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!("{}\n", topo.summary());
@@ -125,19 +113,11 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!("Load latency from CPU {cpu} (dependent loads over a random cycle of cache lines)");
-    println!("{:>12} {:>10}", "working set", "ns/load");
-    let mut marked = Vec::new();
-    for r in &rungs {
-        let mut mark = String::new();
-        for (l, s) in &caches {
-            if r.bytes as u64 > *s && !marked.contains(l) {
-                marked.push(*l);
-                mark += &format!("  <- past L{l} ({})", human_bytes(*s));
-            }
-        }
-        println!("{:>12} {:>10.2}{mark}", human_bytes(r.bytes as u64), r.ns);
-    }
+    let ladder: Vec<(u64, f64)> = rungs.iter().map(|r| (r.bytes as u64, r.ns)).collect();
+    print!(
+        "{}",
+        scalescope_report::mem::ladder_text(cpu, &ladder, &caches)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -157,25 +137,19 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "Core-to-core latency, ns one-way (CAS ping-pong, {} round trips x {} samples{})",
-        m.round_trips,
-        m.samples,
-        m.line_node
-            .map(|n| format!(", line on node {n}"))
-            .unwrap_or_default()
-    );
-    print!(
-        "{}",
-        scalescope_report::mem::c2c_table(&topo, &m.cpus, &m.ns)
-    );
-    println!("\nBy relationship:");
-    for (rel, n, mean, min, max) in &m.summary {
-        println!(
-            "  {:<26} {n:>5} pairs  mean {mean:.1} ns  (min {min:.1}, max {max:.1})",
-            rel.label()
-        );
-    }
+    let text = scalescope_report::mem::C2cText {
+        cpus: &m.cpus,
+        ns: &m.ns,
+        round_trips: m.round_trips,
+        samples: m.samples,
+        line_node: m.line_node,
+        summary: m
+            .summary
+            .iter()
+            .map(|(r, n, a, lo, hi)| (r.label(), *n, *a, *lo, *hi))
+            .collect(),
+    };
+    print!("{}", scalescope_report::mem::c2c_text(&topo, &text));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -226,21 +200,13 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
         args.ntimes - 1,
         if args.nt { ", non-temporal stores" } else { "" }
     );
-    println!(
-        "{:<8} {:>12} {:>12} {:>12} {:>12}",
-        "kernel", "GB/s", "best s", "avg s", "max s"
+    print!(
+        "{}",
+        scalescope_report::mem::stream_table(
+            &report.detail["kernels"],
+            &scalescope_workloads::stream::KERNELS
+        )
     );
-    for name in scalescope_workloads::stream::KERNELS {
-        let k = &report.detail["kernels"][name];
-        let f = |key: &str| k[key].as_f64().unwrap_or(f64::NAN);
-        println!(
-            "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}",
-            f("gb_per_s"),
-            f("best_secs"),
-            f("avg_secs"),
-            f("max_secs")
-        );
-    }
     if let Some(e) = &evidence {
         println!("{}", scalescope_report::evidence::one_line(e));
     }

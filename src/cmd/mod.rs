@@ -9,6 +9,7 @@ mod import;
 pub mod mem;
 mod npb;
 mod place;
+mod predict;
 mod sweep;
 mod sync;
 mod topo;
@@ -35,6 +36,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Mem(cmd)) => mem::run(&cmd),
         Some(Command::Analyze(args)) => analyze::run_analyze(&args),
         Some(Command::Import(args)) => import::run(&args),
+        Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Report(args)) => analyze::run_report(&args),
         Some(Command::Compare(args)) => analyze::run_compare(&args),
         Some(Command::Npb(cmd)) => npb::run(&cmd),

@@ -90,6 +90,39 @@ pub fn interval(
     (point, percentile_ci(&draws), draws)
 }
 
+/// Bootstrap draws of several statistics at once, each widened around its point
+/// estimate by the small-sample factor: the point estimates and, per draw, the
+/// widened values (empty when some sample has fewer than two values). Widen linear
+/// statistics (slopes, differences) here and combine them into ratios afterwards:
+/// widening a ratio itself stretches its skewed tail past zero.
+pub fn joint_draws(
+    samples: &[Vec<f64>],
+    seed: u64,
+    stat: impl Fn(&[f64]) -> Vec<f64>,
+) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let point = stat(&medians(samples));
+    if samples.iter().any(|s| s.len() < 2) {
+        return (point, Vec::new());
+    }
+    let mut rng = Rng::new(seed);
+    let n = samples.iter().map(Vec::len).min().unwrap_or(2);
+    let widen = crate::stats::t_quantile(n - 1) / 1.96 * (n as f64 / (n - 1) as f64).sqrt();
+    let draws = (0..RESAMPLES)
+        .map(|_| {
+            let m: Vec<f64> = samples
+                .iter()
+                .map(|s| resampled_median(s, &mut rng))
+                .collect();
+            stat(&m)
+                .iter()
+                .zip(&point)
+                .map(|(v, p)| p + (v - p) * widen)
+                .collect()
+        })
+        .collect();
+    (point, draws)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -143,11 +143,14 @@ pub(crate) fn curve(
         .collect();
     let max_t = points.last().map(|p| p.threads).unwrap_or(1);
     let events = events::events(topo, pl, max_t);
-    let breaks: Vec<f64> = events.iter().map(|e| (e.threads - 1) as f64).collect();
+    let breaks: Vec<f64> = events
+        .iter()
+        .map(|e| e.last_before_change() as f64)
+        .collect();
     let (models, amdahl, usl) = fit::choose(&fit_points, base_t == 1, &breaks);
     let threads: Vec<usize> = raw.iter().map(|r| r.threads).collect();
     let perf: Vec<Vec<f64>> = raw.iter().map(|r| r.perfs.clone()).collect();
-    let boundaries: Vec<usize> = events.iter().map(|e| e.threads - 1).collect();
+    let boundaries: Vec<usize> = events.iter().map(|e| e.last_before_change()).collect();
     let found = knee::find_knees(&knee::Samples {
         threads: &threads,
         perf: &perf,
@@ -195,10 +198,12 @@ fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
         EventKind::NewL3 => 4,
         EventKind::AllCoresBusy => 5,
     };
-    // "All cores busy" at n explains a bend right at n as well.
+    // An event explains a bend when the last count before its change lies in
+    // [threads, next_threads): "every core busy at n" changes things after n, so it
+    // explains a bend at n, not one between n - 1 and n.
     let inside = |e: &TopologyEvent| {
-        (e.threads > knee.threads && e.threads <= knee.next_threads)
-            || (e.kind == EventKind::AllCoresBusy && e.threads == knee.threads)
+        let c = e.last_before_change();
+        c >= knee.threads && c < knee.next_threads
     };
     let cause = events
         .iter()

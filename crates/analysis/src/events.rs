@@ -34,6 +34,19 @@ pub struct TopologyEvent {
     pub description: String,
 }
 
+impl TopologyEvent {
+    /// The last thread count before the event changes what an added thread gets:
+    /// one less than `threads` for an event that holds from `threads` on, and
+    /// `threads` itself for "every core busy at `threads`" (the next thread is the
+    /// first to share a core or a PU).
+    pub fn last_before_change(&self) -> usize {
+        match self.kind {
+            EventKind::AllCoresBusy => self.threads,
+            _ => self.threads - 1,
+        }
+    }
+}
+
 /// What a placement of n threads uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {

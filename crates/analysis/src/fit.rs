@@ -115,7 +115,7 @@ fn r_squared(pts: &[FitPoint], model: impl Fn(f64) -> f64) -> f64 {
 
 /// Minimum of `f` on [lo, hi]: a geometric grid from `lo.max(1e-9)`, then golden
 /// section around the best grid point.
-fn minimise(lo: f64, hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn minimise(lo: f64, hi: f64, f: impl Fn(f64) -> f64) -> f64 {
     let steps = 80;
     let start = lo.max(1e-9);
     let ratio = (hi / start).powf(1.0 / steps as f64);

@@ -199,31 +199,27 @@ impl Ctx<'_> {
         let speedups = |m: &[f64]| m[1..].iter().map(|v| v / m[0]).collect::<Vec<f64>>();
         let (kk, hh, floor) = (k - lo, hi - lo, self.floor);
         let seed = 0x5ca1_e5c0_u64 ^ ((lo as u64) << 32) ^ ((k as u64) << 16) ^ hi as u64;
-        let side = |which: bool| {
-            boot::interval(&sub, seed, |m| {
-                let (b, a) = slopes(&t, &speedups(m), 0, kk, hh);
-                if which {
-                    b
-                } else {
-                    a
-                }
-            })
-            .1
-        };
-        let (_, change_ci, draws) = boot::interval(&sub, seed, |m| {
+        // The slopes are widened (linear in the data), then combined into the change.
+        let (_, draws) = boot::joint_draws(&sub, seed, |m| {
             let (b, a) = slopes(&t, &speedups(m), 0, kk, hh);
-            rel_change(b, a, floor)
+            vec![b, a]
         });
+        let column = |i: usize| draws.iter().map(|d| d[i]).collect::<Vec<f64>>();
+        let changes: Vec<f64> = draws
+            .iter()
+            .map(|d| rel_change(d[0], d[1], floor))
+            .collect();
+        let change_ci = boot::percentile_ci(&changes);
         let reps = sub.iter().map(Vec::len).min().unwrap_or(0);
         let confidence = match change_ci {
             None => Confidence::unknown("one repetition: no spread measured"),
             Some((l, h)) if l <= 0.0 && h >= 0.0 => return Err(change),
             Some(_) => {
-                let same = draws
+                let same = changes
                     .iter()
                     .filter(|d| d.signum() == change.signum() && d.abs() >= MIN_CHANGE)
                     .count();
-                let p = same as f64 / draws.len().max(1) as f64;
+                let p = same as f64 / changes.len().max(1) as f64;
                 if p < 0.8 {
                     return Err(change);
                 }
@@ -234,9 +230,9 @@ impl Ctx<'_> {
             threads: self.samples.threads[k],
             next_threads: self.samples.threads[k + 1],
             slope_before: before,
-            slope_before_ci95: side(true),
+            slope_before_ci95: boot::percentile_ci(&column(0)),
             slope_after: after,
-            slope_after_ci95: side(false),
+            slope_after_ci95: boot::percentile_ci(&column(1)),
             change,
             change_ci95: change_ci,
             bend: if after < before {

@@ -20,6 +20,7 @@ pub mod knee;
 pub mod links;
 pub mod matrix_doc;
 mod placements;
+pub mod predict;
 pub mod quality;
 pub mod stats;
 pub mod summary;
@@ -90,7 +91,7 @@ impl Basis {
         }
     }
 
-    fn perf(&self, r: &RunRecord) -> Option<f64> {
+    pub(crate) fn perf(&self, r: &RunRecord) -> Option<f64> {
         let v = match self {
             Basis::Time => 1.0 / r.wall_secs,
             Basis::Metric {

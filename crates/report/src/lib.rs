@@ -9,6 +9,7 @@ pub mod evidence;
 pub mod html;
 pub mod machine;
 pub mod mem;
+pub mod predict;
 pub mod summary;
 pub mod svg;
 pub mod topo_svg;
@@ -251,11 +252,23 @@ fn series_name(c: &scalescope_analysis::Curve, many_mems: bool) -> String {
 /// region from each thread count where something changes to the next such count
 /// (or the end), labelled briefly (the full sentences are the tooltip).
 fn bands(a: &Analysis, x_max: f64) -> Vec<Band> {
+    let curves = a
+        .curves
+        .iter()
+        .map(|c| (c.placement.to_string(), c.events.as_slice()));
+    event_bands(curves, x_max)
+}
+
+/// The regions of each (placement, its events), in lane i for the i-th.
+pub fn event_bands<'a>(
+    curves: impl Iterator<Item = (String, &'a [scalescope_analysis::events::TopologyEvent])>,
+    x_max: f64,
+) -> Vec<Band> {
     use scalescope_analysis::events::EventKind;
     let mut all = Vec::new();
-    for (i, c) in a.curves.iter().enumerate() {
+    for (i, (placement, events)) in curves.enumerate() {
         let mut starts: Vec<(usize, Vec<&str>, Vec<String>)> = Vec::new();
-        for e in c.events.iter().filter(|e| (e.threads as f64) <= x_max) {
+        for e in events.iter().filter(|e| (e.threads as f64) <= x_max) {
             let short = match e.kind {
                 EventKind::NewPackage => "new package",
                 EventKind::NewNumaNode => "new NUMA node",
@@ -277,7 +290,7 @@ fn bands(a: &Analysis, x_max: f64) -> Vec<Band> {
                 from: *t as f64,
                 to,
                 label: format!("≥{t}: {}", short.join(", ")),
-                tooltip: format!("{}: {}", c.placement, long.join("; ")),
+                tooltip: format!("{placement}: {}", long.join("; ")),
                 series: Some(i),
             });
         }

@@ -35,6 +35,29 @@ fn labels(v: &Value, prefix: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// One heatmap chart, its file named with `prefix`.
+fn heat(
+    prefix: &str,
+    file: &str,
+    title: &str,
+    axes: (Vec<String>, Vec<String>),
+    values: &Value,
+    unit: &str,
+) -> Chart {
+    Chart {
+        file: format!("{prefix}{file}"),
+        title: title.to_string(),
+        svg: Heatmap {
+            title: title.to_string(),
+            rows: axes.0,
+            cols: axes.1,
+            values: f64s(values),
+            unit: unit.to_string(),
+        }
+        .to_svg(),
+    }
+}
+
 /// The section for one memory document, or an error naming what is missing.
 ///
 /// # Errors
@@ -44,149 +67,150 @@ pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String
         .as_str()
         .ok_or("no `kind` field: not a scalescope document")?;
     let machine = doc["machine"].as_str().unwrap_or("").to_string();
-    let heat = |file: &str,
-                title: &str,
-                rows: Vec<String>,
-                cols: Vec<String>,
-                values: Vec<Vec<Option<f64>>>,
-                unit: &str| Chart {
-        file: format!("{prefix}{file}"),
-        title: title.to_string(),
-        svg: Heatmap {
-            title: title.to_string(),
-            rows,
-            cols,
-            values,
-            unit: unit.to_string(),
-        }
-        .to_svg(),
-    };
     match kind {
-        "scalescope.mem-matrix" => {
-            let m = &doc["matrix"];
-            let (rows, cols) = (
-                labels(&m["cpu_nodes"], "cpu node "),
-                labels(&m["memory_nodes"], "mem node "),
-            );
-            let mut charts = vec![
-                heat(
-                    "matrix-bandwidth.svg",
-                    "Read bandwidth",
-                    rows.clone(),
-                    cols.clone(),
-                    f64s(&m["bandwidth_gb_per_s"]),
-                    "GB/s",
-                ),
-                heat(
-                    "matrix-latency.svg",
-                    "Load latency",
-                    rows.clone(),
-                    cols.clone(),
-                    f64s(&m["latency_ns"]),
-                    "ns",
-                ),
-            ];
-            if m["slit"].as_array().is_some_and(|s| !s.is_empty()) {
-                charts.push(heat(
-                    "matrix-slit.svg",
-                    "Firmware distances (SLIT)",
-                    rows,
-                    cols,
-                    f64s(&m["slit"]),
-                    "SLIT",
-                ));
-            }
-            let mut notes = vec![machine];
-            for key in ["bandwidth_hops", "latency_hops"] {
-                let h = &doc[key];
-                notes.push(format!(
-                    "{}: {} distance levels, at most {} hop(s)",
-                    key.replace('_', " "),
-                    h["levels"].as_array().map_or(0, Vec::len),
-                    h["max_hops"]
-                ));
-                notes.extend(h["noise"]["note"].as_str().map(String::from));
-                notes.extend(
-                    h["disagreements"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|d| d.as_str().map(String::from)),
-                );
-            }
-            if let Some(n) = doc["note"].as_str() {
-                notes.push(n.to_string());
-            }
-            Ok(Section {
-                title: format!("NUMA matrices ({label})"),
-                notes,
-                charts,
-            })
-        }
-        "scalescope.mem-c2c" => {
-            let c = &doc["c2c"];
-            let cpus = labels(&c["cpus"], "");
-            let mut notes = vec![machine];
-            for s in c["summary"].as_array().into_iter().flatten() {
-                notes.push(format!(
-                    "{}: {} pairs, mean {:.1} ns",
-                    s[0].as_str().unwrap_or(""),
-                    s[1],
-                    s[2].as_f64().unwrap_or(f64::NAN)
-                ));
-            }
-            Ok(Section {
-                title: format!("Core-to-core latency ({label})"),
-                notes,
-                charts: vec![heat(
-                    "c2c.svg",
-                    "Core-to-core latency (one-way)",
-                    cpus.clone(),
-                    cpus,
-                    f64s(&c["ns"]),
-                    "ns",
-                )],
-            })
-        }
-        "scalescope.mem-latency" => {
-            let rungs = doc["rungs"].as_array().ok_or("no `rungs`")?;
-            let points = rungs
-                .iter()
-                .filter_map(|r| Some((r["bytes"].as_f64()?, r["ns"].as_f64()?, None)))
-                .collect();
-            let x_max = rungs
-                .last()
-                .and_then(|r| r["bytes"].as_f64())
-                .unwrap_or(1.0);
-            let bands = cache_bands(doc, x_max);
-            let chart = LineChart {
-                title: format!("Load latency from CPU {}", doc["cpu"]),
-                x_label: "working set".into(),
-                y_label: "ns per load".into(),
-                series: vec![Series {
-                    name: "latency".into(),
-                    points,
-                    color: PALETTE[0].into(),
-                    dashed: false,
-                }],
-                bands,
-                y_from_zero: true,
-                log2_x: true,
-                x_bytes: true,
-                ..Default::default()
-            };
-            Ok(Section {
-                title: format!("Latency ladder ({label})"),
-                notes: vec![machine],
-                charts: vec![Chart {
-                    file: format!("{prefix}latency-ladder.svg"),
-                    title: "Latency ladder".into(),
-                    svg: chart.to_svg(),
-                }],
-            })
-        }
+        "scalescope.mem-matrix" => Ok(matrix_section(label, doc, prefix, machine)),
+        "scalescope.mem-c2c" => Ok(c2c_section(label, doc, prefix, machine)),
+        "scalescope.mem-latency" => latency_section(label, doc, prefix, machine),
         other => Err(format!("unknown document kind `{other}`")),
     }
+}
+
+/// Bandwidth, latency and SLIT heatmaps of a `mem matrix` document, with its hop notes.
+fn matrix_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Section {
+    let m = &doc["matrix"];
+    let axes = (
+        labels(&m["cpu_nodes"], "cpu node "),
+        labels(&m["memory_nodes"], "mem node "),
+    );
+    let mut charts = vec![
+        heat(
+            prefix,
+            "matrix-bandwidth.svg",
+            "Read bandwidth",
+            axes.clone(),
+            &m["bandwidth_gb_per_s"],
+            "GB/s",
+        ),
+        heat(
+            prefix,
+            "matrix-latency.svg",
+            "Load latency",
+            axes.clone(),
+            &m["latency_ns"],
+            "ns",
+        ),
+    ];
+    if m["slit"].as_array().is_some_and(|s| !s.is_empty()) {
+        charts.push(heat(
+            prefix,
+            "matrix-slit.svg",
+            "Firmware distances (SLIT)",
+            axes,
+            &m["slit"],
+            "SLIT",
+        ));
+    }
+    let mut notes = vec![machine];
+    for key in ["bandwidth_hops", "latency_hops"] {
+        notes.extend(hop_notes(key, &doc[key]));
+    }
+    if let Some(n) = doc["note"].as_str() {
+        notes.push(n.to_string());
+    }
+    Section {
+        title: format!("NUMA matrices ({label})"),
+        notes,
+        charts,
+    }
+}
+
+/// The notes of one hop inference: its levels, its noise note and its disagreements.
+fn hop_notes(key: &str, h: &Value) -> Vec<String> {
+    let mut notes = vec![format!(
+        "{}: {} distance levels, at most {} hop(s)",
+        key.replace('_', " "),
+        h["levels"].as_array().map_or(0, Vec::len),
+        h["max_hops"]
+    )];
+    notes.extend(h["noise"]["note"].as_str().map(String::from));
+    notes.extend(
+        h["disagreements"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_str().map(String::from)),
+    );
+    notes
+}
+
+/// The core-to-core heatmap of a `mem c2c` document, with the per-relationship means.
+fn c2c_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Section {
+    let c = &doc["c2c"];
+    let cpus = labels(&c["cpus"], "");
+    let mut notes = vec![machine];
+    for s in c["summary"].as_array().into_iter().flatten() {
+        notes.push(format!(
+            "{}: {} pairs, mean {:.1} ns",
+            s[0].as_str().unwrap_or(""),
+            s[1],
+            s[2].as_f64().unwrap_or(f64::NAN)
+        ));
+    }
+    Section {
+        title: format!("Core-to-core latency ({label})"),
+        notes,
+        charts: vec![heat(
+            prefix,
+            "c2c.svg",
+            "Core-to-core latency (one-way)",
+            (cpus.clone(), cpus),
+            &c["ns"],
+            "ns",
+        )],
+    }
+}
+
+/// The latency ladder of a `mem latency` document, with the cache sizes shaded.
+fn latency_section(
+    label: &str,
+    doc: &Value,
+    prefix: &str,
+    machine: String,
+) -> Result<Section, String> {
+    let rungs = doc["rungs"].as_array().ok_or("no `rungs`")?;
+    let points = rungs
+        .iter()
+        .filter_map(|r| Some((r["bytes"].as_f64()?, r["ns"].as_f64()?, None)))
+        .collect();
+    let x_max = rungs
+        .last()
+        .and_then(|r| r["bytes"].as_f64())
+        .unwrap_or(1.0);
+    let chart = LineChart {
+        title: format!("Load latency from CPU {}", doc["cpu"]),
+        x_label: "working set".into(),
+        y_label: "ns per load".into(),
+        series: vec![Series {
+            name: "latency".into(),
+            points,
+            color: PALETTE[0].into(),
+            dashed: false,
+        }],
+        bands: cache_bands(doc, x_max),
+        y_from_zero: true,
+        log2_x: true,
+        x_bytes: true,
+        ..Default::default()
+    };
+    Ok(Section {
+        title: format!("Latency ladder ({label})"),
+        notes: vec![machine],
+        charts: vec![Chart {
+            file: format!("{prefix}latency-ladder.svg"),
+            title: "Latency ladder".into(),
+            svg: chart.to_svg(),
+        }],
+    })
 }
 
 /// A node-by-node matrix as a text table: `title`, then one row per CPU node and one
@@ -360,6 +384,111 @@ pub fn c2c_table(
             );
         }
         out.push('\n');
+    }
+    out
+}
+
+/// The latency ladder as text: one row per working set (bytes, ns per load), each cache
+/// level marked at the first working set past it. `caches` are (level, size in bytes).
+pub fn ladder_text(cpu: u32, rungs: &[(u64, f64)], caches: &[(u8, u64)]) -> String {
+    let mut out = format!(
+        "Load latency from CPU {cpu} (dependent loads over a random cycle of cache lines)\n{:>12} {:>10}\n",
+        "working set", "ns/load"
+    );
+    let mut marked = Vec::new();
+    for &(bytes, ns) in rungs {
+        let mut mark = String::new();
+        for (l, s) in caches {
+            if bytes > *s && !marked.contains(l) {
+                marked.push(*l);
+                mark += &format!("  <- past L{l} ({})", crate::machine::human_bytes(*s));
+            }
+        }
+        out += &format!(
+            "{:>12} {ns:>10.2}{mark}\n",
+            crate::machine::human_bytes(bytes)
+        );
+    }
+    out
+}
+
+/// The STREAM kernels of a `mem stream` report's `detail.kernels` as a table
+/// (GB/s, best, average and worst seconds per kernel, in `names` order).
+pub fn stream_table(kernels: &Value, names: &[&str]) -> String {
+    let mut out = format!(
+        "{:<8} {:>12} {:>12} {:>12} {:>12}\n",
+        "kernel", "GB/s", "best s", "avg s", "max s"
+    );
+    for name in names {
+        let k = &kernels[name];
+        let f = |key: &str| k[key].as_f64().unwrap_or(f64::NAN);
+        out += &format!(
+            "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}\n",
+            f("gb_per_s"),
+            f("best_secs"),
+            f("avg_secs"),
+            f("max_secs")
+        );
+    }
+    out
+}
+
+/// A core-to-core measurement as the text output needs it.
+pub struct C2cText<'a> {
+    pub cpus: &'a [u32],
+    pub ns: &'a [Vec<Option<f64>>],
+    pub round_trips: usize,
+    pub samples: usize,
+    pub line_node: Option<u32>,
+    /// Per relationship: its label, pairs, mean, min and max one-way ns.
+    pub summary: Vec<(&'static str, usize, f64, f64, f64)>,
+}
+
+/// The core-to-core text output: a header line, the matrix, the per-relationship means.
+pub fn c2c_text(topo: &scalescope_topo::Topology, m: &C2cText) -> String {
+    let mut out = format!(
+        "Core-to-core latency, ns one-way (CAS ping-pong, {} round trips x {} samples{})\n",
+        m.round_trips,
+        m.samples,
+        m.line_node
+            .map(|n| format!(", line on node {n}"))
+            .unwrap_or_default()
+    );
+    out += &c2c_table(topo, m.cpus, m.ns);
+    out += "\nBy relationship:\n";
+    for (rel, n, mean, min, max) in &m.summary {
+        out +=
+            &format!("  {rel:<26} {n:>5} pairs  mean {mean:.1} ns  (min {min:.1}, max {max:.1})\n");
+    }
+    out
+}
+
+/// `analyze matrix.json` as text: per matrix its levels, the noise and disagreement
+/// notes, and the one-hop link graph where one was found.
+pub fn hop_summary_text(
+    bandwidth: &scalescope_analysis::hops::HopInference,
+    latency: &scalescope_analysis::hops::HopInference,
+) -> String {
+    let mut out = String::new();
+    for (what, h) in [("bandwidth", bandwidth), ("latency", latency)] {
+        out += &format!(
+            "{what}: {} levels ({}), at most {} hop(s)\n",
+            h.levels.len(),
+            h.noise.levels_from,
+            h.max_hops
+        );
+        for n in h.noise.note.iter().chain(&h.disagreements) {
+            out += &format!("  {n}\n");
+        }
+        if let Some(l) = &h.links {
+            out += &format!(
+                "  one-hop links: {} per node, {} speed class(es), at most {} hop(s); groups {:?}\n",
+                l.k,
+                l.link_classes.len(),
+                l.max_hops,
+                l.groups
+            );
+        }
     }
     out
 }

@@ -406,7 +406,8 @@ impl LineChart {
 }
 
 /// One series (class `sN`): its line, markers with tooltips, whiskers with caps
-/// drawn over the markers, and its legend entry.
+/// drawn over the markers (for a dashed series, a shaded band instead), and its
+/// legend entry.
 fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
     let dash = if ser.dashed {
         r#" stroke-dasharray="6 4""#
@@ -419,9 +420,13 @@ fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
         .map(|p| format!("{:.1},{:.1}", f.sx(p.0), f.sy(p.1)))
         .collect();
     let color = escape(&ser.color);
+    let _ = write!(s, r#"<g class="series s{i}">"#);
+    if ser.dashed {
+        write_band(s, f, &pts, &color);
+    }
     let _ = write!(
         s,
-        r#"<g class="series s{i}"><polyline fill="none" stroke="{color}" stroke-width="2.5"{dash} points="{}"/>"#,
+        r#"<polyline fill="none" stroke="{color}" stroke-width="2.5"{dash} points="{}"/>"#,
         path.join(" ")
     );
     for p in &pts {
@@ -437,7 +442,7 @@ fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
             );
         }
     }
-    for p in &pts {
+    for p in pts.iter().filter(|_| !ser.dashed) {
         if let Some((lo, hi)) = p.2 {
             let (x, a, z) = (f.sx(p.0), f.sy(lo), f.sy(hi));
             let _ = write!(
@@ -457,6 +462,32 @@ fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
         lx + 28.0,
         ly + 4.0,
         escape(&ser.name)
+    );
+}
+
+/// A dashed series' intervals drawn as a shaded band (a prediction's), instead
+/// of whiskers.
+fn write_band(s: &mut String, f: &Frame, pts: &[&ChartPoint], color: &str) {
+    let w: Vec<(f64, f64, f64)> = pts
+        .iter()
+        .filter_map(|p| p.2.map(|(lo, hi)| (p.0, lo, hi)))
+        .filter(|p| p.1.is_finite() && p.2.is_finite())
+        .collect();
+    if w.len() < 2 {
+        return;
+    }
+    let upper = w
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", f.sx(p.0), f.sy(p.2)));
+    let lower = w
+        .iter()
+        .rev()
+        .map(|p| format!("{:.1},{:.1}", f.sx(p.0), f.sy(p.1)));
+    let all: Vec<String> = upper.chain(lower).collect();
+    let _ = write!(
+        s,
+        r#"<polygon class="band95" points="{}" fill="{color}" fill-opacity="0.15" stroke="none"/>"#,
+        all.join(" ")
     );
 }
 

@@ -1,7 +1,7 @@
 //! The model read from each recorded machine (hwloc's Linux test trees) must induce the
 //! same partitions of the allowed PUs into cores, L3 domains, packages and NUMA nodes,
 //! the same allowed and complete sets and the same distance matrix as hwloc 2.9 does
-//! (NAME.expected.json). The hwloc XML export of the same machine must give the same
+//! (the NAME entry of expected.json). The hwloc XML export of the same machine must give the same
 //! model as the tree.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
@@ -325,4 +325,41 @@ fn hwloc_xml_gives_the_same_model_as_the_tree() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The copies here are the shared fixtures, unchanged: each shared `NAME.expected.json`
+/// equals the `NAME` entry of expected.json, and tarballs and XML exports are byte-equal.
+/// Runs where the shared fixtures sit beside the checkout (as in CI); elsewhere it says so.
+#[test]
+fn copies_match_the_shared_fixtures() {
+    let shared = common::fixture_dir().join("../../../../shared/fixtures/topology");
+    let Ok(entries) = std::fs::read_dir(&shared) else {
+        eprintln!(
+            "unavailable here: no shared fixtures at {}",
+            shared.display()
+        );
+        return;
+    };
+    let mut compared = 0;
+    for entry in entries {
+        let file = entry.unwrap().file_name().into_string().unwrap();
+        let Some(name) = file.strip_suffix(".expected.json") else {
+            continue;
+        };
+        let text = std::fs::read_to_string(shared.join(&file)).unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            common::expected(name),
+            theirs,
+            "{name}: expected.json drifted; run scripts/hwloc-expected.py --bundle"
+        );
+        for ext in [".tar.bz2", ".hwloc.xml"] {
+            let ours = std::fs::read(common::fixture_dir().join(format!("{name}{ext}"))).unwrap();
+            let theirs = std::fs::read(shared.join(format!("{name}{ext}"))).unwrap();
+            assert!(ours == theirs, "{name}{ext} differs from the shared copy");
+        }
+        compared += 1;
+    }
+    // Three machines were added here (README: "Fixtures added later"); every shared one is here.
+    assert!(compared >= 28, "only {compared} shared machines compared");
 }

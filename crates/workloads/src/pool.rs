@@ -133,6 +133,48 @@ impl Chunks {
     }
 }
 
+/// A barrier for a team of `n` workers that never sleeps: waiters spin, then yield
+/// the CPU, but stay runnable. A kernel whose phases are short (a BFS level, say)
+/// keeps its workers in one `broadcast` and separates phases with this, instead of
+/// returning to the pool between phases: a worker the pool puts to sleep must be
+/// woken, and on a VM a halted vCPU can take milliseconds to wake.
+pub struct SpinBarrier {
+    n: usize,
+    arrived: std::sync::atomic::AtomicUsize,
+    generation: std::sync::atomic::AtomicUsize,
+}
+
+impl SpinBarrier {
+    pub fn new(n: usize) -> SpinBarrier {
+        SpinBarrier {
+            n: n.max(1),
+            arrived: Default::default(),
+            generation: Default::default(),
+        }
+    }
+
+    /// Returns when all `n` workers have called it; everything a worker wrote before
+    /// its call is visible to every worker after the call returns.
+    pub fn wait(&self) {
+        use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+        let generation = self.generation.load(Acquire);
+        if self.arrived.fetch_add(1, AcqRel) + 1 == self.n {
+            self.arrived.store(0, Relaxed);
+            self.generation.fetch_add(1, Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Acquire) == generation {
+            if spins < 1 << 12 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
 /// The contiguous slice of `n` items worker `i` of `t` owns, with boundaries on
 /// multiples of `align` items (so two workers never share a cache line).
 pub fn chunk(n: usize, t: usize, i: usize, align: usize) -> std::ops::Range<usize> {
@@ -176,6 +218,25 @@ mod tests {
         assert_eq!(seen, (0..1000).collect::<Vec<_>>());
         assert_eq!(Chunks::per_worker(10, 4, 8).claim(), Some(0..1));
         assert_eq!(Chunks::new(0, 5).claim(), None);
+    }
+
+    #[test]
+    fn the_spin_barrier_separates_phases() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let p = test_pool(3);
+        let barrier = SpinBarrier::new(3);
+        let counter = AtomicUsize::new(0);
+        let seen = p.broadcast(|_| {
+            let mut seen = Vec::new();
+            for phase in 1..=50 {
+                counter.fetch_add(1, Ordering::Relaxed);
+                barrier.wait();
+                seen.push(counter.load(Ordering::Relaxed) == 3 * phase);
+                barrier.wait();
+            }
+            seen
+        });
+        assert!(seen.concat().iter().all(|&ok| ok));
     }
 
     #[test]

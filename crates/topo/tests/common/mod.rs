@@ -16,26 +16,27 @@ pub fn fixture_dir() -> PathBuf {
     }
 }
 
-/// Names of every recorded machine (`NAME.tar.bz2` with `NAME.expected.json`).
+/// Every recorded machine's expected answer (`expected.json`, keyed by machine name).
+fn bundle() -> &'static serde_json::Map<String, serde_json::Value> {
+    static BUNDLE: OnceLock<serde_json::Map<String, serde_json::Value>> = OnceLock::new();
+    BUNDLE.get_or_init(|| {
+        let text = std::fs::read_to_string(fixture_dir().join("expected.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    })
+}
+
+/// Names of every recorded machine (`NAME.tar.bz2` with an entry in `expected.json`).
 pub fn fixture_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixture_dir())
-        .unwrap()
-        .filter_map(|e| {
-            e.ok()?
-                .file_name()
-                .to_str()?
-                .strip_suffix(".expected.json")
-                .map(String::from)
-        })
-        .collect();
+    let mut names: Vec<String> = bundle().keys().cloned().collect();
     names.sort();
     names
 }
 
 pub fn expected(name: &str) -> serde_json::Value {
-    let text =
-        std::fs::read_to_string(fixture_dir().join(format!("{name}.expected.json"))).unwrap();
-    serde_json::from_str(&text).unwrap()
+    bundle()
+        .get(name)
+        .unwrap_or_else(|| panic!("no entry {name} in expected.json"))
+        .clone()
 }
 
 /// Unpacks every tarball into one temporary directory, once.

@@ -7,99 +7,295 @@
 //! The result is a parent tree, verified against an independent serial BFS.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use super::Graph;
-use crate::pool::{chunk, Pool};
+use crate::pool::{chunk, Pool, SpinBarrier};
 
 const ALPHA: u64 = 15;
 const BETA: u64 = 18;
 /// Parent of an unvisited vertex.
 pub const NONE: u32 = u32::MAX;
 
-fn bitmap_set(bits: &[AtomicU64], v: u32) {
-    bits[v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
+/// Frontier vertices a worker claims at a time in a top-down step.
+const TD_CLAIM: usize = 64;
+/// Bitmap words (64 vertices each) a worker claims at a time in a bottom-up step.
+const BU_CLAIM: usize = 16;
+/// Vertices a worker gathers before it appends them to the shared next frontier.
+const LOCAL_CAP: usize = 4096;
+
+/// One step's shared counters: work claimed, vertices appended, and a sum (the next
+/// frontier's edges, or the vertices found). Three rotate (see [`Search::slot`]) so a
+/// slot is reset two steps after it was read, never while it is in use.
+#[repr(align(64))]
+#[derive(Default)]
+struct Slot {
+    claim: AtomicUsize,
+    len: AtomicUsize,
+    sum: AtomicU64,
 }
 
-fn bitmap_get(bits: &[AtomicU64], v: u32) -> bool {
-    bits[v as usize / 64].load(Ordering::Relaxed) & (1 << (v % 64)) != 0
+/// What every worker of one search shares. All workers run the same sequence of
+/// steps inside one `broadcast`, separated by a spinning barrier, and decide the
+/// direction from the same shared counters, so they never disagree.
+struct Search<'g> {
+    g: &'g Graph,
+    n: usize,
+    parent: Vec<AtomicU32>,
+    /// Frontier queues, current and next, by parity.
+    queue: [Vec<AtomicU32>; 2],
+    /// Frontier bitmaps of bottom-up steps, current and next, by parity.
+    bits: [Vec<AtomicU64>; 2],
+    /// Visited vertices (and the padding past `n`), kept during bottom-up steps.
+    visited: Vec<AtomicU64>,
+    slots: [Slot; 3],
+    barrier: SpinBarrier,
 }
 
-/// BFS from `source`; returns the parent of every vertex (`NONE` if unreached; the
-/// source is its own parent).
-pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
-    let n = g.vertices();
-    let t = pool.threads();
-    let parent: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
-    parent[source as usize].store(source, Ordering::Relaxed);
-    let mut frontier = vec![source];
-    let mut edges_to_check = g.neighbors.len() as u64;
-    let mut scout = g.degree(source) as u64;
-    while !frontier.is_empty() {
-        if scout > edges_to_check / ALPHA {
-            // Bottom-up until the frontier is small again.
-            let words = n.div_ceil(64);
-            let mut front: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-            for &v in &frontier {
-                bitmap_set(&front, v);
-            }
-            let mut size = frontier.len() as u64;
-            loop {
-                let next: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-                let awake: u64 = pool
-                    .broadcast(|w| {
-                        let mut found = 0u64;
-                        for v in chunk(n, t, w, 64) {
-                            if parent[v].load(Ordering::Relaxed) != NONE {
-                                continue;
-                            }
-                            if let Some(&p) = g
-                                .neighbors(v as u32)
-                                .iter()
-                                .find(|&&u| bitmap_get(&front, u))
-                            {
-                                parent[v].store(p, Ordering::Relaxed);
-                                bitmap_set(&next, v as u32);
-                                found += 1;
-                            }
-                        }
-                        found
-                    })
-                    .iter()
-                    .sum();
-                front = next;
-                let grew = awake > size;
-                size = awake;
-                if size == 0 || (!grew && size < n as u64 / BETA) {
-                    break;
-                }
-            }
-            frontier = (0..n as u32).filter(|&v| bitmap_get(&front, v)).collect();
-            scout = frontier.iter().map(|&v| g.degree(v) as u64).sum();
-            continue;
+fn atomics32(n: usize) -> Vec<AtomicU32> {
+    (0..n).map(|_| AtomicU32::new(0)).collect()
+}
+
+fn atomics64(n: usize) -> Vec<AtomicU64> {
+    (0..n).map(|_| AtomicU64::new(0)).collect()
+}
+
+/// Where one worker is in the search; identical in every worker after each barrier.
+struct Cursor {
+    step: usize,
+    queue: usize,
+    len: usize,
+    scout: u64,
+    edges_to_check: u64,
+}
+
+impl Search<'_> {
+    /// The counters of `step`; the slot after it is reset at the step's start.
+    fn slot(&self, step: usize) -> &Slot {
+        &self.slots[step % 3]
+    }
+
+    /// Starts a step: worker 0 clears the next step's counters.
+    fn begin(&self, w: usize, step: usize) -> &Slot {
+        if w == 0 {
+            let next = self.slot(step + 1);
+            next.claim.store(0, Ordering::Relaxed);
+            next.len.store(0, Ordering::Relaxed);
+            next.sum.store(0, Ordering::Relaxed);
         }
-        edges_to_check = edges_to_check.saturating_sub(scout);
-        let parts: Vec<(Vec<u32>, u64)> = pool.broadcast(|w| {
-            let mut next = Vec::new();
-            let mut sc = 0u64;
-            for &u in &frontier[chunk(frontier.len(), t, w, 1)] {
-                for &v in g.neighbors(u) {
-                    if parent[v as usize].load(Ordering::Relaxed) == NONE
-                        && parent[v as usize]
-                            .compare_exchange(NONE, u, Ordering::Relaxed, Ordering::Relaxed)
+        self.slot(step)
+    }
+
+    /// Claims the next `size` of `n` items of this step.
+    fn claim(slot: &Slot, n: usize, size: usize) -> Option<std::ops::Range<usize>> {
+        let lo = slot.claim.fetch_add(size, Ordering::Relaxed);
+        (lo < n).then(|| lo..(lo + size).min(n))
+    }
+
+    /// Appends a worker's gathered vertices to queue `q`.
+    fn flush(&self, slot: &Slot, q: usize, local: &mut Vec<u32>) {
+        let at = slot.len.fetch_add(local.len(), Ordering::Relaxed);
+        for (dst, &v) in self.queue[q][at..at + local.len()].iter().zip(local.iter()) {
+            dst.store(v, Ordering::Relaxed);
+        }
+        local.clear();
+    }
+
+    /// Every parent unset but the source's.
+    fn init(&self, w: usize, t: usize, source: u32) {
+        for v in chunk(self.n, t, w, 16) {
+            let p = if v == source as usize { source } else { NONE };
+            self.parent[v].store(p, Ordering::Relaxed);
+        }
+        self.barrier.wait();
+    }
+
+    /// One top-down step: the frontier's unvisited neighbours claim a parent (CAS).
+    fn top_down(&self, w: usize, c: &mut Cursor) {
+        let slot = self.begin(w, c.step);
+        let (cur, next) = (&self.queue[c.queue], 1 - c.queue);
+        let mut local = Vec::new();
+        let mut scout = 0u64;
+        while let Some(r) = Self::claim(slot, c.len, TD_CLAIM) {
+            for u in cur[r].iter().map(|u| u.load(Ordering::Relaxed)) {
+                for &v in self.g.neighbors(u) {
+                    let p = &self.parent[v as usize];
+                    if p.load(Ordering::Relaxed) == NONE
+                        && p.compare_exchange(NONE, u, Ordering::Relaxed, Ordering::Relaxed)
                             .is_ok()
                     {
-                        next.push(v);
-                        sc += g.degree(v) as u64;
+                        local.push(v);
+                        scout += self.g.degree(v) as u64;
                     }
                 }
             }
-            (next, sc)
-        });
-        scout = parts.iter().map(|p| p.1).sum();
-        frontier = parts.into_iter().flat_map(|p| p.0).collect();
+            if local.len() >= LOCAL_CAP {
+                self.flush(slot, next, &mut local);
+            }
+        }
+        self.flush(slot, next, &mut local);
+        slot.sum.fetch_add(scout, Ordering::Relaxed);
+        self.barrier.wait();
+        (c.len, c.scout) = (
+            slot.len.load(Ordering::Relaxed),
+            slot.sum.load(Ordering::Relaxed),
+        );
+        (c.queue, c.step) = (next, c.step + 1);
     }
-    parent.into_iter().map(AtomicU32::into_inner).collect()
+
+    /// From queue to bitmap: the visited bitmap from the parents (padding past `n`
+    /// counts as visited), then the frontier's bits. Uses no counters, so it takes
+    /// no step of the rotation.
+    fn to_bitmap(&self, w: usize, t: usize, c: &Cursor) {
+        let words = self.visited.len();
+        for word in chunk(words, t, w, 8) {
+            let mut vis = 0u64;
+            for b in 0..64 {
+                let v = word * 64 + b;
+                if v >= self.n || self.parent[v].load(Ordering::Relaxed) != NONE {
+                    vis |= 1 << b;
+                }
+            }
+            self.visited[word].store(vis, Ordering::Relaxed);
+            self.bits[0][word].store(0, Ordering::Relaxed);
+        }
+        self.barrier.wait();
+        for i in chunk(c.len, t, w, 16) {
+            let v = self.queue[c.queue][i].load(Ordering::Relaxed);
+            self.bits[0][v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
+        }
+        self.barrier.wait();
+    }
+
+    /// One bottom-up step from bitmap `f`: every unvisited vertex looks for a parent
+    /// in the frontier. A worker owns whole words, so it writes them without RMW.
+    /// Returns the vertices found.
+    fn bottom_up(&self, w: usize, step: usize, f: usize) -> u64 {
+        let slot = self.begin(w, step);
+        let (front, next) = (&self.bits[f], &self.bits[1 - f]);
+        let mut found = 0u64;
+        while let Some(r) = Self::claim(slot, self.visited.len(), BU_CLAIM) {
+            for word in r {
+                let vis = self.visited[word].load(Ordering::Relaxed);
+                let mut todo = !vis;
+                let mut new = 0u64;
+                while todo != 0 {
+                    let b = todo.trailing_zeros();
+                    todo &= todo - 1;
+                    let v = word * 64 + b as usize;
+                    if let Some(&p) = self.g.neighbors(v as u32).iter().find(|&&u| {
+                        front[u as usize / 64].load(Ordering::Relaxed) & (1 << (u % 64)) != 0
+                    }) {
+                        self.parent[v].store(p, Ordering::Relaxed);
+                        new |= 1 << b;
+                    }
+                }
+                found += u64::from(new.count_ones());
+                next[word].store(new, Ordering::Relaxed);
+                self.visited[word].store(vis | new, Ordering::Relaxed);
+            }
+        }
+        slot.sum.fetch_add(found, Ordering::Relaxed);
+        self.barrier.wait();
+        slot.sum.load(Ordering::Relaxed)
+    }
+
+    /// From bitmap `f` back to a queue, with the new frontier's edge count. One step.
+    fn to_queue(&self, w: usize, f: usize, c: &mut Cursor) {
+        let slot = self.begin(w, c.step);
+        let next = 1 - c.queue;
+        let (mut local, mut scout) = (Vec::new(), 0u64);
+        while let Some(r) = Self::claim(slot, self.visited.len(), 4 * BU_CLAIM) {
+            for word in r {
+                let mut bits = self.bits[f][word].load(Ordering::Relaxed);
+                while bits != 0 {
+                    let v = (word * 64) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    local.push(v);
+                    scout += self.g.degree(v) as u64;
+                }
+            }
+            if local.len() >= LOCAL_CAP {
+                self.flush(slot, next, &mut local);
+            }
+        }
+        self.flush(slot, next, &mut local);
+        slot.sum.fetch_add(scout, Ordering::Relaxed);
+        self.barrier.wait();
+        (c.len, c.scout) = (
+            slot.len.load(Ordering::Relaxed),
+            slot.sum.load(Ordering::Relaxed),
+        );
+        (c.queue, c.step) = (next, c.step + 1);
+    }
+
+    /// Bottom-up steps until the frontier is small again (or empty); the bitmap that
+    /// holds the last frontier, and its size.
+    fn bottom_up_run(&self, w: usize, c: &mut Cursor) -> (usize, u64) {
+        let (mut f, mut size) = (0, c.len as u64);
+        loop {
+            let awake = self.bottom_up(w, c.step, f);
+            c.step += 1;
+            f = 1 - f;
+            let grew = awake > size;
+            size = awake;
+            if size == 0 || (!grew && size < self.n as u64 / BETA) {
+                return (f, size);
+            }
+        }
+    }
+
+    /// The whole search as worker `w` of `t` runs it.
+    fn run(&self, w: usize, t: usize, source: u32) {
+        self.init(w, t, source);
+        let mut c = Cursor {
+            step: 0,
+            queue: 0,
+            len: 1,
+            scout: self.g.degree(source) as u64,
+            edges_to_check: self.g.neighbors.len() as u64,
+        };
+        while c.len > 0 {
+            if c.scout > c.edges_to_check / ALPHA {
+                self.to_bitmap(w, t, &c);
+                let (f, size) = self.bottom_up_run(w, &mut c);
+                if size == 0 {
+                    return;
+                }
+                self.to_queue(w, f, &mut c);
+                continue;
+            }
+            c.edges_to_check = c.edges_to_check.saturating_sub(c.scout);
+            self.top_down(w, &mut c);
+        }
+    }
+}
+
+/// BFS from `source`; returns the parent of every vertex (`NONE` if unreached; the
+/// source is its own parent). The workers stay in one team for the whole search,
+/// claim work in chunks as they go (a slowed worker takes less), and meet at a
+/// spinning barrier between steps.
+pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
+    let n = g.vertices();
+    let t = pool.threads();
+    let words = n.div_ceil(64);
+    let search = Search {
+        g,
+        n,
+        parent: atomics32(n),
+        queue: [atomics32(n.max(1)), atomics32(n.max(1))],
+        bits: [atomics64(words), atomics64(words)],
+        visited: atomics64(words),
+        slots: Default::default(),
+        barrier: SpinBarrier::new(t),
+    };
+    search.queue[0][0].store(source, Ordering::Relaxed);
+    pool.broadcast(|w| search.run(w, t, source));
+    search
+        .parent
+        .into_iter()
+        .map(AtomicU32::into_inner)
+        .collect()
 }
 
 /// Checks a parent tree against a serial BFS: the same vertices are reached, and
@@ -169,6 +365,34 @@ mod tests {
                 assert!(edges > 0);
             }
         }
+    }
+
+    #[test]
+    fn every_source_and_team_size_gives_a_valid_tree() {
+        // Oversubscribed teams (3, 5 workers on this machine's CPUs), sources of every
+        // kind (hub, leaf, isolated), sizes that are not multiples of 64, and graphs
+        // that switch direction several times.
+        let mut checked = 0;
+        for threads in [1, 3, 5] {
+            let p = pool(threads);
+            for (kind, scale) in [(Kind::Kronecker, 13), (Kind::Uniform, 11)] {
+                let (n, mut e) = generate(kind, scale, &p);
+                e.retain(|&(u, v)| u % 97 != 5 && v % 97 != 5); // some isolated vertices
+                let n = n - 3; // not a multiple of 64
+                e.retain(|&(u, v)| (u as usize) < n && (v as usize) < n);
+                let g = Graph::from_edges(n, &e, &p);
+                let hub = (0..n as u32).max_by_key(|&v| g.degree(v)).unwrap();
+                let leaf = (0..n as u32).find(|&v| g.degree(v) == 1).unwrap_or(1);
+                for source in [hub, leaf, 5, n as u32 - 1] {
+                    let parent = bfs(&g, source, &p);
+                    verify(&g, source, &parent).unwrap_or_else(|e| {
+                        panic!("{kind:?} {threads} threads from {source}: {e}")
+                    });
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 24);
     }
 
     #[test]

@@ -1,0 +1,399 @@
+//! Fitting the mechanism model to a sweep: every measured point of every placement
+//! at once, by least squares on the logarithm of performance (so every point counts
+//! by its relative error) with a free scale, one parameter at a time (a grid, then
+//! golden section) until nothing improves. Only the parameters the calibration can
+//! determine are fitted: the remote rate needs threads off the first node, the SMT
+//! yield threads sharing a core, the bandwidth cap two threads on a node. The
+//! intervals come from the bootstrap: each point's repetitions resampled (the
+//! residuals, for curves with one repetition) and the model fitted again.
+
+use serde::{Deserialize, Serialize};
+
+use scalescope_place::{MemPolicy, Strategy};
+use scalescope_results::store::{Header, RunRecord};
+
+use super::layout::{layout, Layout};
+use super::model::{time, Params, Scales};
+use crate::boot::Rng;
+use crate::fit::minimise;
+use crate::Basis;
+
+/// One measured point: where its threads ran and its repetitions' performance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalPoint {
+    pub placement: Strategy,
+    pub layout: Layout,
+    pub perfs: Vec<f64>,
+    pub wall_secs: Vec<f64>,
+}
+
+impl CalPoint {
+    pub fn median(&self) -> f64 {
+        median_of(&self.perfs)
+    }
+}
+
+pub(crate) fn median_of(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    if s.is_empty() {
+        f64::NAN
+    } else {
+        crate::stats::median(&s)
+    }
+}
+
+/// The memory policy a calibration uses: first-touch when the sweep has it.
+fn calibration_mem(header: &Header) -> Option<MemPolicy> {
+    let mems = &header.plan.mems;
+    mems.iter()
+        .find(|m| **m == MemPolicy::FirstTouch)
+        .or(mems.first())
+        .cloned()
+}
+
+/// Every measured point of the sweep (one memory policy: first-touch if measured).
+pub fn cal_points(header: &Header, records: &[RunRecord], basis: &Basis) -> Vec<CalPoint> {
+    let topo = &header.machine.topology;
+    let Some(mem) = calibration_mem(header) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for pl in &header.plan.placements {
+        for &t in &header.plan.threads {
+            let runs = crate::curve::ok_runs(records, t, pl, &mem);
+            let perfs: Vec<f64> = runs.iter().filter_map(|r| basis.perf(r)).collect();
+            let Some(l) = layout(topo, pl, t) else {
+                continue;
+            };
+            if !perfs.is_empty() {
+                out.push(CalPoint {
+                    placement: pl.clone(),
+                    layout: l,
+                    perfs,
+                    wall_secs: runs.iter().map(|r| r.wall_secs).collect(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What the calibration measured, and so what it can determine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Coverage {
+    pub max_threads: usize,
+    pub nodes: usize,
+    pub packages: usize,
+    /// The most threads measured on one NUMA node.
+    pub max_per_node: usize,
+    /// Some point had threads off the first thread's node.
+    pub remote: bool,
+    /// Some point had two threads on one core.
+    pub smt: bool,
+    /// The largest SLIT distance between nodes used together.
+    pub remote_distance: Option<u32>,
+    pub fewest_reps: usize,
+    /// Distinct measured layouts (placement and thread count).
+    pub distinct_points: usize,
+}
+
+pub fn coverage(points: &[CalPoint]) -> Coverage {
+    let mut layouts: Vec<&Layout> = Vec::new();
+    for p in points {
+        if !layouts.contains(&&p.layout) {
+            layouts.push(&p.layout);
+        }
+    }
+    let mut c = Coverage {
+        fewest_reps: points.iter().map(|p| p.perfs.len()).min().unwrap_or(0),
+        distinct_points: layouts.len(),
+        ..Coverage::default()
+    };
+    for p in points {
+        let l = &p.layout;
+        c.max_threads = c.max_threads.max(l.threads);
+        c.nodes = c.nodes.max(l.nodes.len());
+        c.packages = c.packages.max(l.packages);
+        c.max_per_node = c.max_per_node.max(l.max_per_node());
+        c.remote |= l.remote_threads() > 0;
+        c.smt |= l.smt();
+        let far = l
+            .nodes
+            .iter()
+            .filter(|n| !n.home)
+            .filter_map(|n| n.distance);
+        c.remote_distance = c.remote_distance.max(far.max());
+    }
+    c
+}
+
+/// The parameters a fit may move.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Free {
+    pub serial: bool,
+    pub sync: bool,
+    pub remote: bool,
+    pub bandwidth: bool,
+    pub smt: bool,
+}
+
+impl Free {
+    /// What the coverage can determine, at most one parameter fewer than the
+    /// distinct points (the scale takes one), in the order serial part, bandwidth
+    /// cap, remote rate, SMT yield, synchronisation cost.
+    pub fn of(c: &Coverage) -> Free {
+        let mut left = c.distinct_points.saturating_sub(1);
+        let mut take = |can: bool| {
+            let t = can && left > 0;
+            left -= usize::from(t);
+            t
+        };
+        let serial = take(c.max_threads >= 2);
+        let bandwidth = take(c.max_per_node >= 2);
+        let remote = take(c.remote);
+        let smt = take(c.smt);
+        let sync = take(c.max_threads >= 3);
+        Free {
+            serial,
+            sync,
+            remote,
+            bandwidth,
+            smt,
+        }
+    }
+    pub fn count(&self) -> usize {
+        [
+            self.serial,
+            self.sync,
+            self.remote,
+            self.bandwidth,
+            self.smt,
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count()
+    }
+}
+
+/// A fitted model: its parameters, its scale (performance = scale / t(p)) and the
+/// sum of squared log residuals.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Fitted {
+    pub params: Params,
+    pub scale: f64,
+    pub sse: f64,
+}
+
+/// (the best scale, the squared residuals' sum) for `p` on the observations.
+fn score(p: &Params, s: &Scales, obs: &[(&Layout, f64)]) -> (f64, f64) {
+    let res: Vec<f64> = obs
+        .iter()
+        .map(|(l, y)| y.ln() + time(p, s, l).ln())
+        .collect();
+    let mean = res.iter().sum::<f64>() / res.len().max(1) as f64;
+    let sse = res.iter().map(|r| (r - mean).powi(2)).sum();
+    (mean.exp(), sse)
+}
+
+type Coord = (fn(&mut Params, f64), fn(&Params) -> f64, f64, f64);
+
+/// Each free parameter: how to set it, read it, and its range.
+fn coords(free: &Free) -> Vec<Coord> {
+    let mut v: Vec<Coord> = Vec::new();
+    if free.serial {
+        v.push((|p, x| p.serial = x, |p| p.serial, 0.0, 0.5));
+    }
+    if free.bandwidth {
+        v.push((|p, x| p.inv_bandwidth = x, |p| p.inv_bandwidth, 0.0, 2.0));
+    }
+    if free.remote {
+        v.push((|p, x| p.remote = x, |p| p.remote, 0.1, 1.0));
+    }
+    if free.smt {
+        v.push((|p, x| p.smt_yield = x, |p| p.smt_yield, 0.0, 1.0));
+    }
+    if free.sync {
+        v.push((|p, x| p.sync = x, |p| p.sync, 0.0, 0.05));
+    }
+    v
+}
+
+/// Fits the free parameters from `start` (coordinate descent, at most `sweeps`).
+pub fn fit(
+    obs: &[(&Layout, f64)],
+    free: &Free,
+    start: Params,
+    s: &Scales,
+    sweeps: usize,
+) -> Fitted {
+    let mut p = start;
+    let cs = coords(free);
+    let mut last = score(&p, s, obs).1;
+    for _ in 0..sweeps {
+        for (set, _, lo, hi) in &cs {
+            let x = minimise(*lo, *hi, |x| {
+                let mut q = p;
+                set(&mut q, x);
+                score(&q, s, obs).1
+            });
+            let mut q = p;
+            set(&mut q, x);
+            if score(&q, s, obs).1 <= score(&p, s, obs).1 {
+                p = q;
+            }
+        }
+        let now = score(&p, s, obs).1;
+        if last - now <= 1e-12 * (1.0 + last) {
+            break;
+        }
+        last = now;
+    }
+    let p = nelder_mead(&cs, p, |q| score(q, s, obs).1);
+    let (scale, sse) = score(&p, s, obs);
+    Fitted {
+        params: p,
+        scale,
+        sse,
+    }
+}
+
+/// Polishes `start` by Nelder-Mead over the free coordinates (each kept inside its
+/// range): coordinate descent alone crawls along the ridge where the serial part
+/// and the synchronisation cost trade against each other.
+fn nelder_mead(cs: &[Coord], start: Params, f: impl Fn(&Params) -> f64) -> Params {
+    let n = cs.len();
+    if n == 0 {
+        return start;
+    }
+    let to_params = |x: &[f64]| {
+        let mut p = start;
+        for ((set, _, lo, hi), v) in cs.iter().zip(x) {
+            set(&mut p, v.clamp(*lo, *hi));
+        }
+        p
+    };
+    let x0: Vec<f64> = cs.iter().map(|c| (c.1)(&start)).collect();
+    let mut simplex: Vec<(Vec<f64>, f64)> = vec![(x0.clone(), f(&start))];
+    for (i, (_, _, lo, hi)) in cs.iter().enumerate() {
+        let mut x = x0.clone();
+        let step = 0.1 * (hi - lo);
+        x[i] = if x[i] + step <= *hi {
+            x[i] + step
+        } else {
+            x[i] - step
+        };
+        let v = f(&to_params(&x));
+        simplex.push((x, v));
+    }
+    for _ in 0..400 * n {
+        simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let (best, worst) = (simplex[0].1, simplex[n].1);
+        if worst - best <= 1e-14 * (1.0 + best.abs()) {
+            break;
+        }
+        let centroid: Vec<f64> = (0..n)
+            .map(|j| simplex[..n].iter().map(|v| v.0[j]).sum::<f64>() / n as f64)
+            .collect();
+        let towards = |t: f64| -> Vec<f64> {
+            centroid
+                .iter()
+                .zip(&simplex[n].0)
+                .map(|(c, w)| c + t * (w - c))
+                .collect()
+        };
+        let eval = |x: Vec<f64>| {
+            let v = f(&to_params(&x));
+            (x, v)
+        };
+        let r = eval(towards(-1.0));
+        if r.1 < simplex[0].1 {
+            let e = eval(towards(-2.0));
+            simplex[n] = if e.1 < r.1 { e } else { r };
+        } else if r.1 < simplex[n - 1].1 {
+            simplex[n] = r;
+        } else {
+            let c = eval(towards(0.5));
+            if c.1 < worst {
+                simplex[n] = c;
+            } else {
+                let b = simplex[0].0.clone();
+                for v in simplex.iter_mut().skip(1) {
+                    let x: Vec<f64> = v.0.iter().zip(&b).map(|(x, b)| b + 0.5 * (x - b)).collect();
+                    *v = eval(x);
+                }
+            }
+        }
+    }
+    simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let p = to_params(&simplex[0].0);
+    if f(&p) <= f(&start) {
+        p
+    } else {
+        start
+    }
+}
+
+/// The fit on every point's median.
+pub fn fit_points(points: &[CalPoint], free: &Free, start: Params) -> Fitted {
+    let obs: Vec<(&Layout, f64)> = points.iter().map(|p| (&p.layout, p.median())).collect();
+    fit(&obs, free, start, &Scales::default(), 12)
+}
+
+/// Bootstrap refits around `best`: repetitions resampled when every point has two
+/// or more, else residuals resampled; each draw's distance from `best` widened by
+/// the small-sample factor (t quantile for the fewest repetitions, or
+/// sqrt(n / (n - k)) for residuals) and kept inside the parameters' ranges.
+pub fn draws(points: &[CalPoint], free: &Free, best: &Fitted, n: usize, seed: u64) -> Vec<Fitted> {
+    let mut rng = Rng::new(seed);
+    let s = Scales::default();
+    let reps = points.iter().map(|p| p.perfs.len()).min().unwrap_or(0);
+    let k = free.count() + 1;
+    let widen = if reps >= 2 {
+        crate::stats::t_quantile(reps - 1) / 1.96 * (reps as f64 / (reps - 1) as f64).sqrt()
+    } else if points.len() > k {
+        (points.len() as f64 / (points.len() - k) as f64).sqrt()
+    } else {
+        return Vec::new();
+    };
+    let fitted: Vec<f64> = points
+        .iter()
+        .map(|p| best.scale / time(&best.params, &s, &p.layout))
+        .collect();
+    let resid: Vec<f64> = points
+        .iter()
+        .zip(&fitted)
+        .map(|(p, f)| (p.median() / f).ln())
+        .collect();
+    (0..n)
+        .map(|_| {
+            let ys: Vec<f64> = points
+                .iter()
+                .zip(&fitted)
+                .map(|(p, f)| {
+                    if reps >= 2 {
+                        crate::boot::resampled_median(&p.perfs, &mut rng)
+                    } else {
+                        f * resid[rng.below(resid.len())].exp()
+                    }
+                })
+                .collect();
+            let obs: Vec<(&Layout, f64)> = points.iter().map(|p| &p.layout).zip(ys).collect();
+            let d = fit(&obs, free, best.params, &s, 6);
+            widened(best, &d, free, widen)
+        })
+        .collect()
+}
+
+fn widened(best: &Fitted, d: &Fitted, free: &Free, widen: f64) -> Fitted {
+    let mut p = d.params;
+    for (set, get, lo, hi) in coords(free) {
+        let b = get(&best.params);
+        set(&mut p, (b + (get(&d.params) - b) * widen).clamp(lo, hi));
+    }
+    Fitted {
+        params: p,
+        scale: best.scale * (d.scale / best.scale).powf(widen),
+        sse: d.sse,
+    }
+}

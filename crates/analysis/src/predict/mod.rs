@@ -1,0 +1,230 @@
+//! Predicting a machine we do not have: a mechanism model of a program's scaling
+//! ([`model`]) fitted to a sweep measured here ([`calibrate`]) and evaluated on
+//! another topology ([`target`]): every placement's speedup curve with 95%
+//! intervals, the thread count and placement it recommends, and the mechanism that
+//! limits it there. Extrapolations (more nodes or packages than measured, SMT when
+//! the calibration had none, more threads per node than measured) are marked, their
+//! intervals widened by drawing the undetermined parameter from a stated range, and
+//! each is named in a sentence. Equations and limits: docs/ANALYSIS.md.
+
+pub mod calibrate;
+pub mod holdout;
+pub mod layout;
+pub mod model;
+pub mod target;
+mod target_text;
+
+use serde::{Deserialize, Serialize};
+
+use scalescope_place::Strategy;
+use scalescope_results::store::{Header, RunRecord};
+
+use crate::ceiling::Ceiling;
+use crate::Basis;
+use calibrate::{CalPoint, Coverage, Fitted, Free};
+use model::Params;
+
+pub use target::{predict, Prediction, TargetBandwidth};
+
+/// Version of the prediction JSON (docs/json.md).
+pub const PREDICTION_SCHEMA_VERSION: u32 = 1;
+
+/// Why a sweep cannot calibrate the model.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PredictError {
+    #[error("the results have {0} measured point(s) with a performance value; the model needs at least 2 (e.g. 1 and 2 threads)")]
+    TooFewPoints(usize),
+    #[error("the results measure only {0} thread count(s); the model needs at least 2 different thread counts")]
+    TooFewThreadCounts(usize),
+}
+
+/// A measured curve, for the chart beside the prediction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredCurve {
+    pub placement: Strategy,
+    /// (threads, speedup against the fitted one-thread performance).
+    pub points: Vec<(usize, f64)>,
+}
+
+/// A sweep turned into a fitted model.
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    pub machine: String,
+    pub basis: Basis,
+    pub points: Vec<CalPoint>,
+    pub coverage: Coverage,
+    pub free: Free,
+    pub best: Fitted,
+    pub draws: Vec<Fitted>,
+    /// Median wall time of the one-thread runs, when measured.
+    pub one_thread_secs: Option<f64>,
+    /// Bandwidth one node delivers on the calibration machine (GB/s), from a
+    /// `mem stream` ceiling beside the results.
+    pub node_gbps: Option<f64>,
+    /// What one thread alone moves (GB/s), from the sampler's bandwidth evidence.
+    pub demand_gbps: Option<f64>,
+}
+
+/// Options of a calibration.
+#[derive(Debug, Clone, Copy)]
+pub struct CalibrateOptions {
+    pub draws: usize,
+    pub seed: u64,
+}
+
+impl Default for CalibrateOptions {
+    fn default() -> Self {
+        CalibrateOptions {
+            draws: 200,
+            seed: 21,
+        }
+    }
+}
+
+/// The starting point of every fit: no mechanism, with the priors' central values
+/// for what the calibration cannot determine.
+pub const START: Params = Params {
+    serial: 0.0,
+    sync: 0.0,
+    remote: 0.8,
+    inv_bandwidth: 0.0,
+    smt_yield: 0.15,
+};
+
+/// Fits the model to the points of a sweep.
+///
+/// # Errors
+/// Fewer than three points or thread counts.
+pub fn calibrate_points(
+    machine: String,
+    basis: Basis,
+    points: Vec<CalPoint>,
+    opts: &CalibrateOptions,
+) -> Result<Calibration, PredictError> {
+    if points.len() < 2 {
+        return Err(PredictError::TooFewPoints(points.len()));
+    }
+    let mut counts: Vec<usize> = points.iter().map(|p| p.layout.threads).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    if counts.len() < 2 {
+        return Err(PredictError::TooFewThreadCounts(counts.len()));
+    }
+    let coverage = calibrate::coverage(&points);
+    let free = Free::of(&coverage);
+    let best = calibrate::fit_points(&points, &free, START);
+    let draws = calibrate::draws(&points, &free, &best, opts.draws, opts.seed);
+    let one_thread_secs = points
+        .iter()
+        .find(|p| p.layout.threads == 1)
+        .map(|p| calibrate::median_of(&p.wall_secs));
+    Ok(Calibration {
+        machine,
+        basis,
+        points,
+        coverage,
+        free,
+        best,
+        draws,
+        one_thread_secs,
+        node_gbps: None,
+        demand_gbps: None,
+    })
+}
+
+/// Fits the model to a sweep (and its bandwidth evidence and ceilings).
+///
+/// # Errors
+/// Fewer than three points or thread counts.
+pub fn calibrate(
+    header: &Header,
+    records: &[RunRecord],
+    basis: &Basis,
+    ceilings: &[Ceiling],
+    opts: &CalibrateOptions,
+) -> Result<Calibration, PredictError> {
+    let topo = &header.machine.topology;
+    let points = calibrate::cal_points(header, records, basis);
+    let mut cal = calibrate_points(topo.summary(), basis.clone(), points, opts)?;
+    cal.node_gbps = per_node_gbps(topo, ceilings);
+    cal.demand_gbps = one_thread_demand(records, &cal);
+    Ok(cal)
+}
+
+/// A node's bandwidth from `mem stream` ceilings: the best measured on one node,
+/// else the best per node of those measured on more.
+pub fn per_node_gbps(topo: &scalescope_topo::Topology, ceilings: &[Ceiling]) -> Option<f64> {
+    if let Some(c) = crate::ceiling::for_nodes(topo, ceilings, 1) {
+        return Some(c.gb_per_s);
+    }
+    ceilings
+        .iter()
+        .filter_map(|c| {
+            let u = crate::events::usage(topo, &c.placement, c.threads)?;
+            Some(c.gb_per_s / u.numa_nodes.max(1) as f64)
+        })
+        .max_by(f64::total_cmp)
+}
+
+/// GB/s one thread moves alone: the sampler's mean bandwidth (summed over
+/// domains) at the one-thread point, where it was measured.
+fn one_thread_demand(records: &[RunRecord], cal: &Calibration) -> Option<f64> {
+    let ev = crate::evidence::summarize(records);
+    let v: Vec<f64> = ev
+        .iter()
+        .filter(|e| e.point.threads == 1 && !e.bandwidth_mean.is_empty())
+        .map(|e| e.bandwidth_mean.values().sum::<f64>() / 1e9)
+        .filter(|g| *g > 0.0)
+        .collect();
+    (!v.is_empty() && cal.one_thread_secs.is_some()).then(|| calibrate::median_of(&v))
+}
+
+/// The target's bandwidth per node from documents measured there: a `mem stream
+/// --json` document (its triad GB/s over the NUMA nodes its placement uses on the
+/// target; the best such figure) or a `mem matrix --json` document (the mean of
+/// its local cells).
+///
+/// # Errors
+/// A document of another kind or without the fields, named by its label.
+pub fn target_bandwidth(
+    topo: &scalescope_topo::Topology,
+    docs: &[(String, serde_json::Value)],
+) -> Result<TargetBandwidth, String> {
+    let mut best: Option<(f64, String)> = None;
+    for (label, doc) in docs {
+        let gbps = match doc["kind"].as_str() {
+            Some("scalescope.mem-matrix") => matrix_local_mean(doc).ok_or_else(|| {
+                format!("{label}: `matrix.bandwidth_gb_per_s` is missing or not square")
+            })?,
+            _ => {
+                let c = crate::ceiling::from_stream_doc(label, doc).map_err(|e| {
+                    format!("{e} (expected a `mem stream --json` or `mem matrix --json` document)")
+                })?;
+                per_node_gbps(topo, std::slice::from_ref(&c)).ok_or_else(|| {
+                    format!("{label}: its placement does not fit the target machine")
+                })?
+            }
+        };
+        if best.as_ref().is_none_or(|b| gbps > b.0) {
+            best = Some((gbps, label.clone()));
+        }
+    }
+    Ok(TargetBandwidth {
+        node_gbps: best.as_ref().map(|b| b.0),
+        source: best.map(|b| b.1),
+    })
+}
+
+fn matrix_local_mean(doc: &serde_json::Value) -> Option<f64> {
+    let rows = doc["matrix"]["bandwidth_gb_per_s"].as_array()?;
+    let diag: Vec<f64> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r.as_array().and_then(|c| c.get(i)).and_then(|v| v.as_f64()))
+        .collect::<Option<Vec<f64>>>()?;
+    (!diag.is_empty()
+        && rows
+            .iter()
+            .all(|r| r.as_array().is_some_and(|c| c.len() == rows.len())))
+    .then(|| diag.iter().sum::<f64>() / diag.len() as f64)
+}

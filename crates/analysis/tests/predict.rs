@@ -1,0 +1,195 @@
+//! The mechanism model's prediction checked where the answer is known.
+//!
+//! Leave-the-top-out on the generated corpus (tests/support/generator.rs, the
+//! corpus of `corpus.rs` swept under cores-first and scatter): the model is fitted
+//! on the points with at most half the machine's threads and predicts the rest; the
+//! median absolute error of the predicted time must stay below 15% and below the
+//! USL's, fitted per placement on the same lower points. docs/ANALYSIS.md records
+//! the numbers this prints (`cargo test -p scalescope-analysis --test predict --
+//! --nocapture`). With PREDICT_EXPORT=DIR set, every curve's points are written
+//! there as CSV for the Extra-P comparison (peers/extrap-predict).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
+#[path = "support/generator.rs"]
+mod generator;
+
+use std::fmt::Write as _;
+
+use generator::{design, header, rate_for, run, speedup, Mechanism, Rng, MECHANISMS, SHAPES};
+use scalescope_analysis::predict::calibrate::{cal_points, CalPoint};
+use scalescope_analysis::predict::holdout::{leave_top_out, median_error, HeldOut};
+use scalescope_analysis::predict::{self, CalibrateOptions, TargetBandwidth};
+use scalescope_analysis::Basis;
+use scalescope_place::Strategy;
+use scalescope_results::store::{Header, RunRecord};
+use scalescope_topo::{Source, Topology};
+
+/// A sweep of the model under `placements` on the `design` thread counts.
+fn sweep(
+    topo: &Topology,
+    m: &Mechanism,
+    placements: &[Strategy],
+    reps: usize,
+    cv: f64,
+    seed: u64,
+) -> (Header, Vec<RunRecord>) {
+    let max = topo.usable_cpus().len();
+    let mut h = header(topo, design(topo, max), reps);
+    h.plan.placements = placements.to_vec();
+    let mut rng = Rng(seed);
+    let sigma = (1.0 + cv * cv).ln().sqrt();
+    let mut records = Vec::new();
+    for point in h.plan.points() {
+        let s = speedup(m, rate_for(topo, m, &point.placement, point.threads));
+        for rep in 0..reps {
+            let noise = (sigma * rng.normal() - sigma * sigma / 2.0).exp();
+            records.push(run(point.clone(), rep, 100.0 / s * noise));
+        }
+    }
+    (h, records)
+}
+
+/// Writes a curve's points (threads <= half: train, else test) for Extra-P.
+fn export(dir: &str, name: &str, points: &[CalPoint], half: usize) {
+    let mut s = String::from("placement,threads,rep,seconds,role\n");
+    for p in points {
+        for (i, perf) in p.perfs.iter().enumerate() {
+            let role = if p.layout.threads <= half {
+                "train"
+            } else {
+                "test"
+            };
+            let _ = writeln!(
+                s,
+                "{},{},{i},{},{role}",
+                p.placement,
+                p.layout.threads,
+                1.0 / perf
+            );
+        }
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(format!("{dir}/{name}.csv"), s).unwrap();
+}
+
+fn errors(held: &[HeldOut]) -> (f64, f64) {
+    let both: Vec<HeldOut> = held.iter().filter(|h| h.usl.is_some()).cloned().collect();
+    (
+        median_error(&both, |h| Some(h.ours)).unwrap(),
+        median_error(&both, |h| h.usl).unwrap(),
+    )
+}
+
+#[test]
+fn leave_the_top_out_on_the_generated_corpus_beats_the_usl_within_15_percent() {
+    let export_dir = std::env::var("PREDICT_EXPORT").ok();
+    let placements = [Strategy::CoresFirst, Strategy::Scatter];
+    let mut all: Vec<HeldOut> = Vec::new();
+    eprintln!("| shape | held-out points | ours: median time error | USL: median time error |");
+    eprintln!("|---|---|---|---|");
+    for shape in SHAPES {
+        let topo = Source::Synthetic(shape.into()).load().unwrap();
+        let half = topo.usable_cpus().len() / 2;
+        let mut mine: Vec<HeldOut> = Vec::new();
+        for m in &MECHANISMS {
+            for (cv, seed) in [(0.02, 1), (0.02, 2), (0.05, 3), (0.05, 4)] {
+                let (h, r) = sweep(&topo, m, &placements, 3, cv, seed);
+                let points = cal_points(&h, &r, &Basis::Time);
+                if let Some(dir) = &export_dir {
+                    let name = format!("{}-{}-{cv}-{seed}", shape.replace([' ', ':'], "_"), m.name);
+                    export(dir, &name, &points, half);
+                }
+                mine.extend(leave_top_out(&points, half).unwrap());
+            }
+        }
+        let (ours, usl) = errors(&mine);
+        eprintln!(
+            "| {shape} | {} | {:.1}% | {:.1}% |",
+            mine.len(),
+            ours * 100.0,
+            usl * 100.0
+        );
+        all.extend(mine);
+    }
+    let (ours, usl) = errors(&all);
+    eprintln!(
+        "| all | {} | {:.1}% | {:.1}% |",
+        all.len(),
+        ours * 100.0,
+        usl * 100.0
+    );
+    assert!(ours < 0.15, "median error {ours:.3}");
+    assert!(ours < usl, "ours {ours:.3} against the USL's {usl:.3}");
+}
+
+fn calibration_on(shape: &str, m: &Mechanism) -> predict::Calibration {
+    let topo = Source::Synthetic(shape.into()).load().unwrap();
+    let placements = [Strategy::CoresFirst, Strategy::Scatter];
+    let (h, r) = sweep(&topo, m, &placements, 3, 0.02, 7);
+    let opts = CalibrateOptions { draws: 60, seed: 1 };
+    predict::calibrate(&h, &r, &Basis::Time, &[], &opts).unwrap()
+}
+
+#[test]
+fn the_fitted_parameters_recover_the_truth_with_intervals() {
+    let m = &MECHANISMS[4]; // bandwidth + remote: serial 0.002, remote 0.6, cap 5
+    let cal = calibration_on("package:2 numa:1 core:8 pu:2", m);
+    let p = cal.best.params;
+    assert!((p.remote - 0.6).abs() < 0.08, "{p:?}");
+    assert!((1.0 / p.inv_bandwidth - 5.0).abs() < 0.6, "{p:?}");
+    assert!((p.smt_yield - 0.1).abs() < 0.1, "{p:?}");
+    let pr = predict::predict(
+        &cal,
+        &Source::Synthetic("package:2 numa:1 core:8 pu:2".into())
+            .load()
+            .unwrap(),
+        &TargetBandwidth::default(),
+    );
+    let remote = pr
+        .params
+        .iter()
+        .find(|x| x.name.starts_with("remote rate"))
+        .unwrap();
+    let (lo, hi) = remote.ci95.unwrap();
+    assert!(lo <= 0.6 && 0.6 <= hi && hi - lo < 0.3, "{remote:?}");
+    assert!(pr
+        .curves
+        .iter()
+        .flat_map(|c| &c.points)
+        .all(|p| p.extrapolated.is_empty()));
+}
+
+#[test]
+fn a_bigger_machine_is_marked_as_an_extrapolation_with_wider_intervals() {
+    // Calibrated on one node without SMT; asked about 4 packages with SMT.
+    let cal = calibration_on("package:1 numa:1 core:8 pu:1", &MECHANISMS[1]);
+    assert!(!cal.free.remote && !cal.free.smt);
+    let target = Source::Synthetic("package:4 numa:1 core:8 pu:2".into())
+        .load()
+        .unwrap();
+    let pr = predict::predict(&cal, &target, &TargetBandwidth::default());
+    assert!(pr.is_prediction && pr.kind == "scalescope.prediction");
+    let cf = pr
+        .curves
+        .iter()
+        .find(|c| c.placement == Strategy::CoresFirst)
+        .unwrap();
+    let at = |t: usize| cf.points.iter().find(|p| p.threads == t).unwrap();
+    assert!(at(8).extrapolated.is_empty());
+    assert!(at(9).extrapolated.contains(&"remote".to_string()));
+    assert!(at(64).extrapolated.contains(&"smt".to_string()));
+    let width = |t: usize| at(t).ci95.map(|(a, b)| (b - a) / at(t).speedup).unwrap();
+    assert!(width(24) > 2.0 * width(8), "{} {}", width(24), width(8));
+    let text = pr.assumptions.join(" ");
+    assert!(
+        text.contains("never ran threads off the first NUMA node"),
+        "{text}"
+    );
+    assert!(text.contains("no SMT siblings"), "{text}");
+    let rec = pr.recommendation.unwrap();
+    assert!(
+        rec.extrapolated && rec.sentence.contains("extrapolation"),
+        "{rec:?}"
+    );
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Benchmark: BFS and PageRank against the GAP Benchmark Suite (gapbs) on the same graph
+# file, the same BFS source and the same thread count, kernel time only on both sides.
+# GAP is no registry's package: it is built here, in a scratch directory, from the
+# source directory you name (never committed):
+#
+#   git clone https://github.com/sbeamer/gapbs /somewhere/gapbs
+#   PEER_SRC=/somewhere/gapbs peers/bench-gap.sh [SCALE] [PAIRS]    (default 18, 5)
+#
+# The graph is scalescope's Kronecker graph of SCALE, exported as an edge list and
+# converted to GAP's serialized form (symmetrized) and to scalescope's .csr cache; both
+# report the same vertex and edge counts. Each pair runs GAP once (one trial, `-n 1`)
+# and scalescope once, the order alternating pair by pair; a pair's ratio is GAP's time
+# over scalescope's (above 1: scalescope is faster), and the median of the pairs is the
+# result. GAP runs with OMP_PROC_BIND=close OMP_PLACES=cores (pinned, as scalescope's
+# workers are). PageRank is compared per iteration, with both stopping rules (GAP's
+# L1 change < 1e-4, max 20 iterations; scalescope's --tolerance 1e-4) and the
+# iterations each side ran printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${PEER_SRC:?set PEER_SRC to a gapbs source directory (git clone https://github.com/sbeamer/gapbs)}"
+scale=${1:-18}
+pairs=${2:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# GAP's own Makefile flags (CXX_FLAGS = -std=c++11 -O3 -Wall, PAR_FLAG = -fopenmp).
+for k in bfs pr pr_spmv converter; do
+  g++ -std=c++11 -O3 -Wall -fopenmp "$PEER_SRC/src/$k.cc" -o "$work/$k"
+done
+cargo build --release --quiet
+S=$PWD/target/release/scalescope
+"$S" graph export --graph "kron:$scale" --out "$work/g.el" >/dev/null
+"$S" graph export --graph "kron:$scale" --out "$work/g.csr" >/dev/null
+"$work/converter" -sf "$work/g.el" -b "$work/g.sg" >/dev/null
+src=$("$S" graph bfs --graph "$work/g.csr" -t 1 --json -q |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])')
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "graph kron:$scale, BFS source $src (highest degree), gapbs $(git -C "$PEER_SRC" log -1 --format=%h 2>/dev/null || echo '?'), $pairs pairs per row"
+python3 - "$S" "$work" "$src" "$pairs" <<'PY'
+import json, os, re, statistics, subprocess, sys
+
+S, work, src, pairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+graph_sg, graph_csr = f"{work}/g.sg", f"{work}/g.csr"
+
+
+def gap(binary, threads, extra):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close", OMP_PLACES="cores")
+    out = subprocess.run([f"{work}/{binary}", "-f", graph_sg, "-n", "1", *extra],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    secs = float(re.search(r"Trial Time:\s+([\d.]+)", out).group(1))
+    iters = len(re.findall(r"^\s*\d+\s+[\d.e+-]+\s*$", out, re.M))
+    return secs, iters
+
+
+def ours(kernel, threads, extra):
+    out = subprocess.run([S, "graph", kernel, "--graph", graph_csr, "-t", str(threads),
+                          "--json", "-q", *extra], capture_output=True, text=True, check=True).stdout
+    d = json.loads(out)
+    if d["verdict"] != "passed":
+        sys.exit(f"scalescope {kernel}: verification {d['verdict']}: {d['verification']}")
+    return d["seconds"], int(d.get("iterations") or 0)
+
+
+rows = [
+    ("bfs", lambda t: gap("bfs", t, ["-r", src]), lambda t: ours("bfs", t, ["--source", src]), False),
+    ("pr (GS) per iteration", lambda t: gap("pr", t, ["-l"]), lambda t: ours("pr", t, ["--tolerance", "1e-4"]), True),
+    ("pr_spmv per iteration", lambda t: gap("pr_spmv", t, ["-l"]), lambda t: ours("pr", t, ["--tolerance", "1e-4"]), True),
+]
+print(f"{'threads':<8} {'kernel':<24} {'per pair: gap_s / scalescope_s = ratio':<60} median")
+for threads in (1, 2):
+    for name, peer, mine, per_iter in rows:
+        cells = []
+        for i in range(pairs):
+            first, second = (peer, mine) if i % 2 == 0 else (mine, peer)
+            a = first(threads)
+            b = second(threads)
+            (p, pi), (o, oi) = (a, b) if i % 2 == 0 else (b, a)
+            if per_iter:
+                p, o = p / max(pi, 1), o / max(oi, 1)
+            cells.append((p, o, pi, oi))
+        ratios = [p / o for p, o, _, _ in cells]
+        per = "  ".join(f"{p:.4g}/{o:.4g}={r:.2f}x" for (p, o, _, _), r in zip(cells, ratios))
+        iters = f" (iterations gap {cells[0][2]}, scalescope {cells[0][3]})" if per_iter else ""
+        print(f"{threads:<8} {name:<24} {per}  median {statistics.median(ratios):.2f}x{iters}")
+PY

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Extra-P (PyPI `extrap`, pinned) against scalescope's models on the published
+# curves of crates/analysis/tests/published. Creates a virtual environment in a
+# scratch directory (not in the repository), installs Extra-P there, builds
+# scalescope and prints a comparison table (docs/ANALYSIS.md quotes it).
+# Usage: peers/extrap/run.sh [--json]          compare on the published curves
+#        peers/extrap/run.sh fit CSV [fit.py options]   Extra-P's model of one CSV as JSON
+# Environment: SCALESCOPE_EXTRAP_VENV (default ${TMPDIR:-/tmp}/scalescope-extrap-venv).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/../.."
+version=4.2.5
+venv="${SCALESCOPE_EXTRAP_VENV:-${TMPDIR:-/tmp}/scalescope-extrap-venv}"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv" >&2
+fi
+if ! "$venv/bin/python" -c "import extrap, sys; sys.exit(extrap.__version__ != '$version')" 2>/dev/null; then
+  "$venv/bin/pip" install -q "extrap==$version" >&2
+fi
+if [ "${1:-}" = fit ]; then
+  shift
+  exec "$venv/bin/python" "$here/fit.py" "$@"
+fi
+cargo build --release --quiet
+exec "$venv/bin/python" "$here/compare.py" target/release/scalescope "$@"
