@@ -307,7 +307,7 @@ impl Blob {
         let begin = start * size;
         let bytes = bytes_of_mut(out);
         let end = begin + bytes.len();
-        if begin % BLOCK != 0 || (end % BLOCK != 0 && end as u64 != len) || end as u64 > len {
+        if !begin.is_multiple_of(BLOCK) || (!end.is_multiple_of(BLOCK) && end as u64 != len) || end as u64 > len {
             return Err(self.bad(format!(
                 "bytes {begin}..{end} of section {s} do not lie on its {BLOCK}-byte blocks"
             )));
@@ -468,7 +468,7 @@ impl Blob {
     ) -> Result<Column<T>, BlobError> {
         let len = self.len_of::<T>(s)?;
         let (offset, bytes) = (self.sections[s].0 as usize, self.sections[s].1 as usize);
-        if offset % ALIGN as usize != 0 || offset + bytes > map.len {
+        if !offset.is_multiple_of(ALIGN as usize) || offset + bytes > map.len {
             return Err(self.bad(format!("section {s} is not page-aligned inside the file")));
         }
         let data = &map.bytes()[offset..offset + bytes];
