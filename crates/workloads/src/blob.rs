@@ -307,7 +307,10 @@ impl Blob {
         let begin = start * size;
         let bytes = bytes_of_mut(out);
         let end = begin + bytes.len();
-        if !begin.is_multiple_of(BLOCK) || (!end.is_multiple_of(BLOCK) && end as u64 != len) || end as u64 > len {
+        if !begin.is_multiple_of(BLOCK)
+            || (!end.is_multiple_of(BLOCK) && end as u64 != len)
+            || end as u64 > len
+        {
             return Err(self.bad(format!(
                 "bytes {begin}..{end} of section {s} do not lie on its {BLOCK}-byte blocks"
             )));
