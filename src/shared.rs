@@ -6,8 +6,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Context;
+use scalescope_results::evidence::RunEvidence;
 use scalescope_topo::{Source, Topology};
-use scalescope_workloads::{Pool, Verification};
+use scalescope_workloads::{execute, Pool, Report, Verification, Workload};
 
 use crate::cli::{PlacementArgs, SourceArgs};
 
@@ -96,4 +97,34 @@ pub fn setup_line(s: &scalescope_workloads::SetupCosts) -> String {
         part("build", s.build_secs).unwrap_or_default(),
         s.verify_secs
     )
+}
+
+/// Runs a built-in workload in this process with the evidence sampler beside it (as
+/// a sweep has beside each run): CPU use of the pool's CPUs and of this process's
+/// threads, its pages per node, numastat deltas, bandwidth where a source exists.
+/// The evidence is None only if the sampling thread failed.
+///
+/// # Errors
+/// The workload's error.
+pub fn execute_sampled(
+    workload: &mut dyn Workload,
+    pool: &Pool,
+) -> anyhow::Result<(Report, Option<RunEvidence>)> {
+    let sampler = scalescope_sampler::background::Background::start(
+        scalescope_sampler::DEFAULT_INTERVAL,
+        pool.all_cpus(),
+    );
+    let report = execute(workload, pool);
+    let evidence = sampler.finish();
+    Ok((report?, evidence))
+}
+
+/// Prints the two lines the human-readable commands end with: the sampler's evidence
+/// in one line, then the verdict, each after `indent`.
+pub fn print_end(e: Option<&RunEvidence>, v: &Verification, indent: &str) {
+    let evidence = e.map_or(
+        "evidence: unavailable (the sampling thread failed)".into(),
+        scalescope_report::evidence::one_line,
+    );
+    println!("{indent}{evidence}\n{indent}{}", verdict_line(v));
 }

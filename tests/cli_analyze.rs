@@ -56,6 +56,16 @@ fn compare_finds_the_significant_difference() {
         );
         assert_eq!(r["significant"], true);
     }
+    // The sampler's evidence of each point, side by side (every run was sampled).
+    let ev = v["evidence"].as_array().unwrap();
+    assert_eq!(ev.len(), 2, "{ev:?}");
+    for e in ev {
+        assert_eq!(e["a"]["threads"], e["b"]["threads"]);
+        assert_eq!(
+            (e["a"]["runs"].as_u64(), e["b"]["runs"].as_u64()),
+            (Some(4), Some(4))
+        );
+    }
     scalescope()
         .arg("compare")
         .arg(a.join("results.jsonl"))

@@ -237,6 +237,12 @@ fn tpch_and_is_run_as_sweep_workloads() {
         for line in text.lines().skip(1) {
             let r: Value = serde_json::from_str(line).unwrap();
             assert_eq!(r["status"], "ok", "{name}: {r}");
+            // The sweep samples its workload child by PID: every run has evidence (pages
+            // only once a sample fell inside the run; numastat around every run).
+            assert_eq!(
+                r["evidence"]["numastat"]["state"], "measured",
+                "{name}: {r}"
+            );
         }
     }
 }

@@ -236,7 +236,7 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
     // core-to-core tables have since moved into `report`, the ceiling discovery
     // into `session`). Until the rest moves, the check holds the line where it is,
     // so the command layer cannot grow further.
-    const CMD_LINES_NOW: usize = 1339;
+    const CMD_LINES_NOW: usize = 1281;
     assert!(
         total <= CMD_LINES_NOW,
         "src/cmd/ has {total} lines (limit {CMD_LINES_NOW}, goal under 1,200)"

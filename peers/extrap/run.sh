@@ -5,6 +5,9 @@
 # scalescope and prints a comparison table (docs/ANALYSIS.md quotes it).
 # Usage: peers/extrap/run.sh [--json]          compare on the published curves
 #        peers/extrap/run.sh fit CSV [fit.py options]   Extra-P's model of one CSV as JSON
+#        peers/extrap/run.sh predict [--json]   leave-the-top-out: scalescope's mechanism
+#            model, the USL and Extra-P on the same held-out points of the generated
+#            corpus and the published curves (predict.py; docs/ANALYSIS.md quotes it)
 # Environment: SCALESCOPE_EXTRAP_VENV (default ${TMPDIR:-/tmp}/scalescope-extrap-venv).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -16,6 +19,14 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if ! "$venv/bin/python" -c "import extrap, sys; sys.exit(extrap.__version__ != '$version')" 2>/dev/null; then
   "$venv/bin/pip" install -q "extrap==$version" >&2
+fi
+if [ "${1:-}" = predict ]; then
+  shift
+  export_dir="$(mktemp -d "${TMPDIR:-/tmp}/scalescope-predict-XXXXXX")"
+  trap 'rm -rf "$export_dir"' EXIT
+  PREDICT_EXPORT="$export_dir" cargo test --quiet -p scalescope-analysis --test predict leave_the_top_out >&2
+  "$venv/bin/python" "$here/predict.py" "$export_dir" "$@"
+  exit
 fi
 if [ "${1:-}" = fit ]; then
   shift

@@ -8,10 +8,10 @@ use scalescope_topo::Source;
 use scalescope_workloads::mem;
 use scalescope_workloads::mem::matrix::MemMatrix;
 use scalescope_workloads::stream::Stream;
-use scalescope_workloads::{execute, Pool};
+use scalescope_workloads::Pool;
 
 use crate::cli::{C2cArgs, LatencyArgs, MatrixArgs, MemCommand, StreamArgs};
-use crate::shared::{verdict_exit, verdict_line};
+use crate::shared::{execute_sampled, print_end, verdict_exit};
 
 use crate::shared::MEM_SCHEMA_VERSION;
 
@@ -52,6 +52,8 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         "kind": "scalescope.mem-matrix",
         "schema_version": MEM_SCHEMA_VERSION,
         "machine": topo.summary(),
+        // Read by the inference below: no structure from timings under emulation.
+        "virtualization": Source::Live.virtualization(),
         "matrix": m,
         "note": one_node.then_some("1x1: this machine has one NUMA node, so there is no remote memory to compare"),
     });
@@ -162,15 +164,9 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let resolved = args.mem.resolve(&topo)?;
     let placement = scalescope_place::place(&topo, &args.place.request(&topo, args.threads)?)?;
     let pool = Pool::new(&placement.threads, Some(&resolved))?;
-    // The evidence sampler beside the in-process run, as a sweep has beside its runs.
-    let sampler = scalescope_sampler::background::Background::start(
-        scalescope_sampler::DEFAULT_INTERVAL,
-        placement.all_cpus(),
-    );
     let working = crate::progress::working("mem stream");
-    let report = execute(&mut stream, &pool)?;
+    let (report, evidence) = execute_sampled(&mut stream, &pool)?;
     drop(working);
-    let evidence = sampler.finish();
     let v = &report.verification;
     if args.json {
         let doc = serde_json::json!({
@@ -207,9 +203,6 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
             &scalescope_workloads::stream::KERNELS
         )
     );
-    if let Some(e) = &evidence {
-        println!("{}", scalescope_report::evidence::one_line(e));
-    }
-    println!("{}", verdict_line(v));
+    print_end(evidence.as_ref(), v, "");
     Ok(verdict_exit(v))
 }

@@ -1,6 +1,7 @@
 //! The tour (`scalescope` with no arguments, what `cargo run --release` runs): this
-//! machine's topology and numbering traps, the library's tour sweeps, one report,
-//! and the main findings.
+//! machine's topology and numbering traps, the library's tour sweeps, a prediction
+//! for a larger synthetic machine calibrated on the first sweep, one report, and the
+//! main findings.
 
 use std::process::ExitCode;
 
@@ -52,7 +53,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(130));
         }
     }
-    let index = scalescope_report::dir::write_dir(&sets, &[], &dir.join("report"))?;
+    let (said, sections) = tour::prediction(&topo, &sets);
+    print!("{said}");
+    let index = scalescope_report::dir::write_dir(&sets, &sections, &dir.join("report"))?;
     println!("\nMain findings:");
     for set in &sets {
         let name = set.header.command.workload.clone().unwrap_or_default();

@@ -19,6 +19,10 @@ const STREAM_PAGES: i64 = 3 * STREAM_ARRAY_BYTES / 4096;
 /// stacks, sysfs reads) is a few hundred pages wherever it runs.
 const HOLDS: f64 = 0.9;
 const STRAY: f64 = 0.15;
+/// The same through a sweep: its parent process, on its own node, samples the run and
+/// then analyses it and writes its report inside the same measured command (up to
+/// 981 pages, 16% of a run, seen on an emulated 2-node machine).
+const STRAY_SWEEP: f64 = 0.3;
 
 fn pages_text(p: &BTreeMap<u32, i64>) -> String {
     p.iter()
@@ -32,6 +36,7 @@ fn landed(
     pages: &BTreeMap<u32, i64>,
     target: &BTreeSet<u32>,
     expected: i64,
+    stray: f64,
 ) -> Result<String, String> {
     let share = expected as f64 / target.len() as f64;
     for (n, v) in pages {
@@ -39,7 +44,7 @@ fn landed(
         let ok = if target.contains(n) {
             v >= HOLDS * share
         } else {
-            v < STRAY * expected as f64
+            v < stray * expected as f64
         };
         if !ok {
             return Err(format!(
@@ -82,7 +87,9 @@ fn has_allowed_cpus(console: &Console, n: u32) -> bool {
 }
 
 fn policy_run(console: &Console, name: &str, target: &BTreeSet<u32>) -> Result<String, String> {
+    let mut stray = STRAY;
     if name.starts_with("sweep-mem") {
+        stray = STRAY_SWEEP;
         let lines = console.json_lines(&format!("{name}.results"))?;
         let run = lines
             .into_iter()
@@ -97,7 +104,7 @@ fn policy_run(console: &Console, name: &str, target: &BTreeSet<u32>) -> Result<S
             return Err(format!("STREAM not verified: {}", doc["verification"]));
         }
     }
-    landed(&console.deltas(name)?.pages, target, STREAM_PAGES)
+    landed(&console.deltas(name)?.pages, target, STREAM_PAGES, stray)
 }
 
 /// Every memory policy x node combination the guest ran.
@@ -211,6 +218,16 @@ fn hop_levels(doc: &Value, key: &str, slit_values: usize) -> Result<String, Stri
         ));
     }
     let noise = &h["noise"];
+    // Every lab guest runs under TCG: its timings must not be used for structure.
+    let emulated = noise["note"]
+        .as_str()
+        .is_some_and(|n| n.starts_with("unavailable here: timings under emulation"));
+    if noise["levels_from"] != "slit" || !emulated {
+        return Err(format!(
+            "{key}: levels from {}, note {}: timings under emulation were used for structure",
+            noise["levels_from"], noise["note"]
+        ));
+    }
     Ok(format!(
         "{key}: {levels} levels for {slit_values} SLIT values (levels from {}, {} candidates; {})",
         noise["levels_from"], noise["candidate_levels"], noise["note"]

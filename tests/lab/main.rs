@@ -9,6 +9,7 @@
 //! `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes; `SCALESCOPE_LAB_REPLAY=1`
 //! checks the consoles the last boots saved in target/lab without booting.
 
+mod check_evidence;
 mod check_mem;
 mod check_place;
 mod check_topo;
@@ -155,6 +156,9 @@ fn run_shape(shape: &Shape, kernel: &Path, initrd: &Path, log_dir: &Path) -> Sha
     checks.extend(check_place::checks(shape, &console));
     checks.extend(check_mem::policies(shape, &console));
     checks.push(check_mem::sweep_evidence(&console));
+    if shape.nodes() > 1 {
+        checks.push(check_evidence::remote_allocation(&console));
+    }
     if shape.tpch_threads.is_some() {
         checks.push(Check::new(
             "tpch q6 --layout numa: partitions on their scanners' nodes",

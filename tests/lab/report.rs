@@ -41,25 +41,7 @@ impl Check {
 /// Checks that fail for a reason found by the lab and not fixed yet: (the start of
 /// the check's name, why). A failure of one of these is printed as KNOWN and counted
 /// apart, without failing the lab; remove the entry when the fix lands.
-pub const KNOWN_ISSUES: [(&str, &str); 3] = [
-    (
-        "tpch q6 --layout numa",
-        "each worker now moves its partition's pages to its node (move_pages), but in \
-         some runs part of a partition (e.g. 34 of 96 pages) stays on the other node \
-         (workloads/tpch)",
-    ),
-    (
-        "mem matrix: no hop level beyond SLIT's",
-        "the noise gate still lets an emulated 2-node machine's bandwidth matrix show a \
-         third level and a 'SLIT hides' claim, intermittently (analysis/hops)",
-    ),
-    (
-        "mem matrix: no SLIT-equal cells split",
-        "on an emulated 2-node machine the noise-gated latency inference still splits \
-         SLIT-equal cells (flagged cells, 'measurement splits them'), intermittently \
-         (analysis/hops)",
-    ),
-];
+pub const KNOWN_ISSUES: [(&str, &str); 0] = [];
 
 /// The known issue a failed check is, if any.
 pub fn known_issue(c: &Check) -> Option<&'static str> {

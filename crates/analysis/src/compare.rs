@@ -1,9 +1,11 @@
 //! The same sweep on two machines or two versions, point by point: the ratio of
 //! their performance and whether the difference is significant (Welch's t-test on
-//! the runs, p < 0.05).
+//! the runs, p < 0.05), and the sampler's evidence (cross-node traffic, off-node
+//! allocations, bandwidth) of each point both recorded, side by side.
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::PointEvidence;
 use crate::stats::summarize;
 use scalescope_results::plan::Point;
 use scalescope_results::store::{Header, RunRecord, RunStatus};
@@ -35,6 +37,28 @@ pub struct Comparison {
     /// Points only one side measured.
     pub only_in_a: Vec<Point>,
     pub only_in_b: Vec<Point>,
+    /// The evidence of every point both sides recorded evidence for.
+    #[serde(default)]
+    pub evidence: Vec<EvidencePair>,
+}
+
+/// One point's evidence in A and in B (each with its point).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidencePair {
+    pub a: PointEvidence,
+    pub b: PointEvidence,
+}
+
+/// Points whose runs carry evidence on both sides, A's order.
+fn evidence_pairs(a: &[RunRecord], b: &[RunRecord]) -> Vec<EvidencePair> {
+    let eb = crate::evidence::summarize(b);
+    crate::evidence::summarize(a)
+        .into_iter()
+        .filter_map(|x| {
+            let y = eb.iter().find(|y| y.point == x.point)?.clone();
+            Some(EvidencePair { a: x, b: y })
+        })
+        .collect()
 }
 
 fn perf_of(records: &[RunRecord], point: &Point, basis: &Basis) -> Vec<f64> {
@@ -76,5 +100,6 @@ pub fn compare(
         rows,
         only_in_a: pa.iter().filter(|p| !pb.contains(p)).cloned().collect(),
         only_in_b: pb.iter().filter(|p| !pa.contains(p)).cloned().collect(),
+        evidence: evidence_pairs(a.1, b.1),
     }
 }

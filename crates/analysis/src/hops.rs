@@ -10,6 +10,9 @@
 //! measurement separates no more levels than SLIT has values, the reported levels
 //! are SLIT's (one per value) and the document says the measurement could not
 //! separate more. Only levels that survive the gate can make "SLIT hides" claims.
+//! Where timings cannot show structure at all (under emulation, see
+//! `scalescope_topo::Virtualization::timing_caveat`), no level is taken from them:
+//! the levels are SLIT's and the note says why the measurement was not used.
 //!
 //! Level 0 is local; nodes whose mutual level is below the farthest level form
 //! groups (for example two groups of four sockets joined by slower links).
@@ -81,6 +84,8 @@ pub struct MatrixInput<'a> {
     pub slit: Option<&'a [Vec<u32>]>,
     /// Smallest relative jump between sorted costs that may start a new level.
     pub rel_gap: f64,
+    /// Why this machine's timings cannot show structure (emulation), if they cannot.
+    pub timing_caveat: Option<&'a str>,
 }
 
 /// Natural breaks: sorted costs split where the next is more than `rel_gap` above
@@ -195,6 +200,7 @@ pub fn infer(input: &MatrixInput) -> HopInference {
         .filter(|s| n > 0 && s.len() == n && s.iter().all(|r| r.len() == n));
     let slit_values = slit.map(distinct);
     let from_slit = match (&slit_values, repeats) {
+        (Some(_), _) if input.timing_caveat.is_some() => true,
         (Some(_), 0) => true,
         (Some(v), _) => separated.len() < v.len(),
         (None, _) => false,
@@ -227,10 +233,17 @@ pub fn infer(input: &MatrixInput) -> HopInference {
         levels_from: if from_slit { "slit" } else { "measurement" }.into(),
         note: None,
     };
-    let noise = NoiseGate {
-        note: gate_note(&noise, slit_values.as_ref().map(Vec::len)),
-        ..noise
+    let slit_count = slit_values.as_ref().map(Vec::len);
+    let note = match (input.timing_caveat, slit_count) {
+        (Some(why), Some(v)) => Some(format!(
+            "unavailable here: {why}; reported one level per SLIT value ({v}); the measurement could not separate more"
+        )),
+        (Some(why), None) => Some(format!(
+            "{why}: these levels are the emulator's, not the machine's"
+        )),
+        (None, _) => gate_note(&noise, slit_count),
     };
+    let noise = NoiseGate { note, ..noise };
     let links = (!from_slit && separated.len() >= 3 && repeats > 0)
         .then(|| crate::links::link_graph(input.values, input.higher_is_closer, input.rel_gap))
         .flatten();
@@ -436,6 +449,7 @@ mod tests {
             higher_is_closer: true,
             slit,
             rel_gap: 0.15,
+            timing_caveat: None,
         }
     }
 
@@ -523,6 +537,31 @@ mod tests {
         assert!(spurious >= 1, "the noise should tempt natural breaks");
     }
 
+    /// Under emulation even levels that pass the gate are not the machine's: the
+    /// levels are SLIT's and the note says why, with nothing flagged or "hidden".
+    #[test]
+    fn emulated_timings_claim_nothing_beyond_slit() {
+        // Three tight levels on an 8-node SLIT of 10/12: without the caveat, "SLIT hides".
+        let (v, s) = measured(8, 3, 0.02, eight_socket_level);
+        let slit = slit(8, 12);
+        let input = bw(&v, &s, Some(&slit));
+        assert_eq!(infer(&input).levels.len(), 3);
+        let h = infer(&MatrixInput {
+            timing_caveat: Some(
+                "timings under emulation (QEMU (TCG emulation)) are the emulator's",
+            ),
+            ..input
+        });
+        assert_eq!((h.levels.len(), h.noise.levels_from.as_str()), (2, "slit"));
+        assert!(h.disagreements.is_empty() && h.flagged.is_empty() && h.links.is_none());
+        let note = h.noise.note.unwrap_or_default();
+        assert!(
+            note.starts_with("unavailable here: timings under emulation"),
+            "{note}"
+        );
+        assert!(note.contains("one level per SLIT value (2)"), "{note}");
+    }
+
     #[test]
     fn a_gap_smaller_than_the_repeat_spread_is_merged() {
         // Two candidate levels 20% apart, but each cell's repeats spread by 40%.
@@ -556,6 +595,7 @@ mod tests {
             higher_is_closer: false,
             slit: Some(&slit),
             rel_gap: 0.15,
+            timing_caveat: None,
         });
         assert_eq!((h.levels.len(), h.max_hops), (2, 1));
         assert_eq!(h.groups, vec![vec![0, 1]]);

@@ -82,12 +82,15 @@ pub fn infer_doc(doc: &serde_json::Value) -> Result<(HopInference, HopInference)
         samples(&m["bandwidth_samples"]),
         samples(&m["latency_samples"]),
     );
+    let caveat =
+        scalescope_topo::virt::emulated_caveat(doc["virtualization"]["hypervisor"].as_str());
     let input = |values, samples, higher_is_closer| MatrixInput {
         values,
         samples,
         higher_is_closer,
         slit,
         rel_gap: 0.15,
+        timing_caveat: caveat.as_deref(),
     };
     Ok((
         infer(&input(&bw, &bs, true)),
@@ -114,5 +117,26 @@ mod tests {
             Some(MatrixDocError::Field("bandwidth_gb_per_s"))
         );
         assert!(infer_doc(&serde_json::json!({"kind": "x"})).is_err());
+    }
+
+    /// A document measured under emulation: even well-separated repeats give SLIT's
+    /// levels, and the note says the timings were not used.
+    #[test]
+    fn an_emulated_document_claims_nothing_beyond_slit() {
+        let doc = serde_json::json!({"kind": "scalescope.mem-matrix",
+            "virtualization": {"virtual_machine": true, "hypervisor": "QEMU (TCG emulation)", "evidence": []},
+            "matrix": {
+            "bandwidth_gb_per_s": [[20.0, 9.0], [4.0, 21.0]],
+            "bandwidth_samples": [[[20.0, 19.9], [9.0, 8.9]], [[4.0, 3.9], [21.0, 20.9]]],
+            "latency_ns": [[90.0, 150.0], [300.0, 91.0]],
+            "latency_samples": [[[90.0, 90.5], [150.0, 151.0]], [[300.0, 301.0], [91.0, 91.5]]],
+            "slit": [[10, 21], [21, 10]]}});
+        let (bw, lat) = infer_doc(&doc).unwrap_or_else(|e| panic!("{e}"));
+        for h in [&bw, &lat] {
+            assert_eq!((h.levels.len(), h.noise.levels_from.as_str()), (2, "slit"));
+            assert!(h.disagreements.is_empty(), "{:?}", h.disagreements);
+            let note = h.noise.note.as_deref().unwrap_or("");
+            assert!(note.contains("under emulation"), "{note}");
+        }
     }
 }

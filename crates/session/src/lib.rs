@@ -5,6 +5,7 @@
 //! all go through it; the binary only parses flags and prints.
 
 pub mod names;
+pub mod predict;
 pub mod prepare;
 pub mod run;
 pub mod settings;
@@ -40,4 +41,6 @@ pub enum SessionError {
     NotJson { path: String, detail: String },
     #[error(transparent)]
     Ceiling(#[from] scalescope_analysis::ceiling::CeilingError),
+    #[error("{0}")]
+    Predict(String),
 }

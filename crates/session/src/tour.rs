@@ -163,3 +163,76 @@ pub fn sweep(
     let finished = run::run(r, hooks, &Options::default())?;
     Ok((finished.set, finished.interrupted))
 }
+
+/// The larger machine the tour predicts: twice this machine's packages (at least
+/// two), at least 8 cores each, two SMT threads per core, as a synthetic spec.
+pub fn prediction_target(topo: &Topology) -> String {
+    let packages = topo.packages.len().max(1);
+    let cores = topo.cores.len().max(1).div_ceil(packages);
+    format!(
+        "package:{} numa:1 core:{} pu:2",
+        (2 * packages).max(2),
+        cores.max(8)
+    )
+}
+
+/// The tour's prediction: the model calibrated on one tour sweep, asked about
+/// [`prediction_target`]. Returns the target's spec and the prediction.
+///
+/// # Errors
+/// A sentence when the sweep cannot calibrate the model (e.g. a one-CPU machine
+/// measures a single thread count) or the target cannot be built.
+pub fn predict(
+    topo: &Topology,
+    set: &ResultSet,
+) -> Result<(String, scalescope_analysis::predict::Prediction), String> {
+    use scalescope_analysis::predict;
+    let spec = prediction_target(topo);
+    let target = scalescope_topo::Source::Synthetic(spec.clone())
+        .load()
+        .map_err(|e| format!("the target `{spec}`: {e}"))?;
+    let cal = predict::calibrate(
+        &set.header,
+        &set.records,
+        &set.analysis.basis,
+        &[],
+        &predict::CalibrateOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    let p = predict::predict(&cal, &target, &predict::TargetBandwidth::default());
+    Ok((spec, p))
+}
+
+/// The tour's prediction from its first sweep (NAS EP): what to print (the
+/// recommendation and the first assumption, titled as a prediction, or why it is
+/// unavailable here) and the report section.
+pub fn prediction(
+    topo: &Topology,
+    sets: &[ResultSet],
+) -> (String, Vec<scalescope_report::mem::Section>) {
+    let Some(set) = sets.first() else {
+        return (String::new(), Vec::new());
+    };
+    let name = set.header.command.workload.clone().unwrap_or_default();
+    match predict(topo, set) {
+        Ok((spec, p)) => {
+            let mut said = format!(
+                "\nPREDICTION (not a measurement): {name} on a larger machine, `{spec}`:\n"
+            );
+            if let Some(r) = &p.recommendation {
+                said += &format!("  {}\n", r.sentence);
+            }
+            if let Some(a) = p.assumptions.get(1) {
+                said += &format!("  assumption: {a}\n");
+            }
+            (
+                said,
+                vec![scalescope_report::predict::section(&p, "prediction-")],
+            )
+        }
+        Err(e) => (
+            format!("\nPrediction for a larger machine: unavailable here: {e}\n"),
+            Vec::new(),
+        ),
+    }
+}

@@ -153,12 +153,33 @@ pub fn detect(root: &Path, cpuid: Option<&CpuidHypervisor>) -> Virtualization {
     }
 }
 
+/// [`Virtualization::timing_caveat`] from the hypervisor's name alone (as a saved
+/// machine record gives it).
+pub fn emulated_caveat(hypervisor: Option<&str>) -> Option<String> {
+    let h = hypervisor?;
+    h.contains("TCG").then(|| {
+        format!(
+            "timings under emulation ({h}) are the emulator's, not the hardware's, so they show no structure"
+        )
+    })
+}
+
 /// This machine, CPUID included.
 pub fn detect_live() -> Virtualization {
     detect(Path::new("/"), cpuid_hypervisor().as_ref())
 }
 
 impl Virtualization {
+    /// Why timings taken here cannot show the machine's structure, when they cannot:
+    /// under emulation (QEMU's TCG translates every instruction; memory and caches are
+    /// the host's, whatever the guest's NUMA shape) a slower remote node or a faster
+    /// pair of cores is an accident of the emulator. A hypervisor with hardware
+    /// virtualization (KVM, Hyper-V, ...) runs the code on the real CPU: its timings
+    /// stay, with the caveat [`Virtualization::describe`] gives.
+    pub fn timing_caveat(&self) -> Option<String> {
+        emulated_caveat(self.hypervisor.as_deref())
+    }
+
     /// One line for people.
     pub fn describe(&self) -> String {
         if !self.virtual_machine {
@@ -202,6 +223,9 @@ mod tests {
         let v = detect(dir.path(), Some(&cpuid));
         assert!(v.virtual_machine);
         assert_eq!(v.hypervisor.as_deref(), Some("QEMU (TCG emulation)"));
+        assert!(v
+            .timing_caveat()
+            .is_some_and(|c| c.contains("under emulation (QEMU (TCG emulation))")));
         assert_eq!(
             v.evidence,
             [
@@ -225,6 +249,8 @@ mod tests {
         assert!(v.virtual_machine);
         assert_eq!(v.hypervisor.as_deref(), Some("QEMU"));
         assert_eq!(v.evidence[0], "/proc/cpuinfo flags list `hypervisor`");
+        // Hardware virtualization: timings stay (with the VM caveat), no emulation.
+        assert_eq!(v.timing_caveat(), None);
     }
 
     #[test]

@@ -94,6 +94,11 @@ impl Pool {
         self.cpus.len()
     }
 
+    /// Every CPU a worker may run on (the union of the workers' sets).
+    pub fn all_cpus(&self) -> CpuSet {
+        self.cpus.iter().fold(CpuSet::new(), |acc, s| acc.union(s))
+    }
+
     /// Runs `f(worker index)` once on every worker and returns the results in order.
     pub fn broadcast<R: Send>(&self, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
         self.inner.broadcast(|ctx| f(ctx.index()))

@@ -139,29 +139,57 @@ pub struct Free {
 }
 
 impl Free {
-    /// What the coverage can determine, at most one parameter fewer than the
-    /// distinct points (the scale takes one), in the order serial part, bandwidth
-    /// cap, remote rate, SMT yield, synchronisation cost.
-    pub fn of(c: &Coverage) -> Free {
-        let mut left = c.distinct_points.saturating_sub(1);
-        let mut take = |can: bool| {
-            let t = can && left > 0;
-            left -= usize::from(t);
-            t
-        };
-        let serial = take(c.max_threads >= 2);
-        let bandwidth = take(c.max_per_node >= 2);
-        let remote = take(c.remote);
-        let smt = take(c.smt);
-        let sync = take(c.max_threads >= 3);
+    /// What the coverage can determine: the serial part (two thread counts), the
+    /// bandwidth cap (two threads on a node), the remote rate (threads off the first
+    /// node), the SMT yield (siblings sharing a core), the synchronisation cost
+    /// (two thread counts; it competes with the serial part when the points are few).
+    pub fn determinable(c: &Coverage) -> Free {
         Free {
-            serial,
-            sync,
-            remote,
-            bandwidth,
-            smt,
+            serial: c.max_threads >= 2,
+            bandwidth: c.max_per_node >= 2,
+            remote: c.remote,
+            smt: c.smt,
+            sync: c.max_threads >= 2,
         }
     }
+
+    /// Every subset of the determinable parameters with at most one parameter fewer
+    /// than the distinct points (the scale takes one): all of them when the points
+    /// allow, else each choice of that many.
+    pub fn choices(c: &Coverage) -> Vec<Free> {
+        let all = Free::determinable(c);
+        let room = c.distinct_points.saturating_sub(1);
+        if all.count() <= room {
+            return vec![all];
+        }
+        let flags = all.flags();
+        (0u32..32)
+            .filter(|m| m.count_ones() as usize == room)
+            .filter(|m| (0..5).all(|i| m & (1 << i) == 0 || flags[i]))
+            .map(|m| Free::from_flags(|i| m & (1 << i) != 0))
+            .collect()
+    }
+
+    fn flags(&self) -> [bool; 5] {
+        [
+            self.serial,
+            self.bandwidth,
+            self.remote,
+            self.smt,
+            self.sync,
+        ]
+    }
+
+    fn from_flags(f: impl Fn(usize) -> bool) -> Free {
+        Free {
+            serial: f(0),
+            bandwidth: f(1),
+            remote: f(2),
+            smt: f(3),
+            sync: f(4),
+        }
+    }
+
     pub fn count(&self) -> usize {
         [
             self.serial,
@@ -202,7 +230,7 @@ type Coord = (fn(&mut Params, f64), fn(&Params) -> f64, f64, f64);
 fn coords(free: &Free) -> Vec<Coord> {
     let mut v: Vec<Coord> = Vec::new();
     if free.serial {
-        v.push((|p, x| p.serial = x, |p| p.serial, 0.0, 0.5));
+        v.push((|p, x| p.serial = x, |p| p.serial, 0.0, 1.0));
     }
     if free.bandwidth {
         v.push((|p, x| p.inv_bandwidth = x, |p| p.inv_bandwidth, 0.0, 2.0));
@@ -214,7 +242,7 @@ fn coords(free: &Free) -> Vec<Coord> {
         v.push((|p, x| p.smt_yield = x, |p| p.smt_yield, 0.0, 1.0));
     }
     if free.sync {
-        v.push((|p, x| p.sync = x, |p| p.sync, 0.0, 0.05));
+        v.push((|p, x| p.sync = x, |p| p.sync, 0.0, 2.0));
     }
     v
 }
@@ -338,6 +366,64 @@ fn nelder_mead(cs: &[Coord], start: Params, f: impl Fn(&Params) -> f64) -> Param
 pub fn fit_points(points: &[CalPoint], free: &Free, start: Params) -> Fitted {
     let obs: Vec<(&Layout, f64)> = points.iter().map(|p| (&p.layout, p.median())).collect();
     fit(&obs, free, start, &Scales::default(), 12)
+}
+
+/// The best fit over the choices of free parameters (the first of equals, so the
+/// order of [`Free::choices`] decides ties), and the choice.
+pub fn fit_best_choice(points: &[CalPoint], choices: &[Free], start: Params) -> (Free, Fitted) {
+    let none = Free::from_flags(|_| false);
+    let mut best: Option<(Free, Fitted)> = None;
+    for f in choices {
+        let fit = fit_points(points, f, start);
+        if best
+            .as_ref()
+            .is_none_or(|b| fit.sse < b.1.sse * (1.0 - 1e-6) - 1e-12)
+        {
+            best = Some((*f, fit));
+        }
+    }
+    best.unwrap_or_else(|| (none, fit_points(points, &none, start)))
+}
+
+/// Small-sample AIC of a fit on `n` points with the free parameters and the scale
+/// (None when there are too few points for them).
+fn aicc(n: usize, free: &Free, sse: f64) -> Option<f64> {
+    let k = free.count() + 1;
+    let (nf, kf) = (n as f64, k as f64);
+    (n > k + 1).then(|| {
+        nf * (sse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
+    })
+}
+
+/// The parameters to free and the fit: with too few points, the best choice of as
+/// many as they allow; else backward elimination by AICc from every determinable
+/// one (a parameter is dropped, back to its starting value, while that lowers the
+/// AICc), so a mechanism the data do not need does not steer the extrapolation.
+pub fn select(points: &[CalPoint], c: &Coverage, start: Params) -> (Free, Fitted) {
+    let choices = Free::choices(c);
+    let all = Free::determinable(c);
+    if choices.len() != 1 || choices[0] != all {
+        return fit_best_choice(points, &choices, start);
+    }
+    let n = c.distinct_points;
+    let (mut free, mut fit) = (all, fit_points(points, &all, start));
+    loop {
+        let score = aicc(n, &free, fit.sse);
+        let flags = free.flags();
+        let best = (0..5)
+            .filter(|i| flags[*i])
+            .map(|i| {
+                let fewer = Free::from_flags(|j| flags[j] && j != i);
+                let f = fit_points(points, &fewer, start);
+                (fewer, f, aicc(n, &fewer, f.sse))
+            })
+            .min_by(|a, b| a.2.unwrap_or(f64::MAX).total_cmp(&b.2.unwrap_or(f64::MAX)));
+        match (best, score) {
+            (Some((fewer, f, Some(a))), Some(now)) if a < now => (free, fit) = (fewer, f),
+            (Some((fewer, f, _)), None) => (free, fit) = (fewer, f),
+            _ => return (free, fit),
+        }
+    }
 }
 
 /// Bootstrap refits around `best`: repetitions resampled when every point has two

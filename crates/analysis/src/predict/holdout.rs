@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use scalescope_place::Strategy;
 
-use super::calibrate::{self, CalPoint, Free};
+use super::calibrate::{self, CalPoint};
 use super::model::{self, Scales};
 use crate::fit;
 
@@ -92,9 +92,4 @@ pub fn median_error(held: &[HeldOut], f: impl Fn(&HeldOut) -> Option<f64>) -> Op
         .filter_map(|h| f(h).map(|p| h.time_error(p)))
         .collect();
     (!e.is_empty()).then(|| calibrate::median_of(&e))
-}
-
-/// Free parameters of a lower-half calibration, for reports.
-pub fn free_of(points: &[CalPoint]) -> Free {
-    Free::of(&calibrate::coverage(points))
 }

@@ -111,8 +111,7 @@ pub fn calibrate_points(
         return Err(PredictError::TooFewThreadCounts(counts.len()));
     }
     let coverage = calibrate::coverage(&points);
-    let free = Free::of(&coverage);
-    let best = calibrate::fit_points(&points, &free, START);
+    let (free, best) = calibrate::select(&points, &coverage, START);
     let draws = calibrate::draws(&points, &free, &best, opts.draws, opts.seed);
     let one_thread_secs = points
         .iter()

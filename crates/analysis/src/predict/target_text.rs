@@ -21,58 +21,78 @@ fn ci_of(draws: &[Fitted], f: impl Fn(&Fitted) -> f64) -> Option<(f64, f64)> {
     percentile_ci(&draws.iter().map(f).collect::<Vec<_>>())
 }
 
-/// The parameter table: each fitted one with its bootstrap interval, each
-/// undetermined one with the range drawn for it.
+/// The parameter table: compute per core, each mechanism's parameter (fitted with
+/// its bootstrap interval, or undetermined with the range drawn for it), and the
+/// bandwidths measured or stated.
 pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
-    let (b, d, fr) = (&cal.best, &cal.draws, &cal.free);
+    let mut v = vec![compute_param(cal)];
+    v.extend(mechanism_params(cal));
+    v.extend(bandwidth_params(cal, bw));
+    v
+}
+
+fn compute_param(cal: &Calibration) -> Param {
     let t1 = |f: &Fitted| model::time(&f.params, &Scales::default(), &one_thread()) / f.scale;
-    let fitted = |free: bool| if free { "fitted" } else { "assumed" };
-    let mut v = vec![param(
-        "compute per core: one thread's time per unit of work (1 / performance)",
-        "s",
-        t1(b),
-        ci_of(d, t1),
-        "fitted",
-    )];
-    let g = |p: fn(&Params) -> f64| ci_of(d, move |f| p(&f.params));
-    v.push(param(
-        "serial part s",
-        "fraction",
-        b.params.serial,
-        g(|p| p.serial),
-        fitted(fr.serial),
-    ));
-    v.push(param(
-        "synchronisation cost kappa per added thread",
-        "one-thread times",
-        b.params.sync,
-        g(|p| p.sync),
-        fitted(fr.sync),
-    ));
-    v.push(if fr.remote {
-        param(
-            "remote rate r (a thread off the data's node, at the measured distance)",
-            "of local",
-            b.params.remote,
-            g(|p| p.remote),
+    let (b, d) = (&cal.best, &cal.draws);
+    match &cal.basis {
+        crate::Basis::Time => param(
+            "compute per core: one thread's time per unit of work",
+            "s",
+            t1(b),
+            ci_of(d, t1),
             "fitted",
-        )
-    } else {
-        param(
-            "remote rate r (never measured)",
-            "of local",
-            0.8,
-            Some((0.6, 1.0)),
-            "assumed",
-        )
-    });
-    v.push(param(
-        "memory traffic per unit of work: one thread's share of a node's bandwidth (1/b; 0 = no cap seen)",
-        "of a node",
-        b.params.inv_bandwidth,
-        if fr.bandwidth { g(|p| p.inv_bandwidth) } else { None },
-        fitted(fr.bandwidth),
-    ));
+        ),
+        crate::Basis::Metric { name, .. } => param(
+            &format!("compute per core: one thread's {name} (per unit of work: 1 / it)"),
+            name,
+            1.0 / t1(b),
+            ci_of(d, |f| 1.0 / t1(f)),
+            "fitted",
+        ),
+    }
+}
+
+type Row = (
+    &'static str,
+    &'static str,
+    fn(&Params) -> f64,
+    bool,
+    Option<(f64, (f64, f64))>,
+);
+
+fn mechanism_params(cal: &Calibration) -> Vec<Param> {
+    let fr = &cal.free;
+    let rows: [Row; 5] = [
+        ("serial part s", "fraction", |p| p.serial, fr.serial, None),
+        ("synchronisation cost kappa per added thread", "one-thread times", |p| p.sync, fr.sync, None),
+        ("remote rate r (a thread off the data's node, at the measured distance)", "of local", |p| p.remote, fr.remote, Some((0.8, (0.6, 1.0)))),
+        ("memory traffic per unit of work: one thread's share of a node's bandwidth (1/b; 0 = no cap seen)", "of a node", |p| p.inv_bandwidth, fr.bandwidth, None),
+        ("SMT yield y per core", "extra throughput of a second sibling", |p| p.smt_yield, fr.smt, Some((0.15, (0.0, 0.3)))),
+    ];
+    rows.iter()
+        .map(|(name, unit, get, free, prior)| match (free, prior) {
+            (true, _) => param(
+                name,
+                unit,
+                get(&cal.best.params),
+                ci_of(&cal.draws, |f| get(&f.params)),
+                "fitted",
+            ),
+            (false, Some((c, range))) => param(
+                &format!("{name}: never measured"),
+                unit,
+                *c,
+                Some(*range),
+                "assumed",
+            ),
+            (false, None) => param(name, unit, get(&cal.best.params), None, "assumed"),
+        })
+        .collect()
+}
+
+fn bandwidth_params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
+    let mut v = Vec::new();
+    let inv = cal.best.params.inv_bandwidth;
     if let Some(n) = cal.node_gbps {
         v.push(param(
             "bandwidth ceiling per node (calibration, mem stream)",
@@ -81,11 +101,12 @@ pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
             None,
             "measured",
         ));
+        let ci = ci_of(&cal.draws, |f| f.params.inv_bandwidth).map(|(a, z)| (a * n, z * n));
         v.push(param(
             "one thread's traffic (ceiling x 1/b)",
             "GB/s",
-            n * b.params.inv_bandwidth,
-            g(|p| p.inv_bandwidth).map(|(a, z)| (a * n, z * n)),
+            n * inv,
+            ci,
             "fitted",
         ));
     }
@@ -107,37 +128,31 @@ pub(crate) fn params(cal: &Calibration, bw: &TargetBandwidth) -> Vec<Param> {
             "measured",
         ));
     }
-    v.push(if fr.smt {
-        param(
-            "SMT yield y per core",
-            "extra throughput of a second sibling",
-            b.params.smt_yield,
-            g(|p| p.smt_yield),
-            "fitted",
-        )
-    } else {
-        param(
-            "SMT yield y per core (never measured)",
-            "extra throughput of a second sibling",
-            0.15,
-            Some((0.0, 0.3)),
-            "assumed",
-        )
-    });
     v
 }
 
 /// The fastest predicted point (the fewer threads on a tie), and the fewest
 /// threads of its placement within 5% of it.
 pub(crate) fn recommend(curves: &[PredictedCurve]) -> Option<Recommendation> {
-    let (c, p) = curves
-        .iter()
-        .flat_map(|c| c.points.iter().map(move |p| (c, p)))
-        .max_by(|a, b| {
-            a.1.speedup
-                .total_cmp(&b.1.speedup)
-                .then(b.1.threads.cmp(&a.1.threads))
-        })?;
+    let mut best: Option<(&PredictedCurve, &super::target::PredictedPoint)> = None;
+    for c in curves {
+        for p in &c.points {
+            let better = best.is_none_or(|(_, b)| {
+                p.speedup > b.speedup * (1.0 + 1e-9)
+                    || (p.speedup >= b.speedup * (1.0 - 1e-9) && p.threads < b.threads)
+            });
+            if better {
+                best = Some((c, p));
+            }
+        }
+    }
+    let (c, p) = best?;
+    // At one thread, what stops more threads is the limit at the next count.
+    let lim = if p.threads == 1 {
+        c.points.get(1).unwrap_or(p)
+    } else {
+        p
+    };
     let within = c
         .points
         .iter()
@@ -149,14 +164,19 @@ pub(crate) fn recommend(curves: &[PredictedCurve]) -> Option<Recommendation> {
         .ci95
         .map(|(a, b)| format!(" (95% interval {a:.1}-{b:.1})"))
         .unwrap_or_default();
-    let limit = if p.limit == model::Mechanism::Compute {
-        format!("limited by {}", p.limit.describe())
-    } else {
-        format!(
+    let limit = match (p.threads, lim.limit) {
+        (1, m) => format!(
+            "more threads are predicted slower, limited by {} (without it: {:.2}x more at {} threads)",
+            m.describe(),
+            lim.limit_gain,
+            lim.threads
+        ),
+        (_, model::Mechanism::Compute) => format!("limited by {}", p.limit.describe()),
+        (_, m) => format!(
             "limited there by {} (without it: {:.2}x more)",
-            p.limit.describe(),
+            m.describe(),
             p.limit_gain
-        )
+        ),
     };
     let extra = if p.extrapolated.is_empty() {
         String::new()
@@ -168,12 +188,12 @@ pub(crate) fn recommend(curves: &[PredictedCurve]) -> Option<Recommendation> {
         threads: p.threads,
         speedup: p.speedup,
         ci95: p.ci95,
-        limit: p.limit,
-        limit_gain: p.limit_gain,
+        limit: lim.limit,
+        limit_gain: lim.limit_gain,
         within_5_percent: within,
         extrapolated: !p.extrapolated.is_empty(),
         sentence: format!(
-            "predicted best: {} threads {}, speedup {:.1}x{ci}, {limit}; {} threads already reach 95% of it{extra}",
+            "predicted best: {} thread(s) {}, speedup {:.1}x{ci}, {limit}; {} thread(s) already reach 95% of it{extra}",
             p.threads, c.placement, p.speedup, within
         ),
     })
@@ -223,7 +243,7 @@ pub(crate) fn assumptions(
     v.push(match (bw.node_gbps, cal.node_gbps, evidence_demand) {
         (Some(t), Some(h), _) => format!("The target's bandwidth per node ({t:.1} GB/s, {}) against the calibration's ({h:.1} GB/s) scales the bandwidth cap.", bw.source.clone().unwrap_or_default()),
         (Some(t), None, true) => format!("The bandwidth cap on the target is its {t:.1} GB/s per node over the traffic one thread moved in the calibration (sampler evidence)."),
-        (Some(_), None, false) => "The target's bandwidth was given but the calibration's was not measured (no `mem stream` document beside the results, no sampler bandwidth), so a node's bandwidth is assumed equal on both machines.".into(),
+        (Some(t), None, false) => format!("The target's bandwidth was given ({t:.1} GB/s per node) but the calibration's was not measured (no `mem stream` document beside the results, no sampler bandwidth), so the bandwidth cap is assumed equal on both machines."),
         _ => "No bandwidth ceiling was given for the target (--ceilings): a node's bandwidth is assumed equal to the calibration machine's.".into(),
     });
     v

@@ -1,0 +1,118 @@
+//! What `scalescope predict` asks for, as one library call: the calibration sweep
+//! read and fitted (with the `mem stream` ceilings beside it or named), the target
+//! machine loaded (`--to` decides its kind), its bandwidth read from documents
+//! measured there or stated, and the prediction.
+
+use std::path::{Path, PathBuf};
+
+use scalescope_analysis::predict::{self, CalibrateOptions, Prediction, TargetBandwidth};
+use scalescope_analysis::Basis;
+use scalescope_results::store::read_results;
+use scalescope_topo::{Source, Topology};
+
+use crate::SessionError;
+
+/// A prediction request.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// The calibration's results.jsonl.
+    pub from: PathBuf,
+    /// `--to MACHINE`, else the source named otherwise (None: none named).
+    pub to: Option<String>,
+    pub source: Option<Source>,
+    /// Documents measured on the target (`mem stream` or `mem matrix`).
+    pub ceilings: Vec<PathBuf>,
+    /// The target's bandwidth per node, stated.
+    pub node_gbps: Option<f64>,
+    /// `mem stream` documents of the calibration machine (default: beside `from`).
+    pub from_ceilings: Vec<PathBuf>,
+    pub basis: Option<String>,
+}
+
+fn failed(s: impl std::fmt::Display) -> SessionError {
+    SessionError::Predict(s.to_string())
+}
+
+/// `--to MACHINE`: a directory is a recorded sysfs tree, an existing file an hwloc
+/// XML export, anything else a synthetic spec.
+pub fn target_source(to: &str) -> Source {
+    let p = Path::new(to);
+    if p.is_dir() {
+        Source::SysfsRoot(p.to_path_buf())
+    } else if p.is_file() {
+        Source::HwlocXml(p.to_path_buf())
+    } else {
+        Source::Synthetic(to.to_string())
+    }
+}
+
+fn target(r: &Request) -> Result<Topology, SessionError> {
+    let (source, named) = match (&r.to, &r.source) {
+        (Some(to), _) => (target_source(to), format!("--to {to}")),
+        (None, Some(s)) => (s.clone(), "the target machine".to_string()),
+        (None, None) => return Err(failed("name the target machine: --to MACHINE (a synthetic spec, a recorded sysfs tree or an hwloc XML file)")),
+    };
+    source
+        .load()
+        .map_err(|e| failed(format!("loading the target machine `{named}`: {e}")))
+}
+
+fn read_doc(p: &Path) -> Result<(String, serde_json::Value), SessionError> {
+    let path = p.display().to_string();
+    let text = std::fs::read_to_string(p).map_err(|source| SessionError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let doc = serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
+        path: path.clone(),
+        detail: e.to_string(),
+    })?;
+    Ok((path, doc))
+}
+
+fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionError> {
+    if let Some(g) = r.node_gbps {
+        if !(g.is_finite() && g > 0.0) {
+            return Err(failed(format!(
+                "--node-gbps {g}: expected a positive bandwidth in GB/s"
+            )));
+        }
+        return Ok(TargetBandwidth {
+            node_gbps: Some(g),
+            source: Some("stated with --node-gbps".into()),
+        });
+    }
+    let docs = r
+        .ceilings
+        .iter()
+        .map(|p| read_doc(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    predict::target_bandwidth(topo, &docs).map_err(|e| failed(format!("--ceilings {e}")))
+}
+
+/// The prediction `r` asks for.
+///
+/// # Errors
+/// Unreadable results or documents, a sweep that cannot calibrate the model, a
+/// target that cannot be loaded, a bandwidth that is not positive.
+pub fn prediction(r: &Request) -> Result<Prediction, SessionError> {
+    let (h, records, _) = read_results(&r.from)?;
+    let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| failed(format!("--{e}")))?;
+    let ceilings = crate::ceilings::discover(&r.from, &r.from_ceilings)?;
+    let cal = predict::calibrate(
+        &h,
+        &records,
+        &basis,
+        &ceilings,
+        &CalibrateOptions::default(),
+    )
+    .map_err(|e| {
+        failed(format!(
+            "calibrating the model on {}: {e}",
+            r.from.display()
+        ))
+    })?;
+    let topo = target(r)?;
+    let bw = bandwidth(r, &topo)?;
+    Ok(predict::predict(&cal, &topo, &bw))
+}
