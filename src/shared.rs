@@ -84,6 +84,15 @@ pub fn verdict_line(v: &Verification) -> String {
     format!("verification: {} ({})", v.verdict(), v.why())
 }
 
+/// Prints a run's verdict and, where it has them, its set-up seconds, each after
+/// `indent`.
+pub fn print_verdict(r: &Report, indent: &str) {
+    println!("{indent}{}", verdict_line(&r.verification));
+    if let Some(s) = &r.setup {
+        println!("{indent}{}", setup_line(s));
+    }
+}
+
 /// A run's set-up seconds in one line: where the input came from and what preparing
 /// and checking it cost.
 pub fn setup_line(s: &scalescope_workloads::SetupCosts) -> String {

@@ -23,7 +23,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 force: a.force,
                 json: a.json,
                 pr: None,
-                inputs: &a.inputs.inputs(),
+                inputs: a.inputs.inputs(),
             },
             GraphKernel::Bfs { source: a.source },
         ),
@@ -35,7 +35,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 force: a.force,
                 json: a.json,
                 pr: Some((a.sync.to_string(), a.batch)),
-                inputs: &a.inputs.inputs(),
+                inputs: a.inputs.inputs(),
             },
             GraphKernel::PageRank {
                 sync: a.sync.clone(),
@@ -47,8 +47,9 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// What `bfs` and `pr` share: the graph, where the threads go, the output, and
-/// PageRank's synchronisation and batch for its text line.
+/// What the kernels share: the graph, where the threads go, the output, the input
+/// cache and verification policy, and PageRank's synchronisation and batch for its
+/// text line.
 struct Run<'a> {
     graph: &'a str,
     place: &'a PlacementArgs,
@@ -56,22 +57,15 @@ struct Run<'a> {
     force: bool,
     json: bool,
     pr: Option<(String, usize)>,
-    inputs: &'a Inputs,
+    inputs: Inputs,
 }
 
 /// Builds, runs and verifies the kernel; the report and the pool's thread count.
-fn execute_on(
-    graph: &str,
-    kernel: GraphKernel,
-    place: &PlacementArgs,
-    threads: Option<usize>,
-    force: bool,
-    inputs: &Inputs,
-) -> anyhow::Result<Report> {
-    let working = crate::progress::working(&format!("graph kernel on {graph}"));
-    let mut workload = GraphCount::new(graph, kernel)?.forced(force);
-    let pool = pinned_pool(place, threads)?;
-    let report = execute_with(&mut workload, &pool, inputs)?;
+fn execute_on(r: &Run, kernel: GraphKernel) -> anyhow::Result<Report> {
+    let working = crate::progress::working(&format!("graph kernel on {}", r.graph));
+    let mut workload = GraphCount::new(r.graph, kernel)?.forced(r.force);
+    let pool = pinned_pool(r.place, r.threads)?;
+    let report = execute_with(&mut workload, &pool, &r.inputs)?;
     drop(working);
     Ok(report)
 }
@@ -101,14 +95,16 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         pattern: args.pattern,
         induced: args.induced,
     };
-    let r = execute_on(
-        &args.graph,
-        kernel,
-        &args.place,
-        args.threads,
-        args.force,
-        &args.inputs.inputs(),
-    )?;
+    let run = Run {
+        graph: &args.graph,
+        place: &args.place,
+        threads: args.threads,
+        force: args.force,
+        json: args.json,
+        pr: None,
+        inputs: args.inputs.inputs(),
+    };
+    let r = execute_on(&run, kernel)?;
     let d = &r.detail;
     if args.json {
         let graph = json!({"source": args.graph, "vertices": d["vertices"], "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]});
@@ -117,34 +113,20 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
             serde_json::to_string_pretty(&document(&r, json!({ "graph": graph })))?
         );
     } else {
-        let kind = if args.induced {
-            "induced"
-        } else {
-            "non-induced"
-        };
+        let kind = ["non-induced", "induced"][usize::from(args.induced)];
         println!(
             "{} ({kind}) in {}: {}\n  {} vertices, {} edges, {:.1} bytes/edge; counted in {:.4} s on {} threads (graph built in {:.4} s)",
             d["pattern"].as_str().unwrap_or("?"), args.graph, d["count"], d["vertices"], d["edges"],
             d["bytes_per_edge"].as_f64().unwrap_or(f64::NAN), r.seconds, r.threads,
             d["build_seconds"].as_f64().unwrap_or(f64::NAN)
         );
-        println!("  {}", verdict_line(&r.verification));
-        if let Some(s) = &r.setup {
-            println!("  {}", crate::shared::setup_line(s));
-        }
+        crate::shared::print_verdict(&r, "  ");
     }
     Ok(verdict_exit(&r.verification))
 }
 
 fn kernel(args: &Run, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
-    let r = execute_on(
-        args.graph,
-        kernel,
-        args.place,
-        args.threads,
-        args.force,
-        args.inputs,
-    )?;
+    let r = execute_on(args, kernel)?;
     if args.json {
         let extra = match r.detail["kernel"].as_str() {
             Some("pr") => {

@@ -78,24 +78,9 @@ fn print_outcome(args: &SweepArgs, done: &run::Finished) -> anyhow::Result<()> {
         let text = scalescope_report::TextExporter.export(std::slice::from_ref(&done.set));
         print!("\n{}", String::from_utf8_lossy(&text));
     }
-    for line in run::problems(&done.set.records) {
+    let lines = run::problems(&done.set.records).into_iter();
+    for line in lines.chain(run::setup_lines(done)) {
         eprintln!("{line}");
-    }
-    if let Some(p) = &done.prepared {
-        eprintln!(
-            "input prepared once for every run: {:.3} s ({})",
-            p.prepare_secs, p.input
-        );
-    }
-    if let Some(s) = run::setup_summary(&done.set.records) {
-        let part = |name: &str, v: Option<f64>| {
-            v.map(|v| format!(", {name} {v:.3} s")).unwrap_or_default()
-        };
-        eprintln!(
-            "per run after the first (median of {}): wall {:.3} s, kernel {:.3} s, preparing the input {:.3} s{}{}, verifying {:.3} s",
-            s.runs, s.wall_secs, s.kernel_secs, s.prepare_secs,
-            part("first-touch", s.first_touch_secs), part("load", s.load_secs), s.verify_secs
-        );
     }
     let report = done
         .report_index

@@ -7,7 +7,7 @@ use scalescope_workloads::execute_with;
 use scalescope_workloads::tpch::Tpch;
 
 use crate::cli::TpchArgs;
-use crate::shared::{pinned_pool, verdict_exit, verdict_line};
+use crate::shared::{pinned_pool, verdict_exit};
 
 /// Result rows as objects keyed by the header's column names.
 fn rows_json(rows: &[String]) -> Vec<serde_json::Map<String, serde_json::Value>> {
@@ -77,10 +77,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
         for r in q.rows() {
             println!("  {r}");
         }
-        println!("{}", verdict_line(&report.verification));
-        if let Some(s) = &report.setup {
-            println!("{}", crate::shared::setup_line(s));
-        }
+        crate::shared::print_verdict(&report, "");
     }
     Ok(verdict_exit(&report.verification))
 }

@@ -290,3 +290,26 @@ pub fn setup_summary(records: &[RunRecord]) -> Option<SetupSummary> {
         verify_secs: pick(&|s| Some(s.verify_secs))?,
     })
 }
+
+/// What the sweep's input and runs spent beside the kernels, for the terminal: the
+/// input prepared once, then the per-run medians after the first run.
+pub fn setup_lines(done: &Finished) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(p) = &done.prepared {
+        out.push(format!(
+            "input prepared once for every run: {:.3} s ({})",
+            p.prepare_secs, p.input
+        ));
+    }
+    if let Some(s) = setup_summary(&done.set.records) {
+        let part = |name: &str, v: Option<f64>| {
+            v.map(|v| format!(", {name} {v:.3} s")).unwrap_or_default()
+        };
+        out.push(format!(
+            "per run after the first (median of {}): wall {:.3} s, kernel {:.3} s, preparing the input {:.3} s{}{}, verifying {:.3} s",
+            s.runs, s.wall_secs, s.kernel_secs, s.prepare_secs,
+            part("first-touch", s.first_touch_secs), part("load", s.load_secs), s.verify_secs
+        ));
+    }
+    out
+}
