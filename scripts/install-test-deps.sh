@@ -17,6 +17,17 @@ command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
 [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx poweroff \
   && ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' || need+=(busybox-static)
 command -v cpio >/dev/null || need+=(cpio)
+# The MPI tests (tests/mpi.rs) launch real ranks through Open MPI's and MPICH's own
+# launchers, called by explicit path because both provide `mpirun` alternatives, and
+# through srun on a one-node Slurm on loopback (slurmctld + slurmd + munged, started and
+# stopped by scripts/mpi-slurm.sh). The MPI NAS binary (crates/mpi-nas) is built on the
+# `mpi` crate, whose bindgen needs libclang and the Open MPI headers.
+command -v mpirun.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
+command -v mpiexec.hydra >/dev/null || need+=(mpich)
+command -v slurmd >/dev/null && command -v slurmctld >/dev/null || need+=(slurm-wlm)
+command -v munged >/dev/null || need+=(munge)
+[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \
+  || need+=(libclang-dev)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

@@ -51,7 +51,7 @@ fn compare_finds_the_significant_difference() {
     for r in rows {
         let ratio = r["ratio"].as_f64().unwrap();
         assert!(
-            (0.4..0.6).contains(&ratio),
+            (0.35..0.7).contains(&ratio),
             "B takes twice as long: {ratio}"
         );
         assert_eq!(r["significant"], true);
@@ -98,7 +98,7 @@ fn analyze_prints_and_exports_json() {
     assert_eq!(curve["points"].as_array().unwrap().len(), 2);
     // sleep does not get faster with threads: efficiency about 50% at 2.
     let eff = curve["points"][1]["efficiency"].as_f64().unwrap();
-    assert!((0.4..0.6).contains(&eff), "{eff}");
+    assert!((0.35..0.7).contains(&eff), "{eff}");
     scalescope()
         .arg("analyze")
         .arg(a.join("results.jsonl"))

@@ -7,10 +7,12 @@ use clap::{Args, Parser, Subcommand};
 use scalescope_session::settings::key_value;
 
 mod kernels;
+mod mpi;
 mod placement;
 mod sweep;
 
 pub use kernels::*;
+pub use mpi::MpiCheckArgs;
 pub use placement::{PlacementArgs, SweepPlaceArgs};
 pub use sweep::*;
 
@@ -137,6 +139,15 @@ Examples:
   scalescope sync
   scalescope sync --table 64 --batches 1,2,4,8,16,32 --json     (high contention)")]
     Sync(SyncArgs),
+    /// Checks where an MPI launcher puts ranks: plans each ranks-per-node value,
+    /// renders it for the launcher, launches a probe as the program would be, and
+    /// compares every rank's host, CPUs and CPU with the plan.
+    #[command(after_help = "\
+Examples:
+  scalescope mpi-check --launcher mpirun --launcher-path mpirun.openmpi --ranks-per-node 1,cores,2xcores
+  scalescope mpi-check --launcher mpiexec --launcher-path mpiexec.hydra --nodes node[01-04]
+  salloc -N2 --exclusive scalescope mpi-check --launcher srun --ranks-per-node cores --json")]
+    MpiCheck(MpiCheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
 Examples:
@@ -151,6 +162,10 @@ Examples:
     /// Runs one built-in workload pinned as given (what sweeps start for --workload).
     #[command(name = "__workload", hide = true)]
     WorkloadChild(WorkloadChildArgs),
+    /// Prints this rank's host, rank, CPUs, CPU and memory policy as one JSON line
+    /// (what mpi-check launches through the launcher).
+    #[command(name = "__probe", hide = true)]
+    Probe,
     /// Waits for its stdin to close (scalescope ended, however), then kills every
     /// process marked with TOKEN (what a sweep starts once).
     #[command(name = "__guard", hide = true)]

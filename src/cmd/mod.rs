@@ -7,6 +7,7 @@ mod docs;
 mod graph;
 mod import;
 pub mod mem;
+mod mpi;
 mod npb;
 mod place;
 mod predict;
@@ -46,6 +47,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Completions(args)) => docs::completions(args.shell),
         Some(Command::Man) => docs::man(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
+        Some(Command::MpiCheck(args)) => mpi::run(&args),
+        Some(Command::Probe) => mpi::probe(),
         Some(Command::Guard { token }) => {
             Ok(ExitCode::from(scalescope_sweep::reap::guard_main(&token)))
         }

@@ -82,7 +82,7 @@ pub fn run(args: &PlaceArgs) -> anyhow::Result<ExitCode> {
                     cpus: cpus.clone(),
                 })
                 .collect(),
-            renderings: render::renderings(&placement),
+            renderings: render::renderings(&placement, &topo),
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {

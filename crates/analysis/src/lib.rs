@@ -16,6 +16,7 @@ pub mod finding;
 mod findings;
 pub mod fit;
 pub mod hops;
+pub mod ht_doubling;
 pub mod knee;
 pub mod links;
 pub mod matrix_doc;

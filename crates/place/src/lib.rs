@@ -6,6 +6,7 @@
 //! A placement is computed from a [`Topology`] alone, so a 96-PU machine's placement
 //! can be planned and tested on a laptop.
 
+pub mod launch;
 pub mod likwid;
 pub mod mempolicy;
 pub mod pin;

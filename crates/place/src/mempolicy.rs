@@ -321,6 +321,49 @@ pub fn current_node() -> io::Result<u32> {
     Ok(node)
 }
 
+/// The calling thread's memory policy (`get_mempolicy(2)`): its mode's name
+/// (`default`, `preferred`, `bind`, `interleave`, `local`, `preferred-many`,
+/// `weighted-interleave`) and its nodes (empty for `default` and `local`).
+///
+/// # Errors
+/// The OS error from `get_mempolicy` (ENOSYS on a kernel without NUMA).
+pub fn current_policy() -> io::Result<(String, NodeSet)> {
+    let mut mode: i32 = 0;
+    let mut mask = [0u64; 16];
+    let maxnode = (mask.len() * 64) as u64;
+    // SAFETY: get_mempolicy writes one int through `mode` and at most `maxnode`
+    // bits through `mask`, which holds exactly that many; addr null and flags 0
+    // ask for the thread's own policy.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_get_mempolicy,
+            &mut mode as *mut i32,
+            mask.as_mut_ptr(),
+            maxnode,
+            std::ptr::null_mut::<libc::c_void>(),
+            0u64,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // The mode's high bits are flags (MPOL_F_STATIC_NODES, ...); the mode is below.
+    let name = match mode & 0xff {
+        MPOL_DEFAULT => "default",
+        MPOL_PREFERRED => "preferred",
+        MPOL_BIND => "bind",
+        MPOL_INTERLEAVE => "interleave",
+        MPOL_LOCAL => "local",
+        5 => "preferred-many",
+        6 => "weighted-interleave",
+        _ => "unknown",
+    };
+    let nodes = (0..maxnode as u32)
+        .filter(|&n| mask[n as usize / 64] >> (n % 64) & 1 == 1)
+        .collect();
+    Ok((name.to_string(), nodes))
+}
+
 /// Moves the allocated pages of `[addr, addr + len)` to `node` (`move_pages(2)` with
 /// a target for every page; pages never touched stay unallocated). Pages at the
 /// range's edges that it shares with neighbouring data move too. Returns how many

@@ -3,12 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use scalescope_topo::CpuSet;
+use scalescope_topo::{CpuSet, Topology};
 
+use crate::launch::{self, Launcher, RankPlan};
 use crate::{Granularity, Placement};
 
-/// Every rendering, keyed by tool (`OMP_PLACES`, `taskset`, `slurm`, ...).
-pub fn renderings(p: &Placement) -> BTreeMap<&'static str, String> {
+/// Every rendering, keyed by tool (`OMP_PLACES`, `taskset`, `slurm`, ...). The MPI
+/// ones treat each thread as one rank on this machine; Open MPI's need `topo`
+/// because Open MPI numbers CPUs logically, not by OS index.
+pub fn renderings(p: &Placement, topo: &Topology) -> BTreeMap<&'static str, String> {
     let mut m = BTreeMap::new();
     m.insert("OMP_PLACES", omp_places(p));
     m.insert("OMP_PROC_BIND", "true".to_string());
@@ -21,14 +24,43 @@ pub fn renderings(p: &Placement) -> BTreeMap<&'static str, String> {
     );
     m.insert("taskset", format!("taskset -c {}", p.all_cpus()));
     m.insert("numactl", format!("numactl --physcpubind={}", p.all_cpus()));
-    m.insert("openmpi", openmpi(p));
+    let (openmpi, rankfile) = openmpi(p, topo);
+    m.insert("openmpi", openmpi);
     m.insert(
         "openmpi-note",
-        "mpirun orders ranks by OS numbering within --cpu-set; openmpi-rankfile gives the exact order".into(),
+        "Open MPI numbers CPUs and cores logically (hwloc's order), not by OS index: the rankfile's slots are logical".into(),
     );
-    m.insert("openmpi-rankfile", openmpi_rankfile(p));
+    m.insert("openmpi-rankfile", rankfile);
+    m.insert("mpich", mpich(p, topo));
     m.insert("slurm", slurm(p));
     m
+}
+
+/// One rank per thread on this host, through a rankfile named `rankfile`.
+fn openmpi(p: &Placement, topo: &Topology) -> (String, String) {
+    let rendered = RankPlan::from_placement(p, 1).and_then(|plan| {
+        launch::render(
+            topo,
+            Launcher::Mpirun,
+            &plan,
+            &["localhost".into()],
+            "rankfile",
+        )
+    });
+    match rendered {
+        Ok(r) => (
+            r.command_line(&[]),
+            r.rankfile.unwrap_or_default().trim_end().to_string(),
+        ),
+        Err(e) => (format!("unavailable: {e}"), format!("unavailable: {e}")),
+    }
+}
+
+/// One rank per thread on this host, bound by Hydra's user list (OS numbers).
+fn mpich(p: &Placement, topo: &Topology) -> String {
+    RankPlan::from_placement(p, 1)
+        .and_then(|plan| launch::render(topo, Launcher::Mpiexec, &plan, &["localhost".into()], ""))
+        .map_or_else(|e| format!("unavailable: {e}"), |r| r.command_line(&[]))
 }
 
 fn join<T: ToString>(v: &[T], sep: &str) -> String {
@@ -64,32 +96,6 @@ pub fn kmp_affinity(p: &Placement) -> String {
         "granularity={gran},explicit,proclist=[{}]",
         join(&p.first_cpus(), ",")
     )
-}
-
-fn openmpi(p: &Placement) -> String {
-    let (map, bind) = match p.granularity {
-        Granularity::Thread => ("hwthread", "hwthread"),
-        Granularity::Core => ("core", "core"),
-    };
-    format!(
-        "mpirun -np {} --cpu-set {} --map-by {map} --bind-to {bind}",
-        p.threads.len(),
-        p.all_cpus()
-    )
-}
-
-fn openmpi_rankfile(p: &Placement) -> String {
-    p.threads
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            format!(
-                "rank {i}=localhost slot={}",
-                join(&s.iter().collect::<Vec<_>>(), ",")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn slurm(p: &Placement) -> String {

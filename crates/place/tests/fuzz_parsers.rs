@@ -331,7 +331,7 @@ fn check_strategy(
                 let usable = topo.usable_pus().count();
                 prop_assert!(p.threads.len() <= max_threads(usable), "{:?}", text);
                 prop_assert!(p.threads.iter().all(|s| !s.is_empty()));
-                prop_assert!(render::renderings(&p).values().all(|r| !r.is_empty()));
+                prop_assert!(render::renderings(&p, topo).values().all(|r| !r.is_empty()));
             }
             Err(e) => names_no_flag(text, &e.to_string())?,
         }

@@ -10,6 +10,7 @@ pub mod html;
 pub mod machine;
 pub mod mem;
 pub mod predict;
+pub mod ranks;
 pub mod summary;
 pub mod svg;
 pub mod topo_svg;

@@ -251,7 +251,7 @@ pub fn placement_text(topo: &Topology, p: &Placement) -> String {
         );
     }
     out.push('\n');
-    for (tool, text) in render::renderings(p) {
+    for (tool, text) in render::renderings(p, topo) {
         if text.contains('\n') {
             let _ = writeln!(out, "{tool}:\n  {}", text.replace('\n', "\n  "));
         } else {

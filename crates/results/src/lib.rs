@@ -14,6 +14,7 @@ pub mod evidence;
 pub mod fingerprint;
 pub mod import;
 pub mod plan;
+pub mod ranks;
 pub mod store;
 pub mod workload;
 

@@ -9,6 +9,7 @@
 
 pub mod engine;
 pub mod exec;
+pub mod launch;
 pub mod metric;
 pub mod monitor;
 pub mod output;

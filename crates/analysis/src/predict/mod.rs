@@ -1,5 +1,5 @@
 //! Predicting a machine we do not have: a mechanism model of a program's scaling
-//! ([`model`]) fitted to a sweep measured here ([`calibrate`]) and evaluated on
+//! ([`model`]) fitted to a sweep measured here ([`mod@calibrate`]) and evaluated on
 //! another topology ([`target`]): every placement's speedup curve with 95%
 //! intervals, the thread count and placement it recommends, and the mechanism that
 //! limits it there. Extrapolations (more nodes or packages than measured, SMT when

@@ -49,12 +49,25 @@ fn reference() -> EpReference {
     serde_json::from_value(v["EP"].clone()).expect("the embedded npb.json has the EP section")
 }
 
-/// Sums and annulus counts of one range of batches.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct Partial {
-    sx: f64,
-    sy: f64,
-    q: [u64; NQ],
+/// Sums and annulus counts of one range of batches (one worker's, one rank's, or,
+/// added up, the whole run's).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Partial {
+    pub sx: f64,
+    pub sy: f64,
+    /// Gaussian pairs per square annulus l <= max(|X|, |Y|) < l + 1.
+    pub q: [u64; NQ],
+}
+
+impl Partial {
+    /// Adds another range's sums and counts.
+    pub fn add(&mut self, other: &Partial) {
+        self.sx += other.sx;
+        self.sy += other.sy;
+        for (a, b) in self.q.iter_mut().zip(other.q) {
+            *a += b;
+        }
+    }
 }
 
 /// Batches `ks` (0-based), each 2^16 pairs from its own jumped-to seed.
@@ -131,6 +144,32 @@ impl Ep {
         Ep::new(params.get("class").map(String::as_str).unwrap_or("S"))
     }
 
+    /// The sums of rank `rank` of `ranks` (an MPI run): the class's batches split
+    /// statically among the ranks like NPB's MPI ep.f, this rank's share split
+    /// among the pool's workers. Adding every rank's result gives the run's, to be
+    /// checked with [`Ep::verify_total`].
+    pub fn rank_share(&self, pool: &Pool, rank: usize, ranks: usize) -> Partial {
+        let nn = 1usize << (self.m - MK);
+        let mine = chunk(nn, ranks.max(1), rank, 1);
+        let parts = pool.broadcast(|i| {
+            let r = chunk(mine.len(), pool.threads(), i, 1);
+            batches((mine.start + r.start) as u64..(mine.start + r.end) as u64)
+        });
+        let mut total = Partial::default();
+        for p in parts {
+            total.add(&p);
+        }
+        total
+    }
+
+    /// Checks a whole run's sums (every rank's added) against the official values,
+    /// with the run's time for the Mop/s in [`Workload::detail`].
+    pub fn verify_total(&mut self, total: Partial, seconds: f64, pool: &Pool) -> Verification {
+        self.result = Some(total);
+        self.seconds = seconds;
+        self.verify(pool)
+    }
+
     /// Official Mop/s formula: 2^(M+1) / t / 1e6.
     pub fn mops(&self) -> f64 {
         (1u64 << (self.m + 1)) as f64 / self.seconds / 1e6
@@ -160,11 +199,7 @@ impl Workload for Ep {
         self.seconds = t0.elapsed().as_secs_f64();
         let mut total = Partial::default();
         for p in parts {
-            total.sx += p.sx;
-            total.sy += p.sy;
-            for (a, b) in total.q.iter_mut().zip(p.q) {
-                *a += b;
-            }
+            total.add(&p);
         }
         self.result = Some(total);
         (
@@ -200,7 +235,7 @@ impl Workload for Ep {
     }
 
     fn detail(&self) -> serde_json::Value {
-        let p = self.result.clone().unwrap_or_default();
+        let p = self.result.unwrap_or_default();
         json!({"class": self.class, "m": self.m, "sx": p.sx, "sy": p.sy, "annulus_counts": p.q, "seconds": self.seconds, "mops": self.mops()})
     }
 }
@@ -224,6 +259,24 @@ mod tests {
             let report = crate::execute(&mut ep, &pool).unwrap();
             assert!(report.verification.passed(), "{}", report.verification);
         }
+    }
+
+    #[test]
+    fn rank_shares_add_up_to_the_verified_run() {
+        let pool = Pool::new(
+            &[scalescope_topo::affinity::process_affinity().unwrap()],
+            None,
+        )
+        .unwrap();
+        let mut ep = Ep::new("S").unwrap();
+        let mut total = Partial::default();
+        for rank in 0..3 {
+            total.add(&ep.rank_share(&pool, rank, 3));
+        }
+        assert!(ep.verify_total(total, 1.0, &pool).passed());
+        let mut one = ep.rank_share(&pool, 0, 3);
+        one.add(&ep.rank_share(&pool, 1, 3));
+        assert!(!ep.verify_total(one, 1.0, &pool).passed());
     }
 
     #[test]

@@ -159,6 +159,115 @@ impl Is {
     }
 }
 
+/// The pieces of IS for a run whose keys are split among MPI ranks: each rank
+/// generates its block of the same key sequence, counts its keys, and the ranks'
+/// counts are added up (MPI_Allreduce) into the one histogram every rank ranks by.
+/// The test keys and the official values are the threaded version's.
+impl Is {
+    /// Indexes of the class's five test keys.
+    pub fn test_index(&self) -> &[usize] {
+        &self.test_index
+    }
+
+    /// Number of keys in the whole run.
+    pub fn total_keys(&self) -> usize {
+        self.total_keys
+    }
+
+    /// Keys `start..end` of the sequence (create_seq), for the rank holding them.
+    pub fn keys_range(&self, r: std::ops::Range<usize>) -> Vec<u32> {
+        let k = (self.max_key / 4) as f64;
+        let mut s = jump(SEED, 4 * r.start as u64, A);
+        r.map(|_| {
+            let mut x = 0.0;
+            for _ in 0..4 {
+                s = next(s, A);
+                x += s as f64 * R46;
+            }
+            (k * x) as u32
+        })
+        .collect()
+    }
+
+    /// The two keys iteration `it` overwrites: (index, value).
+    pub fn iteration_edits(&self, it: usize) -> [(usize, u32); 2] {
+        [
+            (it, it as u32),
+            (it + ITERATIONS, (self.max_key - it) as u32),
+        ]
+    }
+
+    /// How many of one rank's keys have each value (length max_key).
+    pub fn histogram(&self, keys: &[u32]) -> Vec<u32> {
+        let mut h = vec![0u32; self.max_key];
+        for &k in keys {
+            h[k as usize] += 1;
+        }
+        h
+    }
+
+    /// `below[k]` = number of keys less than k, from the whole run's histogram
+    /// (length max_key + 1).
+    pub fn below(hist: &[u32]) -> Vec<u32> {
+        let mut below = Vec::with_capacity(hist.len() + 1);
+        let mut run = 0u32;
+        for &c in hist {
+            below.push(run);
+            run += c;
+        }
+        below.push(run);
+        below
+    }
+
+    /// How many of the test keys (their values `probes`, in test-index order) have
+    /// the official rank in iteration `it`.
+    pub fn probes_passed(&self, it: usize, probes: &[u32], below: &[u32]) -> usize {
+        probes
+            .iter()
+            .enumerate()
+            .filter(|(i, &key)| {
+                let key = key as usize;
+                key > 0
+                    && key < self.total_keys
+                    && i64::from(below[key])
+                        == expected_rank(&self.class, *i, it as i64, self.test_rank[*i])
+            })
+            .count()
+    }
+
+    /// Full verification: every key placed by its rank, the result sorted.
+    pub fn sorted_by(keys: &[u32], below: &[u32]) -> bool {
+        let mut next_slot = below.to_vec();
+        let mut sorted = vec![0u32; keys.len()];
+        for &k in keys {
+            let Some(slot) = next_slot.get_mut(k as usize) else {
+                return false;
+            };
+            let Some(place) = sorted.get_mut(*slot as usize) else {
+                return false;
+            };
+            *place = k;
+            *slot += 1;
+        }
+        sorted.windows(2).all(|w| w[0] <= w[1])
+    }
+
+    /// The verdict of a distributed run: test ranks passed over the ten
+    /// iterations, whether the gathered keys sorted, and the ten rankings' time.
+    pub fn verify_distributed(
+        &mut self,
+        passed: usize,
+        sorted: bool,
+        seconds: f64,
+        pool: &Pool,
+    ) -> Verification {
+        self.passed = passed;
+        self.sorted = Some(sorted);
+        self.seconds = seconds;
+        self.verify(pool)
+    }
+}
+
 impl Workload for Is {
     fn name(&self) -> &'static str {
         "is"
@@ -171,20 +280,7 @@ impl Workload for Is {
     /// create_seq: `key[i]` uses deviates 4i+1..4i+4 of the stream from the seed.
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
         let (n, t) = (self.total_keys, pool.threads());
-        let k = (self.max_key / 4) as f64;
-        let parts = pool.broadcast(|i| {
-            let r = chunk(n, t, i, 1);
-            let mut s = jump(SEED, 4 * r.start as u64, A);
-            r.map(|_| {
-                let mut x = 0.0;
-                for _ in 0..4 {
-                    s = next(s, A);
-                    x += s as f64 * R46;
-                }
-                (k * x) as u32
-            })
-            .collect::<Vec<u32>>()
-        });
+        let parts = pool.broadcast(|i| self.keys_range(chunk(n, t, i, 1)));
         self.keys = parts.concat();
         Ok(())
     }
@@ -198,26 +294,11 @@ impl Workload for Is {
             self.keys[it + ITERATIONS] = (self.max_key - it) as u32;
             let probes: Vec<u32> = self.test_index.iter().map(|&i| self.keys[i]).collect();
             below = self.ranks(pool);
-            for (i, &key) in probes.iter().enumerate() {
-                let key = key as usize;
-                if key > 0 && key < self.total_keys {
-                    // is.c: key_buff_ptr[k-1] = number of keys <= k-1.
-                    let rank = i64::from(below[key]);
-                    if rank == expected_rank(&self.class, i, it as i64, self.test_rank[i]) {
-                        self.passed += 1;
-                    }
-                }
-            }
+            self.passed += self.probes_passed(it, &probes, &below);
         }
         self.seconds = t0.elapsed().as_secs_f64();
         // Full verification: place each key by its rank and check the order.
-        let mut next_slot = below;
-        let mut sorted = vec![0u32; self.keys.len()];
-        for &k in &self.keys {
-            sorted[next_slot[k as usize] as usize] = k;
-            next_slot[k as usize] += 1;
-        }
-        self.sorted = Some(sorted.windows(2).all(|w| w[0] <= w[1]));
+        self.sorted = Some(Is::sorted_by(&self.keys, &below));
         (
             self.seconds,
             vec![Figure {

@@ -1,0 +1,283 @@
+//! MPI ranks placed through real launchers on this machine: Open MPI's mpirun,
+//! MPICH's Hydra mpiexec (called by explicit path, since both packages provide
+//! `mpirun`), and srun on a one-node Slurm on loopback (scripts/mpi-slurm.sh
+//! starts and stops munged, slurmctld and slurmd). Each runs 1 rank, one per core
+//! and two per core (oversubscribed), launches the probe as a program would be
+//! launched, and every rank must be on its planned CPUs. A test prints
+//! "unavailable here: ..." and returns only where scripts/install-test-deps.sh
+//! could not install the launcher.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn installed(tool: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        println!("unavailable here: {tool} is not installed (scripts/install-test-deps.sh could not install it)");
+    }
+    found
+}
+
+fn scalescope() -> String {
+    assert_cmd::cargo::cargo_bin("scalescope")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn cores() -> usize {
+    let out = Command::new(scalescope())
+        .args(["topo", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let usable: Vec<u64> = v["pus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["online"] == true && p["allowed"] == true)
+        .map(|p| p["core"].as_u64().unwrap())
+        .collect();
+    let mut distinct = usable.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.len()
+}
+
+/// Runs `command` (mpi-check with `--json` at its end) and checks the document.
+fn check_launches(mut command: Command, launcher: &str) {
+    let out = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{launcher}: {stdout}\n{stderr}");
+    let json = &stdout[stdout.find('{').unwrap()..=stdout.rfind('}').unwrap()];
+    let v: Value = serde_json::from_str(json).unwrap();
+    assert_eq!(v["kind"], "scalescope.mpi-check");
+    assert_eq!(v["launcher"], launcher);
+    let launches = v["launches"].as_array().unwrap();
+    let counts: Vec<usize> = launches
+        .iter()
+        .map(|l| l["check"]["ranks"].as_array().unwrap().len())
+        .collect();
+    let c = cores();
+    assert_eq!(counts, [1, c, 2 * c], "{launcher}");
+    for l in launches {
+        assert_eq!(l["exit_code"], 0, "{launcher}: {l}");
+        assert_eq!(l["check"]["all_inside_plan"], true, "{launcher}: {l}");
+        for r in l["check"]["ranks"].as_array().unwrap() {
+            assert_eq!(r["probe"]["allowed"], r["planned"], "{launcher}: {r}");
+        }
+    }
+    // Two ranks per core: rank i and rank i + cores share their CPUs.
+    let doubled = launches[2]["check"]["ranks"].as_array().unwrap();
+    for i in 0..c {
+        assert_eq!(doubled[i]["planned"], doubled[i + c]["planned"]);
+    }
+}
+
+fn mpi_check(launcher: &str, path: &str) -> Command {
+    let mut cmd = Command::new(scalescope());
+    cmd.args(["mpi-check", "--launcher", launcher, "--launcher-path", path])
+        .args([
+            "--ranks-per-node",
+            "1,cores,2xcores",
+            "--timeout",
+            "120",
+            "--json",
+        ]);
+    cmd
+}
+
+#[test]
+fn open_mpi_places_one_and_two_ranks_per_core_as_planned() {
+    if !installed("mpirun.openmpi") {
+        return;
+    }
+    let mut cmd = mpi_check("mpirun", "mpirun.openmpi");
+    // Open MPI refuses root unless told (CI runs as root).
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    check_launches(cmd, "mpirun");
+}
+
+#[test]
+fn mpich_hydra_places_one_and_two_ranks_per_core_as_planned() {
+    if !installed("mpiexec.hydra") {
+        return;
+    }
+    check_launches(mpi_check("mpiexec", "mpiexec.hydra"), "mpiexec");
+}
+
+#[test]
+fn slurm_srun_places_one_and_two_ranks_per_core_as_planned() {
+    if !["slurmctld", "slurmd", "srun", "salloc", "munged"]
+        .iter()
+        .all(|t| installed(t))
+    {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mpi-slurm.sh");
+    let mut cmd = Command::new(script);
+    cmd.args(["salloc", "-N1", "--exclusive", "--time=5"])
+        .arg(scalescope())
+        .args(["mpi-check", "--launcher", "srun"])
+        .args([
+            "--ranks-per-node",
+            "1,cores,2xcores",
+            "--timeout",
+            "120",
+            "--json",
+        ])
+        .env("SCALESCOPE_SLURM_LIFETIME", "300");
+    check_launches(cmd, "srun");
+}
+
+#[test]
+fn ranks_a_launcher_leaves_unbound_are_flagged() {
+    // A "launcher" that starts two ranks without binding them: every rank may run
+    // anywhere, so none is inside its one-CPU plan.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("unbinding-mpiexec");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nprog=\"\"; for a in \"$@\"; do prog2=\"$prog\"; prog=\"$a\"; done\n\
+         PMI_RANK=0 \"$prog2\" \"$prog\"; PMI_RANK=1 \"$prog2\" \"$prog\"\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&fake)
+        .status()
+        .unwrap();
+    if cores() < 2 {
+        println!("unavailable here: one core, so an unbound rank is still inside its plan");
+        return;
+    }
+    let out = Command::new(scalescope())
+        .args(["mpi-check", "--launcher", "mpiexec", "--launcher-path"])
+        .arg(&fake)
+        .args(["--ranks-per-node", "2", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = &v["launches"][0]["check"];
+    assert_eq!(check["all_inside_plan"], false);
+    for r in check["ranks"].as_array().unwrap() {
+        assert_eq!(r["inside_plan"], false, "{r}");
+        assert_ne!(r["probe"]["allowed"], r["planned"], "{r}");
+    }
+}
+
+/// scalescope-mpi-nas, built beside scalescope by `cargo test --workspace` (it is a
+/// workspace member outside the default members, since it links MPI).
+fn mpi_nas() -> String {
+    let bin = Path::new(&scalescope()).with_file_name("scalescope-mpi-nas");
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p scalescope-mpi-nas` (scripts/test's `cargo test --workspace` does)",
+        bin.display()
+    );
+    bin.to_string_lossy().into_owned()
+}
+
+/// The hyper-threading-doubling study of one kernel and class through `launcher`
+/// (after `scalescope mpi-check ... --`): one rank per core, then two on the same
+/// cores; every rank placed as planned, every run verified, one finding.
+fn doubling_study(mut cmd: Command, what: &str) {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}: {stdout}\n{stderr}");
+    let json = &stdout[stdout.find('{').unwrap()..=stdout.rfind('}').unwrap()];
+    let v: Value = serde_json::from_str(json).unwrap();
+    for l in v["launches"].as_array().unwrap() {
+        assert_eq!(l["check"]["all_inside_plan"], true, "{what}: {l}");
+        let runs = l["runs"].as_array().unwrap();
+        assert!(!runs.is_empty(), "{what}: {l}");
+        for r in runs {
+            assert_eq!(r["report"]["verified"], true, "{what}: {r}");
+        }
+    }
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{what}: {findings:?}");
+    let finding = findings[0].as_str().unwrap();
+    assert!(
+        finding.contains("two per core") && finding.contains('x'),
+        "{finding}"
+    );
+    println!("{what}: {finding}");
+}
+
+/// `mpi-check` arguments for the study of `kernel` at `class` through `launcher`.
+fn study_args(
+    launcher: &str,
+    path: &str,
+    extra: &[&str],
+    kernel: &str,
+    class: &str,
+) -> Vec<String> {
+    let mut args: Vec<String> = ["mpi-check", "--launcher", launcher, "--launcher-path", path]
+        .iter()
+        .chain(extra)
+        .chain(&[
+            "--ranks-per-node",
+            "cores,2xcores",
+            "--reps",
+            "1",
+            "--json",
+            "--",
+        ])
+        .map(|s| s.to_string())
+        .collect();
+    args.extend([mpi_nas(), kernel.to_string(), class.to_string()]);
+    args
+}
+
+#[test]
+fn nas_ht_doubling_study_through_open_mpi_classes_s_and_w() {
+    if !installed("mpirun.openmpi") {
+        return;
+    }
+    for kernel in ["ep", "is"] {
+        for class in ["S", "W"] {
+            let mut cmd = Command::new(scalescope());
+            cmd.args(study_args("mpirun", "mpirun.openmpi", &[], kernel, class))
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+            doubling_study(cmd, &format!("mpirun {kernel} {class}"));
+        }
+    }
+}
+
+#[test]
+fn nas_ht_doubling_study_through_slurm_class_s() {
+    if !["slurmctld", "slurmd", "srun", "salloc", "munged"]
+        .iter()
+        .all(|t| installed(t))
+    {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mpi-slurm.sh");
+    for kernel in ["ep", "is"] {
+        // Open MPI ranks under srun need PMIx: a launcher argument before ours.
+        let mut cmd = Command::new(&script);
+        cmd.args(["salloc", "-N1", "--exclusive", "--time=5"])
+            .arg(scalescope())
+            .args(study_args(
+                "srun",
+                "srun",
+                &["--launcher-arg=--mpi=pmix"],
+                kernel,
+                "S",
+            ))
+            .env("SCALESCOPE_SLURM_LIFETIME", "300");
+        doubling_study(cmd, &format!("srun {kernel} S"));
+    }
+}
