@@ -165,6 +165,39 @@ fn bfs_and_pagerank_verify_and_sync_fits_every_mechanism() {
     assert!(curves
         .iter()
         .all(|c| c["a_ns"].is_number() && c["b_ns"].is_number() && c["r_squared"].is_number()));
+    // Repetitions, intervals, and the study's claims (RTM or why not).
+    assert_eq!(v["reps"], 3);
+    for c in curves {
+        let f = &c["fit"];
+        assert_eq!(f["observations"], 9, "{f}");
+        assert!(f["a_ci95"].is_array() && f["b_ci95"].is_array(), "{f}");
+        let rejected = f["rejected"].as_str();
+        if f["r_squared"].as_f64().unwrap() < 0.9 {
+            assert!(rejected.is_some(), "{f}");
+        }
+    }
+    let claims = v["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 4);
+    let htm = curves.iter().any(|c| c["sync"] == "htm");
+    for c in claims {
+        let verdict = c["verdict"].as_str().unwrap();
+        if htm {
+            assert!(
+                ["holds", "contradicted", "undecided"].contains(&verdict),
+                "{c}"
+            );
+        } else {
+            assert!(verdict.starts_with("unavailable here: "), "{c}");
+        }
+    }
+    // BFS has no selectable synchronisation: the flags are refused, not ignored.
+    scalescope()
+        .args([
+            "graph", "bfs", "--graph", "kron:8", "--sync", "htm", "--batch", "8",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unexpected argument '--sync'"));
     scalescope()
         .args(["graph", "pr", "--graph", "kron:8", "--sync", "mutex"])
         .assert()

@@ -449,3 +449,67 @@ fn bad_option_values_get_one_clear_line() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// The run order: rounds of every point, shuffled by a seed the header records;
+/// the same seed gives the same order.
+#[test]
+fn runs_interleave_points_and_placements_in_a_seeded_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let order = |name: &str, seed: &str| -> (Value, Vec<(u64, String, u64)>) {
+        let out = dir.path().join(name);
+        scalescope()
+            .args([
+                "sweep",
+                "--quiet",
+                "--threads",
+                "1,2",
+                "--placement",
+                "compact,scatter",
+                "--reps",
+                "3",
+                "--warmup",
+                "0",
+                "--sample-interval",
+                "0",
+                "--seed",
+                seed,
+                "--out",
+            ])
+            .arg(&out)
+            .args(["--", "true"])
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let runs = runs(&out)
+            .iter()
+            .map(|r| {
+                (
+                    r["threads"].as_u64().unwrap(),
+                    r["placement"].as_str().unwrap().to_string(),
+                    r["rep"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        (header, runs)
+    };
+    let (h, a) = order("a", "11");
+    assert_eq!(h["schema_version"], 2);
+    assert_eq!(
+        h["plan"]["order"],
+        serde_json::json!({"kind": "shuffled", "seed": 11})
+    );
+    // Round r holds repetition r of all four points.
+    for (i, run) in a.iter().enumerate() {
+        assert_eq!(run.2 as usize, i / 4, "{a:?}");
+    }
+    let (_, again) = order("b", "11");
+    assert_eq!(a, again);
+    let others: Vec<_> = (12..20)
+        .map(|s| order(&format!("c{s}"), &s.to_string()).1)
+        .collect();
+    assert!(
+        others.iter().any(|o| *o != a),
+        "eight other seeds all gave {a:?}"
+    );
+}

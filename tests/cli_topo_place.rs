@@ -385,4 +385,18 @@ fn the_tour_runs_with_no_arguments() {
             && html.contains("built-in workload stream")
             && html.contains("built-in workload graph")
     );
+    // The prediction for a larger machine, titled as one (a one-CPU machine
+    // measures a single thread count and says why there is none).
+    if stdout.contains("PREDICTION (not a measurement): ep on a larger machine") {
+        assert!(
+            html.contains("Prediction (not measured)"),
+            "no prediction section"
+        );
+        assert!(html.contains("PREDICTION (not measured): speedup on the target"));
+    } else {
+        assert!(
+            stdout.contains("Prediction for a larger machine: unavailable here: "),
+            "{stdout}"
+        );
+    }
 }

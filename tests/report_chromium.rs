@@ -46,6 +46,7 @@ fn write_results(dir: &Path) {
             reps: 3,
             warmup: 0,
             options: Default::default(),
+            order: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

@@ -106,6 +106,10 @@ pub struct SyncArgs {
     /// Stripes for striped locks.
     #[arg(long, default_value_t = 256)]
     pub stripes: usize,
+    /// Repetitions of every (mechanism, batch) point, run in rounds; the fits use
+    /// every repetition and give A and B 95% intervals.
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
     /// Threads [default: every usable PU].
     #[arg(long, short = 't')]
     pub threads: Option<usize>,

@@ -31,6 +31,11 @@ pub struct SweepArgs {
     /// Unmeasured warm-up runs before each point [default: 1].
     #[arg(long)]
     pub warmup: Option<usize>,
+    /// Seed of the run order: repetition r of every point runs in round r, the
+    /// points of a round in an order drawn from the seed (recorded in the results
+    /// header; give it again to reproduce the order) [default: a new seed].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Kill a run (its whole process group) after this many seconds and record `timeout`.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
@@ -113,6 +118,7 @@ impl SweepArgs {
             place_options: self.place.options(),
             input_cache: self.inputs.input_cache.clone(),
             verify: self.inputs.verify,
+            seed: self.seed,
         }
     }
 }

@@ -4,8 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use scalescope_place::place;
-use scalescope_results::import::{header, parse_csv, ImportOptions};
+use scalescope_results::import::{check_fits, header, parse_csv, ImportOptions};
 use scalescope_results::store::ResultsStore;
 
 use crate::cli::ImportArgs;
@@ -25,7 +24,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
-    let imported = parse_csv(
+    let mut imported = parse_csv(
         &text,
         &ImportOptions {
             file: file.clone(),
@@ -33,31 +32,8 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
             lower_is_better: args.lower_is_better,
         },
     )?;
-    let mut imported = imported;
-    // Users on a server or ranks past the cores: thread counts above the PUs.
     imported.plan.options.oversubscribe = args.oversubscribe;
-    for p in imported.plan.points() {
-        place(
-            &topo,
-            &imported
-                .plan
-                .options
-                .request(p.placement.clone(), p.threads),
-        )
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "{file}: {} threads under {} do not fit the machine given ({}): {e}{}",
-                p.threads,
-                p.placement,
-                topo.summary(),
-                if args.oversubscribe {
-                    ""
-                } else {
-                    " (give --oversubscribe for counts past one thread per PU)"
-                }
-            )
-        })?;
-    }
+    check_fits(&imported, &topo, &file)?;
     let h = header(&imported, &topo, &file, env!("CARGO_PKG_VERSION"));
     let mut store = ResultsStore::create(&args.out, &h)?;
     for r in &imported.runs {

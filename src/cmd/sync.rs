@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use scalescope_workloads::execute;
+use scalescope_workloads::sync::model::describe;
 use scalescope_workloads::sync::workload::{SyncBench, SyncSettings};
 
 use crate::cli::SyncArgs;
@@ -15,19 +16,20 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         table: args.table,
         updates: args.updates,
         stripes: args.stripes,
+        reps: args.reps,
     })?;
     let working = crate::progress::working("sync study");
     let pool = pinned_pool(&args.place, args.threads)?;
     let report = execute(&mut bench, &pool)?;
     drop(working);
     if args.json {
-        let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": crate::shared::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "curves": bench.curves(),
+        let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": crate::shared::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "reps": args.reps, "curves": bench.curves(), "claims": bench.claims(),
             "note": SyncBench::htm_note(), "verified": report.verification.passed(),
             "verdict": report.verification.verdict(), "verification": report.verification.why()});
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(verdict_exit(&report.verification));
     }
-    println!("{} threads, {} slots (contention), {} updates per thread per point; T(N) = A*N + B per critical section", report.threads, args.table, args.updates);
+    println!("{} threads, {} slots (contention), {} updates per thread per point, {} repetitions; T(N) = A*N + B per critical section, 95% intervals", report.threads, args.table, args.updates, args.reps);
     for c in bench.curves() {
         let pts: Vec<String> = c
             .points
@@ -40,13 +42,18 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         println!(
-            "  {op:<13} {:<18} A = {:8.2} ns/update  B = {:8.2} ns  R² = {:.3}  best batch {}",
-            c.sync, c.a_ns, c.b_ns, c.r_squared, c.best_batch
+            "  {op:<13} {:<18} {}  best batch {}",
+            c.sync,
+            describe(&c.fit),
+            c.best_batch
         );
         println!("      {}", pts.join("  "));
     }
     if let Some(n) = SyncBench::htm_note() {
         println!("{n}");
+    }
+    for c in bench.claims() {
+        println!("  {}", c.line());
     }
     println!("{}", verdict_line(&report.verification));
     Ok(verdict_exit(&report.verification))

@@ -37,6 +37,7 @@ fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> He
             reps: 5,
             warmup: 0,
             options: Default::default(),
+            order: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

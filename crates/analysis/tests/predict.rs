@@ -270,3 +270,143 @@ fn leave_the_top_out_on_the_published_curves_beats_the_usl_within_15_percent() {
         );
     }
 }
+
+#[test]
+fn a_target_with_more_bandwidth_per_node_lifts_a_bandwidth_bound_curve() {
+    // Bandwidth-bound: each node delivers 4 one-thread demands.
+    let mut cal = calibration_on("package:2 numa:1 core:8 pu:2", &MECHANISMS[2]);
+    assert!(
+        (1.0 / cal.best.params.inv_bandwidth - 4.0).abs() < 0.5,
+        "{:?}",
+        cal.best
+    );
+    cal.node_gbps = Some(10.0);
+    let target = Source::Synthetic("package:2 numa:1 core:8 pu:2".into())
+        .load()
+        .unwrap();
+    let at8 = |gbps: f64| {
+        let bw = TargetBandwidth {
+            node_gbps: Some(gbps),
+            source: Some("target-stream.json".into()),
+        };
+        let p = predict::predict(&cal, &target, &bw);
+        let cf = p
+            .curves
+            .iter()
+            .find(|c| c.placement == Strategy::CoresFirst)
+            .unwrap();
+        let s = cf.points.iter().find(|q| q.threads == 8).unwrap().speedup;
+        (s, p.assumptions.join(" "))
+    };
+    let (same, _) = at8(10.0);
+    let (double, said) = at8(20.0);
+    assert!((double / same - 2.0).abs() < 0.2, "{same} {double}");
+    assert!(
+        said.contains("20.0 GB/s") && said.contains("10.0 GB/s"),
+        "{said}"
+    );
+}
+
+#[test]
+fn target_bandwidth_is_read_from_stream_and_matrix_documents() {
+    let topo = Source::Synthetic("package:2 numa:1 core:8 pu:2".into())
+        .load()
+        .unwrap();
+    let matrix = serde_json::json!({"kind": "scalescope.mem-matrix",
+        "matrix": {"bandwidth_gb_per_s": [[40.0, 20.0], [20.0, 44.0]]}});
+    // 32 threads scatter use both nodes: 60 GB/s is 30 per node.
+    let stream = serde_json::json!({"kind": "scalescope.mem-stream", "threads": 32,
+        "placement": "scatter", "kernels": {"triad": {"gb_per_s": 60.0}}});
+    let bw = predict::target_bandwidth(&topo, &[("m.json".into(), matrix)]).unwrap();
+    assert_eq!(bw.node_gbps, Some(42.0));
+    let bw = predict::target_bandwidth(&topo, &[("s.json".into(), stream)]).unwrap();
+    assert_eq!(
+        (bw.node_gbps, bw.source.as_deref()),
+        (Some(30.0), Some("s.json"))
+    );
+    let other = serde_json::json!({"kind": "scalescope.mem-latency"});
+    let e = predict::target_bandwidth(&topo, &[("l.json".into(), other)]).unwrap_err();
+    assert!(e.contains("l.json") && e.contains("mem-latency"), "{e}");
+}
+
+#[test]
+fn more_sockets_than_measured_are_marked_and_their_assumption_named() {
+    // Calibrated on 2 packages (remote measured), asked about 4.
+    let cal = calibration_on("package:2 numa:1 core:6 pu:1", &MECHANISMS[3]);
+    assert!(cal.free.remote);
+    let target = Source::Synthetic("package:4 numa:1 core:6 pu:1".into())
+        .load()
+        .unwrap();
+    let pr = predict::predict(&cal, &target, &TargetBandwidth::default());
+    let cf = pr
+        .curves
+        .iter()
+        .find(|c| c.placement == Strategy::CoresFirst)
+        .unwrap();
+    let at = |t: usize| cf.points.iter().find(|p| p.threads == t).unwrap();
+    assert!(at(12).extrapolated.is_empty(), "{:?}", at(12));
+    let far = &at(13).extrapolated;
+    assert!(far.contains(&"packages".to_string()) && far.contains(&"numa-nodes".to_string()));
+    let text = pr.assumptions.join(" ");
+    assert!(
+        text.contains("more NUMA nodes or packages than the calibration"),
+        "{text}"
+    );
+}
+
+/// The sampler's bandwidth evidence at one thread: `gbps` in one domain.
+fn bandwidth_evidence(gbps: f64) -> scalescope_results::evidence::RunEvidence {
+    use scalescope_results::evidence::{
+        BandwidthEvidence, DomainTraffic, Measured, RunEvidence, SamplerCost,
+    };
+    let why = "not measured in this test";
+    RunEvidence {
+        interval_ms: 100.0,
+        samples: 10,
+        series_file: None,
+        sampler: SamplerCost::default(),
+        cpu: Measured::Unavailable(why.into()),
+        threads: vec![],
+        pages: Measured::Unavailable(why.into()),
+        numastat: Measured::Unavailable(why.into()),
+        bandwidth: Measured::Measured(BandwidthEvidence {
+            source: "resctrl-mbm".into(),
+            scope: "the run's tasks".into(),
+            domains: vec![DomainTraffic {
+                domain: 0,
+                total_bytes: 1,
+                local_bytes: None,
+                remote_bytes: None,
+                mean_bytes_per_sec: gbps * 1e9,
+                peak_bytes_per_sec: gbps * 1e9,
+            }],
+            cross_node_bytes: None,
+        }),
+        pmu: vec![],
+    }
+}
+
+#[test]
+fn the_sampler_traffic_turns_a_target_ceiling_into_its_cap() {
+    // One node that saturates at 4 threads; one thread alone moved 5 GB/s.
+    let topo = Source::Synthetic("package:1 numa:1 core:8 pu:1".into())
+        .load()
+        .unwrap();
+    let (h, mut r) = sweep(&topo, &MECHANISMS[2], &[Strategy::CoresFirst], 3, 0.02, 9);
+    for run in r.iter_mut().filter(|r| r.point.threads == 1) {
+        run.evidence = Some(Box::new(bandwidth_evidence(5.0)));
+    }
+    let opts = CalibrateOptions { draws: 40, seed: 1 };
+    let cal = predict::calibrate(&h, &r, &Basis::Time, &[], &opts).unwrap();
+    assert_eq!(cal.demand_gbps, Some(5.0));
+    // The target's node delivers 40 GB/s: 8 one-thread demands, twice the cap here.
+    let bw = TargetBandwidth {
+        node_gbps: Some(40.0),
+        source: Some("stated".into()),
+    };
+    let p = predict::predict(&cal, &topo, &bw);
+    let cf = &p.curves[0];
+    let s8 = cf.points.iter().find(|q| q.threads == 8).unwrap().speedup;
+    assert!((s8 - 8.0).abs() < 1.0, "{s8}");
+    assert!(p.assumptions.join(" ").contains("sampler evidence"));
+}

@@ -43,6 +43,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
             reps: 3,
             warmup: 0,
             options: Default::default(),
+            order: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

@@ -38,6 +38,16 @@ pub enum ImportError {
     },
     #[error("{file}: no data rows")]
     NoRows { file: String },
+    #[error("{file}: {threads} threads under {placement} do not fit the machine given ({machine}): {detail}{}",
+        if *.oversubscribe { "" } else { " (give --oversubscribe for counts past one thread per PU)" })]
+    DoesNotFit {
+        file: String,
+        threads: usize,
+        placement: String,
+        machine: String,
+        detail: String,
+        oversubscribe: bool,
+    },
 }
 
 /// How to read the CSV.
@@ -259,10 +269,32 @@ pub fn parse_csv(text: &str, opts: &ImportOptions) -> Result<Imported, ImportErr
             reps: count.values().copied().max().unwrap_or(1),
             warmup: 0,
             options: Default::default(),
+            order: Default::default(),
         },
         metrics,
         runs,
     })
+}
+
+/// Whether every point of the import can be placed on the machine given (with
+/// the plan's options: `oversubscribe` for curves past one thread per PU).
+///
+/// # Errors
+/// [`ImportError::DoesNotFit`] naming the first point that does not fit.
+pub fn check_fits(imported: &Imported, topo: &Topology, file: &str) -> Result<(), ImportError> {
+    let opts = &imported.plan.options;
+    for p in imported.plan.points() {
+        let req = opts.request(p.placement.clone(), p.threads);
+        scalescope_place::place(topo, &req).map_err(|e| ImportError::DoesNotFit {
+            file: file.into(),
+            threads: p.threads,
+            placement: p.placement.to_string(),
+            machine: topo.summary(),
+            detail: e.to_string(),
+            oversubscribe: opts.oversubscribe,
+        })?;
+    }
+    Ok(())
 }
 
 /// The header of an imported results directory: the machine given on import, a

@@ -45,6 +45,44 @@ pub struct Plan {
     /// thread granularity, no oversubscription).
     #[serde(default, skip_serializing_if = "PlaceOptions::is_default")]
     pub options: PlaceOptions,
+    /// The order the runs are executed in (absent in files written before it was
+    /// recorded: grouped).
+    #[serde(default)]
+    pub order: RunOrder,
+}
+
+/// The order of a sweep's runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum RunOrder {
+    /// Each point's warm-ups and repetitions together, placement by placement, thread
+    /// counts ascending: drift over the sweep can look like a difference between
+    /// placements or thread counts.
+    #[default]
+    Grouped,
+    /// Rounds: round r runs repetition r of every point, in an order drawn from
+    /// `seed` (a point's warm-ups come right before its first repetition), so slow
+    /// drift spreads over every point instead of biasing the late ones.
+    Shuffled { seed: u64 },
+}
+
+/// SplitMix64, for the shuffled order: small, seeded, the same on every machine.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `v` in the order of a Fisher-Yates shuffle drawn from `seed`.
+fn shuffled<T>(mut v: Vec<T>, seed: u64) -> Vec<T> {
+    let mut state = seed;
+    for i in (1..v.len()).rev() {
+        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+    v
 }
 
 /// The placement options of `place` that apply to every strategy of a sweep.
@@ -74,8 +112,8 @@ impl PlaceOptions {
 }
 
 impl Plan {
-    /// Points in execution order: placement, then memory policy, then threads
-    /// ascending, so each curve completes before the next starts.
+    /// Every point: placement, then memory policy, then threads ascending (the
+    /// grouped execution order; [`Plan::jobs`] gives the plan's own).
     pub fn points(&self) -> Vec<Point> {
         let mut v = Vec::new();
         for placement in &self.placements {
@@ -92,27 +130,54 @@ impl Plan {
         v
     }
 
-    /// Every execution in order: each point's warm-ups, then its repetitions.
+    /// Every execution in the plan's order (see [`RunOrder`]).
     pub fn jobs(&self) -> Vec<Job> {
-        self.points()
-            .into_iter()
-            .flat_map(|p| {
-                let warm = (0..self.warmup).map({
-                    let p = p.clone();
-                    move |rep| Job {
-                        point: p.clone(),
-                        rep,
-                        warmup: true,
-                    }
-                });
-                let reps = (0..self.reps).map(move |rep| Job {
-                    point: p.clone(),
+        match self.order {
+            RunOrder::Grouped => self.grouped_jobs(),
+            RunOrder::Shuffled { seed } => self.shuffled_jobs(seed),
+        }
+    }
+
+    fn warmups(&self, p: &Point) -> impl Iterator<Item = Job> + '_ {
+        let p = p.clone();
+        (0..self.warmup).map(move |rep| Job {
+            point: p.clone(),
+            rep,
+            warmup: true,
+        })
+    }
+
+    /// Each point's warm-ups, then its repetitions, point after point.
+    fn grouped_jobs(&self) -> Vec<Job> {
+        let mut out = Vec::new();
+        for p in self.points() {
+            out.extend(self.warmups(&p));
+            out.extend((0..self.reps).map(|rep| Job {
+                point: p.clone(),
+                rep,
+                warmup: false,
+            }));
+        }
+        out
+    }
+
+    /// Round r: repetition r of every point in an order drawn from the seed and r.
+    fn shuffled_jobs(&self, seed: u64) -> Vec<Job> {
+        let mut out = Vec::new();
+        for rep in 0..self.reps {
+            let round_seed = seed ^ (rep as u64).wrapping_mul(0x2545_f491_4f6c_dd1d);
+            for p in shuffled(self.points(), round_seed) {
+                if rep == 0 {
+                    out.extend(self.warmups(&p));
+                }
+                out.push(Job {
+                    point: p,
                     rep,
                     warmup: false,
                 });
-                warm.chain(reps)
-            })
-            .collect()
+            }
+        }
+        out
     }
 }
 
@@ -339,10 +404,74 @@ mod tests {
             reps: 2,
             warmup: 1,
             options: Default::default(),
+            order: RunOrder::Grouped,
         };
         let jobs = plan.jobs();
         assert_eq!(jobs.len(), 6);
         assert!(jobs[0].warmup && !jobs[1].warmup && jobs[3].warmup);
         assert_eq!(jobs[3].point.threads, 2);
+    }
+
+    fn two_placements(order: RunOrder) -> Plan {
+        Plan {
+            threads: vec![1, 2, 4, 8],
+            placements: vec![Strategy::Compact, Strategy::Scatter],
+            mems: vec![MemPolicy::FirstTouch],
+            reps: 3,
+            warmup: 1,
+            options: Default::default(),
+            order,
+        }
+    }
+
+    #[test]
+    fn shuffled_rounds_interleave_points_and_placements_reproducibly() {
+        let plan = two_placements(RunOrder::Shuffled { seed: 42 });
+        let jobs = plan.jobs();
+        // The same jobs as grouped, in another order.
+        let key = |j: &Job| (j.point.clone(), j.rep, j.warmup);
+        let mut a: Vec<_> = jobs.iter().map(key).collect();
+        let mut b: Vec<_> = two_placements(RunOrder::Grouped)
+            .jobs()
+            .iter()
+            .map(key)
+            .collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
+        // Round by round: every point's repetition r before any repetition r + 1,
+        // and each point's warm-up right before its first repetition.
+        let measured: Vec<&Job> = jobs.iter().filter(|j| !j.warmup).collect();
+        for (i, j) in measured.iter().enumerate() {
+            assert_eq!(j.rep, i / 8, "{jobs:?}");
+        }
+        for (i, j) in jobs.iter().enumerate().filter(|(_, j)| j.warmup) {
+            assert_eq!((&jobs[i + 1].point, jobs[i + 1].rep), (&j.point, 0));
+        }
+        // The placements alternate inside a round, and the rounds differ.
+        let round = |r: usize| -> Vec<Point> {
+            measured
+                .iter()
+                .filter(|j| j.rep == r)
+                .map(|j| j.point.clone())
+                .collect()
+        };
+        let first_half: Vec<_> = round(0)[..4].iter().map(|p| p.placement.clone()).collect();
+        assert!(first_half.contains(&Strategy::Compact) && first_half.contains(&Strategy::Scatter));
+        assert_ne!(round(0), round(1));
+        // The seed reproduces the order; another seed gives another.
+        assert_eq!(jobs, plan.jobs());
+        assert_ne!(jobs, two_placements(RunOrder::Shuffled { seed: 43 }).jobs());
+    }
+
+    #[test]
+    fn files_without_an_order_read_as_grouped() {
+        let v = serde_json::json!({"threads": [1], "placements": ["compact"],
+            "mems": ["first-touch"], "reps": 1, "warmup": 0});
+        let plan: Plan = serde_json::from_value(v).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(plan.order, RunOrder::Grouped);
+        let shuffled =
+            serde_json::to_value(RunOrder::Shuffled { seed: 7 }).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(shuffled, serde_json::json!({"kind": "shuffled", "seed": 7}));
     }
 }

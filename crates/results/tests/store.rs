@@ -38,6 +38,7 @@ fn header() -> Header {
             reps: 2,
             warmup: 0,
             options: Default::default(),
+            order: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::{Plan, ThreadList};
+use scalescope_results::plan::{Plan, RunOrder, ThreadList};
 use scalescope_results::store::{
     CommandSpec, Header, MetricSpec, ResultsStore, RunRecord, RESULTS_SCHEMA_VERSION,
 };
@@ -94,9 +94,21 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
         reps,
         warmup: s.warmup.unwrap_or(settings::DEFAULT_WARMUP),
         options: s.place_options.clone().unwrap_or_default(),
+        order: RunOrder::Shuffled {
+            seed: s.seed.unwrap_or_else(fresh_seed),
+        },
     };
     check_size(&plan)?;
     Ok(plan)
+}
+
+/// A seed for the run order when none was given: the clock's nanoseconds and the
+/// process id, mixed (recorded in the header, so `--seed` reproduces the order).
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (u64::from(std::process::id()) << 32) ^ 0x05ee_d0f5_ca1e
 }
 
 /// Most runs one sweep may plan (each is a process and a line in the results).

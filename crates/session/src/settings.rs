@@ -59,6 +59,8 @@ pub struct SweepSettings {
     pub input_cache: Option<PathBuf>,
     /// Which runs of a built-in workload are checked.
     pub verify: scalescope_workloads::VerifyPolicy,
+    /// The seed of the shuffled run order (`None`: a new one, recorded in the header).
+    pub seed: Option<u64>,
 }
 
 /// The cache directory inside a sweep's results directory when none is given.
@@ -83,6 +85,7 @@ impl SweepSettings {
             ("mem", self.mems.is_some()),
             ("reps", self.reps.is_some()),
             ("warmup", self.warmup.is_some()),
+            ("seed", self.seed.is_some()),
             ("workload", self.target.workload.is_some()),
             ("metric", !self.target.metrics.is_empty()),
             ("a program", !self.target.program.is_empty()),

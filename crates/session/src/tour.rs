@@ -99,6 +99,7 @@ pub fn plan(topo: &Topology) -> Plan {
         reps: 3,
         warmup: 1,
         options: Default::default(),
+        order: Default::default(),
     }
 }
 

@@ -81,6 +81,7 @@ fn plan() -> Plan {
         reps: 3,
         warmup: 1,
         options: Default::default(),
+        order: Default::default(),
     }
 }
 

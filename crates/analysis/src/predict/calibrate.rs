@@ -272,7 +272,7 @@ pub fn fit(
             }
         }
         let now = score(&p, s, obs).1;
-        if last - now <= 1e-12 * (1.0 + last) {
+        if last - now <= 1e-9 * (1.0 + last) {
             break;
         }
         last = now;
@@ -314,10 +314,10 @@ fn nelder_mead(cs: &[Coord], start: Params, f: impl Fn(&Params) -> f64) -> Param
         let v = f(&to_params(&x));
         simplex.push((x, v));
     }
-    for _ in 0..400 * n {
+    for _ in 0..200 * n {
         simplex.sort_by(|a, b| a.1.total_cmp(&b.1));
         let (best, worst) = (simplex[0].1, simplex[n].1);
-        if worst - best <= 1e-14 * (1.0 + best.abs()) {
+        if worst - best <= 1e-11 * (1.0 + best.abs()) {
             break;
         }
         let centroid: Vec<f64> = (0..n)
@@ -385,6 +385,19 @@ pub fn fit_best_choice(points: &[CalPoint], choices: &[Free], start: Params) -> 
     best.unwrap_or_else(|| (none, fit_points(points, &none, start)))
 }
 
+/// `p` with parameter `i` (in [`Free::flags`] order) back at its value in `start`:
+/// the warm start of a fit without it.
+fn reset(mut p: Params, i: usize, start: &Params) -> Params {
+    match i {
+        0 => p.serial = start.serial,
+        1 => p.inv_bandwidth = start.inv_bandwidth,
+        2 => p.remote = start.remote,
+        3 => p.smt_yield = start.smt_yield,
+        _ => p.sync = start.sync,
+    }
+    p
+}
+
 /// Small-sample AIC of a fit on `n` points with the free parameters and the scale
 /// (None when there are too few points for them).
 fn aicc(n: usize, free: &Free, sse: f64) -> Option<f64> {
@@ -414,7 +427,7 @@ pub fn select(points: &[CalPoint], c: &Coverage, start: Params) -> (Free, Fitted
             .filter(|i| flags[*i])
             .map(|i| {
                 let fewer = Free::from_flags(|j| flags[j] && j != i);
-                let f = fit_points(points, &fewer, start);
+                let f = fit_points(points, &fewer, reset(fit.params, i, &start));
                 (fewer, f, aicc(n, &fewer, f.sse))
             })
             .min_by(|a, b| a.2.unwrap_or(f64::MAX).total_cmp(&b.2.unwrap_or(f64::MAX)));

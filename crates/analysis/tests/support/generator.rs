@@ -151,6 +151,7 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
             reps,
             warmup: 0,
             options: Default::default(),
+            order: Default::default(),
         },
         timeout_secs: None,
         kill_grace_secs: None,

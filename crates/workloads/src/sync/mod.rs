@@ -6,6 +6,7 @@
 //! form uses the same mechanisms.
 
 pub mod bench;
+pub mod model;
 pub mod rtm;
 pub mod workload;
 

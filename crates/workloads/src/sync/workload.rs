@@ -4,10 +4,14 @@
 
 use serde_json::json;
 
-use super::bench::{sweep, Curve, Op};
+use super::bench::{sweep, Curve, Op, Sizes};
+use super::model::{claims, Claim};
 use super::{rtm_available, Sync};
 use crate::pool::Pool;
 use crate::{Figure, Verification, Workload, WorkloadError};
+
+/// Why RTM could not be measured here.
+const RTM_MISSING: &str = "this CPU does not offer Intel RTM (TSX absent or disabled)";
 
 /// The benchmark's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +24,8 @@ pub struct SyncSettings {
     pub updates: usize,
     /// Locks of the striped mechanism.
     pub stripes: usize,
+    /// Repetitions of every (mechanism, batch) point, in rounds.
+    pub reps: usize,
 }
 
 /// The benchmark: curves once run, or the lost update that stopped it.
@@ -44,6 +50,7 @@ impl SyncBench {
             ("table", settings.table),
             ("updates", settings.updates),
             ("stripes", settings.stripes),
+            ("reps", settings.reps),
         ] {
             if v == 0 {
                 return Err(bad(key, "must be positive"));
@@ -58,6 +65,11 @@ impl SyncBench {
     /// The measured curves (empty before the run or after a lost update).
     pub fn curves(&self) -> &[Curve] {
         self.curves.as_deref().unwrap_or(&[])
+    }
+
+    /// The study's predicted inequalities, tested on the fits' intervals.
+    pub fn claims(&self) -> Vec<Claim> {
+        claims(self.curves(), Self::htm_note().map(|_| RTM_MISSING))
     }
 
     /// Why RTM was left out, where it was.
@@ -90,7 +102,14 @@ impl Workload for SyncBench {
         let t = std::time::Instant::now();
         self.curves = [Op::MarkVisited, Op::Increment]
             .iter()
-            .map(|&op| sweep(&mechanisms, op, &s.batches, s.table, s.updates, pool))
+            .map(|&op| {
+                let sizes = Sizes {
+                    table: s.table,
+                    updates: s.updates,
+                    reps: s.reps,
+                };
+                sweep(&mechanisms, op, &s.batches, &sizes, pool)
+            })
             .collect::<Result<Vec<_>, _>>()
             .map(|c| c.into_iter().flatten().collect());
         let best_ns = self
@@ -118,7 +137,7 @@ impl Workload for SyncBench {
     }
 
     fn detail(&self) -> serde_json::Value {
-        json!({"table": self.settings.table, "curves": self.curves(), "note": SyncBench::htm_note()})
+        json!({"table": self.settings.table, "reps": self.settings.reps, "curves": self.curves(), "claims": self.claims(), "note": SyncBench::htm_note()})
     }
 }
 
@@ -134,12 +153,20 @@ mod tests {
             table: 64,
             updates: 2000,
             stripes: 8,
+            reps: 2,
         };
         let mut bench = SyncBench::new(settings.clone()).unwrap();
         let report = crate::execute(&mut bench, &pool(2)).unwrap();
         assert!(report.verification.passed(), "{}", report.verification);
         let expected = if rtm_available() { 8 } else { 6 };
         assert_eq!(bench.curves().len(), expected);
+        let claims = bench.claims();
+        assert_eq!(claims.len(), 4);
+        if !rtm_available() {
+            assert!(claims
+                .iter()
+                .all(|c| c.verdict.starts_with("unavailable here: ")));
+        }
         let zero = SyncSettings {
             table: 0,
             ..settings
