@@ -84,6 +84,30 @@ pub fn verdict_line(v: &Verification) -> String {
     format!("verification: {} ({})", v.verdict(), v.why())
 }
 
+/// Prints a run's verdict and, where it has them, its set-up seconds, each after
+/// `indent`.
+pub fn print_verdict(r: &Report, indent: &str) {
+    println!("{indent}{}", verdict_line(&r.verification));
+    if let Some(s) = &r.setup {
+        println!("{indent}{}", setup_line(s));
+    }
+}
+
+/// A run's set-up seconds in one line: where the input came from and what preparing
+/// and checking it cost.
+pub fn setup_line(s: &scalescope_workloads::SetupCosts) -> String {
+    let part = |name: &str, v: Option<f64>| v.map(|v| format!(", {name} {v:.3} s"));
+    format!(
+        "set-up: {:.3} s preparing the input ({}{}{}{}), {:.3} s verifying",
+        s.prepare_secs,
+        s.input,
+        part("first-touch", s.first_touch_secs).unwrap_or_default(),
+        part("load", s.load_secs).unwrap_or_default(),
+        part("build", s.build_secs).unwrap_or_default(),
+        s.verify_secs
+    )
+}
+
 /// Runs a built-in workload in this process with the evidence sampler beside it (as
 /// a sweep has beside each run): CPU use of the pool's CPUs and of this process's
 /// threads, its pages per node, numastat deltas, bandwidth where a source exists.

@@ -99,6 +99,7 @@ fn write_results(dir: &Path) {
                     metrics: BTreeMap::new(),
                     placement_check: None,
                     evidence: None,
+                    setup: None,
                     stdout_log: None,
                     stderr_log: None,
                 })

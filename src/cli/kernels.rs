@@ -187,6 +187,8 @@ pub struct GraphBfsArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -216,6 +218,8 @@ pub struct GraphPrArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -240,6 +244,8 @@ pub struct GraphCountArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -310,6 +316,8 @@ pub struct TpchArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]

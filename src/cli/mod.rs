@@ -278,6 +278,33 @@ pub struct WorkloadChildArgs {
     pub thread_cpus: String,
     #[arg(long = "param", value_name = "K=V", value_parser = key_value)]
     pub params: Vec<(String, String)>,
+    #[command(flatten)]
+    pub inputs: InputArgs,
+}
+
+/// Where prepared inputs are cached and which runs are checked (the kernel
+/// commands, the sweep and its workload child share them).
+#[derive(Debug, Args, Clone, Default)]
+pub struct InputArgs {
+    /// Cache prepared inputs (graphs as `.csr`, TPC-H columns as `.cols`, with their
+    /// answers) in DIR and reuse them [commands: none, built in memory; sweep:
+    /// OUT/inputs].
+    #[arg(long, value_name = "DIR")]
+    pub input_cache: Option<PathBuf>,
+    /// Which runs are compared with the independent answer (computed once per
+    /// input): first, all or none.
+    #[arg(long, value_name = "POLICY", default_value = "all")]
+    pub verify: scalescope_workloads::VerifyPolicy,
+}
+
+impl InputArgs {
+    /// The library's form.
+    pub fn inputs(&self) -> scalescope_workloads::Inputs {
+        scalescope_workloads::Inputs {
+            cache: self.input_cache.clone(),
+            verify: self.verify,
+        }
+    }
 }
 
 /// Where the topology comes from (default: this machine).

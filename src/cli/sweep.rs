@@ -82,6 +82,8 @@ pub struct SweepArgs {
     pub params: Vec<(String, String)>,
     #[command(flatten)]
     pub place: SweepPlaceArgs,
+    #[command(flatten)]
+    pub inputs: super::InputArgs,
     /// Topology source for --dry-run only (real runs use this machine).
     #[command(flatten)]
     pub source: SourceArgs,
@@ -114,6 +116,8 @@ impl SweepArgs {
             },
             out: self.out.clone(),
             place_options: self.place.options(),
+            input_cache: self.inputs.input_cache.clone(),
+            verify: self.inputs.verify,
             seed: self.seed,
         }
     }

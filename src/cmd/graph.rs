@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use scalescope_workloads::graph::workload::{build_graph, GraphCount, GraphKernel};
-use scalescope_workloads::{execute, Report};
+use scalescope_workloads::{execute_with, Inputs, Report};
 use serde_json::{json, Value};
 
 use crate::cli::{GraphCommand, GraphCountArgs, GraphExportArgs, PlacementArgs};
@@ -23,6 +23,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 force: a.force,
                 json: a.json,
                 pr: None,
+                inputs: a.inputs.inputs(),
             },
             GraphKernel::Bfs { source: a.source },
         ),
@@ -34,6 +35,7 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
                 force: a.force,
                 json: a.json,
                 pr: Some((a.sync.to_string(), a.batch)),
+                inputs: a.inputs.inputs(),
             },
             GraphKernel::PageRank {
                 sync: a.sync.clone(),
@@ -45,8 +47,9 @@ pub fn run(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// What `bfs` and `pr` share: the graph, where the threads go, the output, and
-/// PageRank's synchronisation and batch for its text line.
+/// What the kernels share: the graph, where the threads go, the output, the input
+/// cache and verification policy, and PageRank's synchronisation and batch for its
+/// text line.
 struct Run<'a> {
     graph: &'a str,
     place: &'a PlacementArgs,
@@ -54,20 +57,15 @@ struct Run<'a> {
     force: bool,
     json: bool,
     pr: Option<(String, usize)>,
+    inputs: Inputs,
 }
 
 /// Builds, runs and verifies the kernel; the report and the pool's thread count.
-fn execute_on(
-    graph: &str,
-    kernel: GraphKernel,
-    place: &PlacementArgs,
-    threads: Option<usize>,
-    force: bool,
-) -> anyhow::Result<Report> {
-    let working = crate::progress::working(&format!("graph kernel on {graph}"));
-    let mut workload = GraphCount::new(graph, kernel)?.forced(force);
-    let pool = pinned_pool(place, threads)?;
-    let report = execute(&mut workload, &pool)?;
+fn execute_on(r: &Run, kernel: GraphKernel) -> anyhow::Result<Report> {
+    let working = crate::progress::working(&format!("graph kernel on {}", r.graph));
+    let mut workload = GraphCount::new(r.graph, kernel)?.forced(r.force);
+    let pool = pinned_pool(r.place, r.threads)?;
+    let report = execute_with(&mut workload, &pool, &r.inputs)?;
     drop(working);
     Ok(report)
 }
@@ -87,6 +85,7 @@ fn document(report: &Report, extra: Value) -> Value {
         d.insert("verified".into(), json!(report.verification.passed()));
         d.insert("verdict".into(), json!(report.verification.verdict()));
         d.insert("verification".into(), json!(report.verification.why()));
+        d.insert("setup".into(), json!(report.setup));
     }
     doc
 }
@@ -96,7 +95,16 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
         pattern: args.pattern,
         induced: args.induced,
     };
-    let r = execute_on(&args.graph, kernel, &args.place, args.threads, args.force)?;
+    let run = Run {
+        graph: &args.graph,
+        place: &args.place,
+        threads: args.threads,
+        force: args.force,
+        json: args.json,
+        pr: None,
+        inputs: args.inputs.inputs(),
+    };
+    let r = execute_on(&run, kernel)?;
     let d = &r.detail;
     if args.json {
         let graph = json!({"source": args.graph, "vertices": d["vertices"], "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]});
@@ -105,24 +113,20 @@ fn count(args: &GraphCountArgs) -> anyhow::Result<ExitCode> {
             serde_json::to_string_pretty(&document(&r, json!({ "graph": graph })))?
         );
     } else {
-        let kind = if args.induced {
-            "induced"
-        } else {
-            "non-induced"
-        };
+        let kind = ["non-induced", "induced"][usize::from(args.induced)];
         println!(
             "{} ({kind}) in {}: {}\n  {} vertices, {} edges, {:.1} bytes/edge; counted in {:.4} s on {} threads (graph built in {:.4} s)",
             d["pattern"].as_str().unwrap_or("?"), args.graph, d["count"], d["vertices"], d["edges"],
             d["bytes_per_edge"].as_f64().unwrap_or(f64::NAN), r.seconds, r.threads,
             d["build_seconds"].as_f64().unwrap_or(f64::NAN)
         );
-        println!("  {}", verdict_line(&r.verification));
+        crate::shared::print_verdict(&r, "  ");
     }
     Ok(verdict_exit(&r.verification))
 }
 
 fn kernel(args: &Run, kernel: GraphKernel) -> anyhow::Result<ExitCode> {
-    let r = execute_on(args.graph, kernel, args.place, args.threads, args.force)?;
+    let r = execute_on(args, kernel)?;
     if args.json {
         let extra = match r.detail["kernel"].as_str() {
             Some("pr") => {
@@ -176,7 +180,7 @@ fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     let pool = pinned_pool(&PlacementArgs::default(), None)?;
     let g = build_graph(&args.graph, args.force, &pool)?;
     if args.out.extension().is_some_and(|e| e == "csr") {
-        scalescope_workloads::graph::cache::save(&g, &args.out)?;
+        scalescope_workloads::graph::cache::save(&g, &args.out, &args.graph)?;
         println!(
             "{}: {} vertices, {} edges (binary CSR cache, format {})",
             args.out.display(),

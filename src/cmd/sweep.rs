@@ -78,7 +78,8 @@ fn print_outcome(args: &SweepArgs, done: &run::Finished) -> anyhow::Result<()> {
         let text = scalescope_report::TextExporter.export(std::slice::from_ref(&done.set));
         print!("\n{}", String::from_utf8_lossy(&text));
     }
-    for line in run::problems(&done.set.records) {
+    let lines = run::problems(&done.set.records).into_iter();
+    for line in lines.chain(run::setup_lines(done)) {
         eprintln!("{line}");
     }
     let report = done

@@ -3,11 +3,11 @@
 
 use std::process::ExitCode;
 
-use scalescope_workloads::execute;
+use scalescope_workloads::execute_with;
 use scalescope_workloads::tpch::Tpch;
 
 use crate::cli::TpchArgs;
-use crate::shared::{pinned_pool, verdict_exit, verdict_line};
+use crate::shared::{pinned_pool, verdict_exit};
 
 /// Result rows as objects keyed by the header's column names.
 fn rows_json(rows: &[String]) -> Vec<serde_json::Map<String, serde_json::Value>> {
@@ -38,7 +38,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
     let working =
         crate::progress::working(&format!("tpch {} at scale factor {}", args.query, args.sf));
     let pool = pinned_pool(&args.place, args.threads)?;
-    let report = execute(&mut q, &pool)?;
+    let report = execute_with(&mut q, &pool, &args.inputs.inputs())?;
     drop(working);
     let figure = |k: &str| report.figures.get(k).copied().unwrap_or(f64::NAN);
     if args.json {
@@ -58,6 +58,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
             "verdict": report.verification.verdict(),
             "verification": report.verification.why(),
             "partition_pages": q.partition_pages(),
+            "setup": report.setup,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -76,7 +77,7 @@ pub fn run(args: &TpchArgs) -> anyhow::Result<ExitCode> {
         for r in q.rows() {
             println!("  {r}");
         }
-        println!("{}", verdict_line(&report.verification));
+        crate::shared::print_verdict(&report, "");
     }
     Ok(verdict_exit(&report.verification))
 }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use scalescope_topo::{CpuSet, Source};
-use scalescope_workloads::{build, execute, Pool};
+use scalescope_workloads::{build, execute_with, Pool};
 
 use crate::cli::WorkloadChildArgs;
 
@@ -25,7 +25,7 @@ pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
     let mut workload = build(&args.name, &params, &topo)?;
     let pool = Pool::new(&sets, None)?;
-    let report = execute(workload.as_mut(), &pool)?;
+    let report = execute_with(workload.as_mut(), &pool, &args.inputs.inputs())?;
     let figures: Vec<String> = report
         .figures
         .iter()

@@ -126,6 +126,7 @@ mod tests {
                 figures: [("mops".to_string(), m)].into(),
                 units: Default::default(),
                 detail: serde_json::Value::Null,
+                setup: None,
             }),
         };
         LaunchCheck {

@@ -81,6 +81,7 @@ fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
         metrics: BTreeMap::new(),
         placement_check: None,
         evidence: None,
+        setup: None,
         stdout_log: None,
         stderr_log: None,
     }

@@ -80,6 +80,7 @@ fn print_report(kernel: &str, ranks: usize, o: &Outcome) -> anyhow::Result<()> {
         figures: BTreeMap::from([("mops".to_string(), o.mops)]),
         units: BTreeMap::from([("mops".to_string(), "Mop/s".to_string())]),
         detail: o.detail.clone(),
+        setup: None,
     };
     println!("{}", serde_json::to_string(&report)?);
     Ok(())

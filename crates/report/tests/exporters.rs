@@ -79,6 +79,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
                 metrics: BTreeMap::new(),
                 placement_check: None,
                 evidence: None,
+                setup: None,
                 stdout_log: None,
                 stderr_log: None,
             });

@@ -206,6 +206,7 @@ fn record(point: Point, rep: usize, wall_secs: f64, metrics: BTreeMap<String, f6
         stdout_log: None,
         stderr_log: None,
         evidence: None,
+        setup: None,
     }
 }
 

@@ -117,6 +117,10 @@ pub struct RunRecord {
         deserialize_with = "crate::evidence::deserialize_evidence"
     )]
     pub evidence: Option<Box<crate::evidence::RunEvidence>>,
+    /// A built-in workload's set-up and verification seconds, from its report
+    /// (absent for external programs and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<crate::workload::SetupCosts>,
     pub stdout_log: Option<String>,
     pub stderr_log: Option<String>,
 }

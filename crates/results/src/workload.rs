@@ -93,6 +93,34 @@ impl std::fmt::Display for Verification {
     }
 }
 
+/// What one run spent before and after its kernel, in seconds: preparing its input
+/// (`prepare_secs` in all, of which `load_secs` reading a prepared input from the
+/// cache, `first_touch_secs` faulting in the pages its workers then fill, and
+/// `build_secs` generating or building the input when no cache served it), and
+/// checking the answer (`verify_secs`); `kernel_secs` is the timed part beside them
+/// (all its repetitions). `input` says where the input came from:
+/// `cache FILE`, `built and cached FILE` or `built in memory`; `input_bytes` is the
+/// prepared input's size, where known.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SetupCosts {
+    pub prepare_secs: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_secs: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_touch_secs: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_secs: Option<f64>,
+    pub verify_secs: f64,
+    /// Seconds in the workload's timed part, every repetition of it (the report's
+    /// `seconds` is the figure it counts, e.g. TPC-H's best of its repeats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_secs: Option<f64>,
+    #[serde(default)]
+    pub input: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_bytes: Option<u64>,
+}
+
 /// What every workload run reports. In JSON the verdict is spelled out three ways
 /// for readers old and new: `verdict` (passed, failed, unavailable), `verification`
 /// (the why) and `verified` (true exactly when the verdict is passed).
@@ -108,6 +136,8 @@ pub struct WorkloadReport {
     pub units: BTreeMap<String, String>,
     /// Workload-specific detail.
     pub detail: serde_json::Value,
+    /// What the run spent on set-up and verification (absent in older reports).
+    pub setup: Option<SetupCosts>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -128,6 +158,8 @@ struct ReportWire {
     units: BTreeMap<String, String>,
     #[serde(default)]
     detail: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    setup: Option<SetupCosts>,
 }
 
 impl From<WorkloadReport> for ReportWire {
@@ -142,6 +174,7 @@ impl From<WorkloadReport> for ReportWire {
             figures: r.figures,
             units: r.units,
             detail: r.detail,
+            setup: r.setup,
         }
     }
 }
@@ -161,6 +194,7 @@ impl TryFrom<ReportWire> for WorkloadReport {
             figures: w.figures,
             units: w.units,
             detail: w.detail,
+            setup: w.setup,
         })
     }
 }
@@ -186,6 +220,13 @@ mod tests {
             figures: [("rows_per_s".to_string(), 1e6)].into(),
             units: [("rows_per_s".to_string(), "rows/s".to_string())].into(),
             detail: serde_json::json!({"sf": 0.001}),
+            setup: Some(SetupCosts {
+                prepare_secs: 0.25,
+                load_secs: Some(0.125),
+                verify_secs: 0.5,
+                input: "cache x.cols".into(),
+                ..SetupCosts::default()
+            }),
         }
     }
 

@@ -68,6 +68,7 @@ fn run(rep: usize) -> RunRecord {
         metrics: BTreeMap::new(),
         placement_check: None,
         evidence: None,
+        setup: None,
         stdout_log: None,
         stderr_log: None,
     }

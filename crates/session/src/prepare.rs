@@ -13,6 +13,8 @@ use scalescope_results::store::{
 use scalescope_sweep::engine::{self, Clock, JobTemplate, PreparedPoint, SystemClock};
 use scalescope_topo::Topology;
 
+use scalescope_workloads::Inputs;
+
 use crate::settings::{self, SweepSettings, Target};
 use crate::SessionError;
 
@@ -24,11 +26,35 @@ pub struct Planned {
     pub points: Vec<PreparedPoint>,
 }
 
-/// A planned sweep with its results store open, and the runs a resume found.
+/// A planned sweep with its results store open, the runs a resume found, and where
+/// a built-in workload's input is prepared once for all its runs.
 pub struct Ready {
     pub planned: Planned,
     pub store: ResultsStore,
     pub earlier: Vec<RunRecord>,
+    pub inputs: Inputs,
+}
+
+/// The sweep's input cache (given, else `OUT/inputs`, made absolute so the runs find
+/// it wherever they start) and verification policy; a workload's child is told both.
+fn inputs_of(s: &SweepSettings, out: &Path, template: &mut JobTemplate) -> Inputs {
+    let dir = s
+        .input_cache
+        .clone()
+        .unwrap_or_else(|| out.join(settings::DEFAULT_INPUT_CACHE));
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    if template.workload {
+        template.argv.extend([
+            "--input-cache".into(),
+            dir.display().to_string(),
+            "--verify".into(),
+            s.verify.to_string(),
+        ]);
+    }
+    Inputs {
+        cache: Some(dir),
+        verify: s.verify,
+    }
 }
 
 fn bad(field: &'static str, detail: impl Into<String>) -> SessionError {
@@ -303,14 +329,16 @@ pub fn out_dir(s: &SweepSettings, header: &Header) -> PathBuf {
 /// As [`plan_new`], a program that cannot be found, or a directory that already
 /// holds results.
 pub fn start(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> {
-    let planned = plan_new(s, topo)?;
+    let mut planned = plan_new(s, topo)?;
     check_program(&planned.header.command)?;
     let out = out_dir(s, &planned.header);
     let store = ResultsStore::create(&out, &planned.header)?;
+    let inputs = inputs_of(s, &out, &mut planned.template);
     Ok(Ready {
         planned,
         store,
         earlier: Vec::new(),
+        inputs,
     })
 }
 
@@ -357,6 +385,7 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
     let mut template = template_of(&header.command, header.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
     let points = engine::prepare_points_with(topo, &header.plan.points(), &header.plan.options)?;
+    let inputs = inputs_of(s, out, &mut template);
     Ok(Ready {
         planned: Planned {
             header,
@@ -365,5 +394,6 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
         },
         store,
         earlier,
+        inputs,
     })
 }

@@ -43,6 +43,41 @@ pub struct Finished {
     pub interrupted: bool,
     /// Measured runs that did not end `ok`, this session and before.
     pub failed_runs: usize,
+    /// What preparing the workload's shared input once cost, before the runs.
+    pub prepared: Option<scalescope_results::workload::SetupCosts>,
+}
+
+/// Prepares a built-in workload's shared input (cache file and answers) once, on
+/// every usable CPU, before the runs; `None` for programs and for workloads whose
+/// runs share nothing.
+///
+/// # Errors
+/// The workload's preparation failed.
+pub fn prepare_inputs(
+    planned: &Planned,
+    inputs: &scalescope_workloads::Inputs,
+) -> Result<Option<scalescope_results::workload::SetupCosts>, SessionError> {
+    let command = &planned.header.command;
+    let Some(name) = &command.workload else {
+        return Ok(None);
+    };
+    if inputs.cache.is_none() {
+        return Ok(None);
+    }
+    let topo = &planned.header.machine.topology;
+    let (pool, _) = scalescope_workloads::Pool::placed(
+        topo,
+        &crate::settings::default_placement(),
+        None,
+        None,
+    )?;
+    Ok(scalescope_workloads::prepare_inputs(
+        name,
+        &command.params,
+        topo,
+        inputs,
+        &pool,
+    )?)
 }
 
 /// Runs every job not yet in the results file, then summarises, analyses and
@@ -55,7 +90,9 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         planned,
         mut store,
         earlier,
+        inputs,
     } = ready;
+    let prepared = prepare_inputs(&planned, &inputs)?;
     let setup = SweepSetup {
         header: &planned.header,
         template: &planned.template,
@@ -113,6 +150,7 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         set,
         interrupted: outcome.interrupted,
         failed_runs: outcome.failed_runs,
+        prepared,
     })
 }
 
@@ -211,4 +249,67 @@ pub fn shell_quote(a: &str) -> String {
     } else {
         format!("'{}'", a.replace('\'', "'\\''"))
     }
+}
+
+/// Medians over a sweep's measured runs of what each spent around its kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetupSummary {
+    pub runs: usize,
+    pub wall_secs: f64,
+    pub kernel_secs: f64,
+    pub prepare_secs: f64,
+    pub first_touch_secs: Option<f64>,
+    pub load_secs: Option<f64>,
+    pub verify_secs: f64,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then(|| v[v.len() / 2])
+}
+
+/// The per-run set-up medians of the measured runs after the first (the first may
+/// build the input), or `None` where no run reported its set-up.
+pub fn setup_summary(records: &[RunRecord]) -> Option<SetupSummary> {
+    let runs: Vec<(&RunRecord, &scalescope_results::workload::SetupCosts)> = records
+        .iter()
+        .filter(|r| !r.warmup)
+        .filter_map(|r| r.setup.as_ref().map(|s| (r, s)))
+        .skip(1)
+        .collect();
+    let pick = |f: &dyn Fn(&scalescope_results::workload::SetupCosts) -> Option<f64>| {
+        median(runs.iter().filter_map(|(_, s)| f(s)).collect())
+    };
+    Some(SetupSummary {
+        runs: runs.len(),
+        wall_secs: median(runs.iter().map(|(r, _)| r.wall_secs).collect())?,
+        kernel_secs: pick(&|s| s.kernel_secs)?,
+        prepare_secs: pick(&|s| Some(s.prepare_secs))?,
+        first_touch_secs: pick(&|s| s.first_touch_secs),
+        load_secs: pick(&|s| s.load_secs),
+        verify_secs: pick(&|s| Some(s.verify_secs))?,
+    })
+}
+
+/// What the sweep's input and runs spent beside the kernels, for the terminal: the
+/// input prepared once, then the per-run medians after the first run.
+pub fn setup_lines(done: &Finished) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(p) = &done.prepared {
+        out.push(format!(
+            "input prepared once for every run: {:.3} s ({})",
+            p.prepare_secs, p.input
+        ));
+    }
+    if let Some(s) = setup_summary(&done.set.records) {
+        let part = |name: &str, v: Option<f64>| {
+            v.map(|v| format!(", {name} {v:.3} s")).unwrap_or_default()
+        };
+        out.push(format!(
+            "per run after the first (median of {}): wall {:.3} s, kernel {:.3} s, preparing the input {:.3} s{}{}, verifying {:.3} s",
+            s.runs, s.wall_secs, s.kernel_secs, s.prepare_secs,
+            part("first-touch", s.first_touch_secs), part("load", s.load_secs), s.verify_secs
+        ));
+    }
+    out
 }

@@ -55,9 +55,16 @@ pub struct SweepSettings {
     pub out: Option<PathBuf>,
     /// Restriction, granularity and oversubscription for every placement.
     pub place_options: Option<scalescope_results::plan::PlaceOptions>,
+    /// Where a built-in workload's prepared input is cached (default: OUT/inputs).
+    pub input_cache: Option<PathBuf>,
+    /// Which runs of a built-in workload are checked.
+    pub verify: scalescope_workloads::VerifyPolicy,
     /// The seed of the shuffled run order (`None`: a new one, recorded in the header).
     pub seed: Option<u64>,
 }
+
+/// The cache directory inside a sweep's results directory when none is given.
+pub const DEFAULT_INPUT_CACHE: &str = "inputs";
 
 impl SweepSettings {
     /// The evidence sampler's interval, `None` when sampling is off.

@@ -145,6 +145,7 @@ pub fn ready(
         },
         store,
         earlier: Vec::new(),
+        inputs: scalescope_workloads::Inputs::default(),
     })
 }
 

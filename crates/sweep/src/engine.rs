@@ -17,7 +17,7 @@ use crate::SweepError;
 use scalescope_results::evidence::SERIES_DIR;
 use scalescope_results::plan::{Job, Point};
 use scalescope_results::store::{Header, ResultsStore, RunRecord, RunStatus};
-use scalescope_results::workload::{Verification, WorkloadReport};
+use scalescope_results::workload::{SetupCosts, Verification, WorkloadReport};
 
 /// Wall-clock time for records (a seam so tests are deterministic).
 pub trait Clock {
@@ -330,10 +330,12 @@ pub fn run(
 
 /// A workload run's status and note from the report it printed: passed is ok,
 /// failed is failed, unavailable is ok with the reason noted (its numbers are real,
-/// only unchecked); the report's figures join the metrics.
+/// only unchecked); the report's figures join the metrics and its set-up costs are
+/// kept in `setup`.
 fn workload_verdict(
     stdout: &str,
     metrics: &mut BTreeMap<String, f64>,
+    setup: &mut Option<SetupCosts>,
 ) -> (RunStatus, Option<String>) {
     let Some(report) = WorkloadReport::from_output(stdout) else {
         return (
@@ -342,6 +344,7 @@ fn workload_verdict(
         );
     };
     metrics.extend(report.figures);
+    *setup = report.setup;
     match report.verification {
         Verification::Passed(_) => (RunStatus::Ok, None),
         Verification::Failed(why) => (
@@ -384,8 +387,9 @@ fn record_of(
     // A workload child ends with its verdict's exit status (0, 4 or 5); its report
     // says the rest. Other failures (it could not start, crashed) keep their own.
     let verdict_exit = outcome.exit_code.and_then(Verification::verdict_of_exit);
+    let mut costs = None;
     if setup.template.workload && verdict_exit.is_some() {
-        (status, error) = workload_verdict(&scan.last_line, &mut metrics);
+        (status, error) = workload_verdict(&scan.last_line, &mut metrics, &mut costs);
     }
     // A run whose figure of merit is missing has no result to show: flagged as
     // failed, so no statistic silently falls back to its wall time.
@@ -414,6 +418,7 @@ fn record_of(
         metrics,
         placement_check: outcome.check,
         evidence: outcome.evidence,
+        setup: costs,
         stdout_log: Some(rel(&spec.stdout_path)),
         stderr_log: Some(rel(&spec.stderr_path)),
     }

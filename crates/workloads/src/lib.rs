@@ -8,8 +8,10 @@
 //! are pinned to a placement before any data is touched, so first-touch puts every
 //! thread's pages where it runs.
 
+pub mod blob;
 pub mod budget;
 pub mod graph;
+pub mod inputs;
 pub mod mem;
 pub mod npb;
 pub mod pool;
@@ -22,10 +24,13 @@ pub use mem::stream;
 pub use npb::{ep as npb_ep, ft as npb_ft, is as npb_is, rand as npb_rand};
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use serde::Serialize;
 
+pub use inputs::{Answer, AnswerBook, Inputs, VerifyPolicy};
 pub use pool::Pool;
+pub use scalescope_results::workload::SetupCosts;
 
 /// Why a workload could not run.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +47,10 @@ pub enum WorkloadError {
     Graph(#[from] graph::load::LoadError),
     #[error("allocating {bytes} bytes: out of memory")]
     Allocation { bytes: u64 },
+    #[error("input cache {file}: {detail}")]
+    Cache { file: String, detail: String },
+    #[error(transparent)]
+    Blob(#[from] blob::BlobError),
     #[error("{what} needs about {need} (estimated before allocating), more than the {available} this machine has available (MemAvailable); pass --force (force=true in a sweep) to try anyway")]
     TooBig {
         what: String,
@@ -97,16 +106,85 @@ pub trait Workload {
     fn detail(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// Takes the shared inputs (cache directory, verification policy) before
+    /// `prepare`; workloads without a cacheable input ignore them.
+    fn use_inputs(&mut self, _inputs: &Inputs) {}
+    /// Whether `prepare` writes a cache that later runs share (then a sweep prepares
+    /// it once, before its runs).
+    fn shares_inputs(&self) -> bool {
+        false
+    }
+    /// What `prepare` spent where the workload can say more than the total (load,
+    /// first-touch, build) and where its input came from.
+    fn setup(&self) -> SetupCosts {
+        SetupCosts {
+            input: "built in memory".into(),
+            ..SetupCosts::default()
+        }
+    }
+    /// Where a passed check is remembered for `--verify first` (the cached input's
+    /// answers and the kernel's key), if the input is cached.
+    fn answer_slot(&self) -> Option<(AnswerBook, String)> {
+        None
+    }
 }
 
-/// The shared trial loop: prepare, run, verify, report.
+/// The shared trial loop without a cache, every run checked.
 ///
 /// # Errors
 /// Whatever `prepare` reports.
 pub fn execute(workload: &mut dyn Workload, pool: &Pool) -> Result<Report, WorkloadError> {
+    execute_with(workload, pool, &Inputs::default())
+}
+
+/// The check `policy` asks for: skipped under `none`, and under `first` once an
+/// earlier run on the same cached input passed.
+fn checked(workload: &dyn Workload, pool: &Pool, policy: VerifyPolicy) -> Verification {
+    let slot = workload.answer_slot();
+    match policy {
+        VerifyPolicy::None => Verification::Unavailable("not checked (--verify none)".into()),
+        VerifyPolicy::First if slot.as_ref().is_some_and(|(b, k)| b.checked(k)) => {
+            Verification::Unavailable(
+                "not checked (--verify first): an earlier run on this input was checked and passed"
+                    .into(),
+            )
+        }
+        _ => {
+            let v = workload.verify(pool);
+            if let (VerifyPolicy::First, true, Some((book, key))) = (policy, v.passed(), slot) {
+                // Unrecorded, the next run checks again: slower, never wrong.
+                let _ = book.mark_checked(&key);
+            }
+            v
+        }
+    }
+}
+
+/// The shared trial loop: take the inputs, prepare, run, verify as `inputs.verify`
+/// says, report with the set-up seconds.
+///
+/// # Errors
+/// Whatever `prepare` reports.
+pub fn execute_with(
+    workload: &mut dyn Workload,
+    pool: &Pool,
+    inputs: &Inputs,
+) -> Result<Report, WorkloadError> {
+    workload.use_inputs(inputs);
+    let t = Instant::now();
     workload.prepare(pool)?;
+    let prepare_secs = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     let (seconds, figures) = workload.run(pool);
-    let verification = workload.verify(pool);
+    let kernel_secs = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let verification = checked(workload, pool, inputs.verify);
+    let setup = SetupCosts {
+        prepare_secs,
+        verify_secs: t.elapsed().as_secs_f64(),
+        kernel_secs: Some(kernel_secs),
+        ..workload.setup()
+    };
     Ok(Report {
         workload: workload.name().to_string(),
         threads: pool.threads(),
@@ -118,7 +196,35 @@ pub fn execute(workload: &mut dyn Workload, pool: &Pool) -> Result<Report, Workl
             .collect(),
         figures: figures.into_iter().map(|f| (f.name, f.value)).collect(),
         detail: workload.detail(),
+        setup: Some(setup),
     })
+}
+
+/// Prepares the shared input of the workload `name` once (a sweep does this before
+/// its runs): the cache file and its answers. Returns what was prepared, or `None`
+/// for a workload whose runs share nothing.
+///
+/// # Errors
+/// A workload that does not build, or whatever its `prepare` reports.
+pub fn prepare_inputs(
+    name: &str,
+    params: &BTreeMap<String, String>,
+    topo: &scalescope_topo::Topology,
+    inputs: &Inputs,
+    pool: &Pool,
+) -> Result<Option<SetupCosts>, WorkloadError> {
+    let mut workload = build(name, params, topo)?;
+    workload.use_inputs(inputs);
+    if inputs.cache.is_none() || !workload.shares_inputs() {
+        return Ok(None);
+    }
+    inputs.create_dir()?;
+    let t = Instant::now();
+    workload.prepare(pool)?;
+    Ok(Some(SetupCosts {
+        prepare_secs: t.elapsed().as_secs_f64(),
+        ..workload.setup()
+    }))
 }
 
 /// Builds a workload by name from `key=value` parameters.

@@ -179,6 +179,7 @@ pub fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
         stdout_log: None,
         stderr_log: None,
         evidence: None,
+        setup: None,
     }
 }
 

@@ -1,5 +1,13 @@
-//! The binary CSR cache: a graph saved once, reloaded without parsing. Format
-//! (little-endian, version 1):
+//! The binary CSR cache: a graph saved once, reloaded without parsing, by every
+//! worker at once. Format 2 (written) is a checked file ([`crate::blob`]) with magic
+//! `SCALESCOPE-CSR\0\0`, a description `{"vertices": n, "entries": m, "source": ..}`
+//! and two sections: the (n + 1) u64 offsets and the m u32 neighbours (2 x undirected
+//! edges), each 16 KiB block with its CRC-32. A run maps the file read-only (its
+//! pages are the page cache's, shared by every run, nothing copied), and the workers
+//! check every block's CRC, that the offsets rise and that the neighbours are
+//! vertices, each its share.
+//!
+//! Format 1 (still read, no longer written), little-endian:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -17,11 +25,37 @@
 
 use std::path::Path;
 
+use std::time::Instant;
+
 use super::load::LoadError;
 use super::Graph;
+use crate::blob::{self, Blob, BlobError};
+use crate::pool::Pool;
 
 const MAGIC: &[u8; 16] = b"SCALESCOPE-CSR\0\0";
-pub const VERSION: u32 = 1;
+/// The format [`save`] writes.
+pub const VERSION: u32 = 2;
+
+/// What loading a cache cost in seconds (format 2 is mapped, so nothing is first
+/// touched: the pages are the page cache's), and the file's size and fingerprint.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Loaded {
+    pub first_touch_secs: Option<f64>,
+    pub load_secs: f64,
+    pub bytes: u64,
+    pub fingerprint: String,
+}
+
+fn blob_err(e: BlobError) -> LoadError {
+    match e {
+        BlobError::Io { file, cause } => LoadError::Io { file, cause },
+        BlobError::Bad { file, detail } => LoadError::Syntax {
+            file,
+            line: 0,
+            detail,
+        },
+    }
+}
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
@@ -29,36 +63,109 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Writes `g` to `path`.
+/// Writes `g` to `path` (format 2); `source` names the input in the description.
 ///
 /// # Errors
 /// The I/O error, naming the file.
-pub fn save(g: &Graph, path: &Path) -> Result<(), LoadError> {
-    let mut buf = Vec::with_capacity(48 + g.offsets.len() * 8 + g.neighbors.len() * 4);
-    buf.extend_from_slice(MAGIC);
-    buf.extend_from_slice(&VERSION.to_le_bytes());
-    buf.extend_from_slice(&0u32.to_le_bytes());
-    buf.extend_from_slice(&(g.vertices() as u64).to_le_bytes());
-    buf.extend_from_slice(&(g.neighbors.len() as u64).to_le_bytes());
-    g.offsets
-        .iter()
-        .for_each(|o| buf.extend_from_slice(&o.to_le_bytes()));
-    g.neighbors
-        .iter()
-        .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
-    let sum = fnv1a(&buf);
-    buf.extend_from_slice(&sum.to_le_bytes());
-    std::fs::write(path, buf).map_err(|cause| LoadError::Io {
-        file: path.display().to_string(),
-        cause,
-    })
+pub fn save(g: &Graph, path: &Path, source: &str) -> Result<(), LoadError> {
+    let desc = serde_json::json!({"vertices": g.vertices(), "entries": g.neighbors.len(), "source": source});
+    blob::write(
+        path,
+        MAGIC,
+        VERSION,
+        &desc,
+        &[
+            vec![blob::bytes_of(&g.offsets)],
+            vec![blob::bytes_of(&g.neighbors)],
+        ],
+    )
+    .map_err(blob_err)
 }
 
-/// Reads a cache written by [`save`], checking it.
+/// Reads a cache (format 2 on the pool's workers, format 1 on this thread), checking
+/// it; with what the load cost.
 ///
 /// # Errors
 /// [`LoadError::Syntax`] (line 0) naming what is wrong with the file.
-pub fn load(path: &Path) -> Result<Graph, LoadError> {
+pub fn load(path: &Path, pool: &Pool) -> Result<(Graph, Loaded), LoadError> {
+    let mut start = [0u8; 20];
+    let version = std::fs::File::open(path)
+        .and_then(|f| std::os::unix::fs::FileExt::read_exact_at(&f, &mut start, 0))
+        .ok()
+        .filter(|()| &start[..16] == MAGIC)
+        .map(|()| u32::from_le_bytes([start[16], start[17], start[18], start[19]]));
+    let blob = match version {
+        Some(1) => {
+            let t = Instant::now();
+            let g = load_v1(path)?;
+            let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+            let loaded = Loaded {
+                load_secs: t.elapsed().as_secs_f64(),
+                bytes,
+                fingerprint: format!("v1-{bytes}"),
+                ..Loaded::default()
+            };
+            return Ok((g, loaded));
+        }
+        _ => Blob::open(path, MAGIC, &[VERSION]).map_err(blob_err)?,
+    };
+    load_v2(&blob, pool).map_err(blob_err)
+}
+
+fn load_v2(blob: &Blob, pool: &Pool) -> Result<(Graph, Loaded), BlobError> {
+    let t = Instant::now();
+    let map = blob.map()?;
+    let offsets = blob.column::<u64>(&map, 0, pool)?;
+    let neighbors = blob.column::<u32>(&map, 1, pool)?;
+    let bad = |what: String| BlobError::Bad {
+        file: blob.description["source"].to_string(),
+        detail: what,
+    };
+    let (n, m) = (offsets.len().saturating_sub(1), neighbors.len());
+    if offsets.first() != Some(&0) || offsets.last() != Some(&(m as u64)) || n > u32::MAX as usize {
+        return Err(bad("offsets do not rise to the entry count".into()));
+    }
+    let t_n = pool.threads();
+    let problems: Vec<String> = pool
+        .broadcast(|i| {
+            let o = &offsets[crate::pool::chunk(n + 1, t_n, i, 1)];
+            let mut out = Vec::new();
+            if o.windows(2).any(|w| w[0] > w[1]) {
+                out.push("offsets do not rise to the entry count".to_string());
+            }
+            let r = crate::pool::chunk(m, t_n, i, 1);
+            if let Some(v) = neighbors[r]
+                .iter()
+                .copied()
+                .max()
+                .filter(|&v| v as usize >= n)
+            {
+                out.push(format!("neighbour {v} is not a vertex (n = {n})"));
+            }
+            out
+        })
+        .concat();
+    let joins = (1..t_n).map(|i| crate::pool::chunk(n + 1, t_n, i, 1).start);
+    if joins
+        .filter(|&j| j > 0 && j <= n)
+        .any(|j| offsets[j - 1] > offsets[j])
+    {
+        return Err(bad("offsets do not rise to the entry count".into()));
+    }
+    if let Some(p) = problems.into_iter().next() {
+        return Err(bad(p));
+    }
+    let loaded = Loaded {
+        first_touch_secs: None,
+        load_secs: t.elapsed().as_secs_f64(),
+        bytes: (offsets.len() * 8 + neighbors.len() * 4) as u64,
+        fingerprint: blob.fingerprint(),
+    };
+    Ok((Graph { offsets, neighbors }, loaded))
+}
+
+/// Reads a format-1 cache, checking it.
+fn load_v1(path: &Path) -> Result<Graph, LoadError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|cause| LoadError::Io {
         file: file.clone(),
@@ -75,10 +182,8 @@ pub fn load(path: &Path) -> Result<Graph, LoadError> {
     let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
     let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
     let version = u32_at(16);
-    if version != VERSION {
-        return Err(bad(format!(
-            "cache format version {version}, this scalescope reads {VERSION}"
-        )));
+    if version != 1 {
+        return Err(bad(format!("cache format version {version}, expected 1")));
     }
     let (n, m) = (u64_at(24) as usize, u64_at(32) as usize);
     let want = 40usize
@@ -109,7 +214,10 @@ pub fn load(path: &Path) -> Result<Graph, LoadError> {
     if let Some(v) = neighbors.iter().find(|&&v| v as usize >= n) {
         return Err(bad(format!("neighbour {v} is not a vertex (n = {n})")));
     }
-    Ok(Graph { offsets, neighbors })
+    Ok(Graph {
+        offsets: offsets.into(),
+        neighbors: neighbors.into(),
+    })
 }
 
 #[cfg(test)]
@@ -118,27 +226,64 @@ mod tests {
     use crate::graph::gen::{generate, Kind};
     use crate::graph::tests::pool;
 
+    /// Format 1 as it was written, for the reader that still takes it.
+    fn save_v1(g: &Graph, path: &Path) {
+        let mut buf = Vec::new();
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&1u32.to_le_bytes());
+        buf.extend_from_slice(&0u32.to_le_bytes());
+        buf.extend_from_slice(&(g.vertices() as u64).to_le_bytes());
+        buf.extend_from_slice(&(g.neighbors.len() as u64).to_le_bytes());
+        g.offsets
+            .iter()
+            .for_each(|o| buf.extend_from_slice(&o.to_le_bytes()));
+        g.neighbors
+            .iter()
+            .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+        let sum = fnv1a(&buf);
+        buf.extend_from_slice(&sum.to_le_bytes());
+        std::fs::write(path, buf).unwrap();
+    }
+
     #[test]
-    fn round_trip_and_corruption() {
+    fn round_trip_on_any_worker_count_and_corruption_refused() {
         let p = pool(1);
-        let (n, e) = generate(Kind::Kronecker, 8, &p);
+        let (n, e) = generate(Kind::Kronecker, 10, &p);
         let g = Graph::from_edges(n, &e, &p);
-        let path =
-            std::env::temp_dir().join(format!("scalescope-cache-{}.csr", std::process::id()));
-        save(&g, &path).unwrap();
-        assert_eq!(load(&path).unwrap(), g);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.csr");
+        save(&g, &path, "kron:10").unwrap();
+        for t in [1, 2, 3] {
+            let (back, loaded) = load(&path, &pool(t)).unwrap();
+            assert_eq!(back, g, "{t} workers");
+            assert_eq!(
+                loaded.bytes,
+                (g.offsets.len() * 8 + g.neighbors.len() * 4) as u64
+            );
+        }
+        let good = std::fs::read(&path).unwrap();
+        let mut bytes = good.clone();
+        let at = bytes.len() - 100;
+        bytes[at] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = load(&path, &p).unwrap_err().to_string();
+        assert!(e.contains("checksum mismatch"), "{e}");
+        std::fs::write(&path, &good[..good.len() - 3]).unwrap();
+        assert!(load(&path, &p).is_err());
+        save_v1(&g, &path);
+        assert_eq!(load(&path, &p).unwrap().0, g);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[100] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
-        assert!(load(&path)
+        assert!(load(&path, &p)
             .unwrap_err()
             .to_string()
             .contains("checksum mismatch"));
-        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
-        assert!(load(&path).unwrap_err().to_string().contains("bytes, but"));
         bytes[16] = 9;
         std::fs::write(&path, &bytes).unwrap();
-        assert!(load(&path).unwrap_err().to_string().contains("version 9"));
-        std::fs::remove_file(&path).unwrap();
+        assert!(load(&path, &p)
+            .unwrap_err()
+            .to_string()
+            .contains("version 9"));
     }
 }

@@ -18,15 +18,17 @@ pub mod workload;
 use std::ops::Range;
 use std::sync::Mutex;
 
+use crate::blob::Column;
 use crate::pool::{chunk, Chunks, Pool};
 
 /// An undirected simple graph in compressed sparse row form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Graph {
     /// `offsets[v]..offsets[v + 1]` indexes `neighbors` for vertex v.
-    pub offsets: Vec<u64>,
-    /// Sorted neighbour lists, each edge stored in both directions.
-    pub neighbors: Vec<u32>,
+    pub offsets: Column<u64>,
+    /// Sorted neighbour lists, each edge stored in both directions (owned, or read
+    /// in place from a mapped `.csr` cache).
+    pub neighbors: Column<u32>,
 }
 
 impl Graph {
@@ -72,8 +74,12 @@ impl Graph {
             l.copy_from_slice(&lists[offsets[v]..offsets[v] + l.len()]);
         });
         Graph {
-            offsets: kept.into_iter().map(|o| o as u64).collect(),
-            neighbors,
+            offsets: kept
+                .into_iter()
+                .map(|o| o as u64)
+                .collect::<Vec<_>>()
+                .into(),
+            neighbors: neighbors.into(),
         }
     }
 

@@ -13,8 +13,9 @@ use serde_json::json;
 use super::count::{count, reference_count, Pattern};
 use super::pagerank::{Ranks, Sync};
 use super::Graph;
+use crate::inputs::{Answer, AnswerBook, Inputs};
 use crate::pool::Pool;
-use crate::{Figure, Verification, Workload, WorkloadError};
+use crate::{Figure, SetupCosts, Verification, Workload, WorkloadError};
 
 /// The independent counter's work grows with the sum of squared degrees (it filters
 /// whole neighbour lists); past this many steps (about 10 s on a 2020s core) a count
@@ -53,6 +54,12 @@ pub struct GraphCount {
     seconds: f64,
     bfs: Option<(u32, Vec<u32>)>,
     ranks: Option<Ranks>,
+    inputs: Inputs,
+    setup: SetupCosts,
+    /// The cache file this run read and its fingerprint.
+    cached: Option<(std::path::PathBuf, String)>,
+    /// The independent answer, computed once per cached input.
+    answer: Option<Answer>,
 }
 
 fn bad(key: &str, detail: String) -> WorkloadError {
@@ -101,6 +108,10 @@ impl GraphCount {
             seconds: 0.0,
             bfs: None,
             ranks: None,
+            inputs: Inputs::default(),
+            setup: SetupCosts::default(),
+            cached: None,
+            answer: None,
         })
     }
 
@@ -188,20 +199,105 @@ impl GraphCount {
     }
 
     fn verify_count(&self, g: &Graph, pattern: Pattern, induced: bool) -> Verification {
-        let work: u64 = (0..g.vertices() as u32)
-            .map(|v| (g.degree(v) as u64).pow(2))
-            .sum();
-        if work > REFERENCE_MAX_WORK {
-            return Verification::Unavailable(format!(
-                "the independent counter would take {work:.1e} steps on this graph (limit {REFERENCE_MAX_WORK:.0e})"
-            ));
+        let answer = match &self.answer {
+            Some(a) => a.clone(),
+            None => reference_answer(g, pattern, induced),
+        };
+        match answer {
+            Answer::Known(r) => Verification::check(
+                r.as_u64() == Some(self.count),
+                format!("count {} against the independent counter's {r}", self.count),
+            ),
+            Answer::Unavailable(why) => Verification::Unavailable(why),
         }
-        let r = reference_count(g, pattern, induced);
-        Verification::check(
-            r == self.count,
-            format!("count {} against the independent counter's {r}", self.count),
-        )
     }
+
+    /// The cache key of the input: the graph format and the source, for a file its
+    /// full path, size and modification time (so an edited file is read again).
+    fn cache_key(&self) -> Option<String> {
+        let v = super::cache::VERSION;
+        if self.source.starts_with("kron:") || self.source.starts_with("uniform:") {
+            return Some(format!("graph v{v} {}", self.source));
+        }
+        if self.source.ends_with(".csr") {
+            return None;
+        }
+        let path = std::fs::canonicalize(&self.source).ok()?;
+        let meta = std::fs::metadata(&path).ok()?;
+        let mtime = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some(format!(
+            "graph v{v} {} {} {}",
+            path.display(),
+            meta.len(),
+            mtime.as_nanos()
+        ))
+    }
+
+    /// The graph from the cache file `path`, or built and written there when the
+    /// file is missing, stale or corrupt (never used then).
+    fn cached_graph(
+        &mut self,
+        path: &std::path::Path,
+        pool: &Pool,
+    ) -> Result<Graph, WorkloadError> {
+        let shown = path.display();
+        let g = match super::cache::load(path, pool) {
+            Ok((g, loaded)) => {
+                self.setup.first_touch_secs = loaded.first_touch_secs;
+                self.setup.load_secs = Some(loaded.load_secs);
+                self.setup.input_bytes = Some(loaded.bytes);
+                self.setup.input = format!("cache {shown}");
+                self.cached = Some((path.to_path_buf(), loaded.fingerprint));
+                return Ok(g);
+            }
+            Err(e) => {
+                let why = match path.exists() {
+                    true => format!("rebuilt and cached {shown} (the cache was refused: {e})"),
+                    false => format!("built and cached {shown}"),
+                };
+                let t = Instant::now();
+                self.inputs.create_dir()?;
+                let g = build_graph(&self.source, self.force, pool)?;
+                super::cache::save(&g, path, &self.source)?;
+                self.setup.build_secs = Some(t.elapsed().as_secs_f64());
+                self.setup.input = why;
+                g
+            }
+        };
+        let blob = crate::blob::Blob::open(path, b"SCALESCOPE-CSR\0\0", &[super::cache::VERSION])?;
+        self.setup.input_bytes = Some((g.offsets.len() * 8 + g.neighbors.len() * 4) as u64);
+        self.cached = Some((path.to_path_buf(), blob.fingerprint()));
+        Ok(g)
+    }
+
+    /// The key of this kernel's answer in the input's answers file.
+    fn kernel_key(&self) -> String {
+        match &self.kernel {
+            GraphKernel::Count { pattern, induced } => {
+                format!("count {pattern:?} induced={induced}")
+            }
+            GraphKernel::Bfs { source } => format!("bfs {source:?}"),
+            GraphKernel::PageRank { sync, batch, .. } => format!("pr {sync} batch={batch}"),
+        }
+    }
+}
+
+/// The independent counter's answer, or why it is out of reach: its work grows with
+/// the sum of squared degrees, refused past [`REFERENCE_MAX_WORK`].
+pub fn reference_answer(g: &Graph, pattern: Pattern, induced: bool) -> Answer {
+    let work: u64 = (0..g.vertices() as u32)
+        .map(|v| (g.degree(v) as u64).pow(2))
+        .sum();
+    if work > REFERENCE_MAX_WORK {
+        return Answer::Unavailable(format!(
+            "the independent counter would take {work:.1e} steps on this graph (limit {REFERENCE_MAX_WORK:.0e})"
+        ));
+    }
+    Answer::Known(reference_count(g, pattern, induced).into())
 }
 
 /// The graph `source` names, built by the pool's workers: `kron:SCALE` or
@@ -216,7 +312,7 @@ impl GraphCount {
 /// [`WorkloadError::TooBig`] when the estimate exceeds the available memory.
 pub fn build_graph(source: &str, force: bool, pool: &Pool) -> Result<Graph, WorkloadError> {
     if source.ends_with(".csr") {
-        return Ok(super::cache::load(std::path::Path::new(source))?);
+        return Ok(super::cache::load(std::path::Path::new(source), pool)?.0);
     }
     let (n, edges) = super::source::edges(source, force, pool)?;
     Ok(Graph::from_edges(n, &edges, pool))
@@ -239,9 +335,49 @@ impl Workload for GraphCount {
         "edges_per_s"
     }
 
+    fn use_inputs(&mut self, inputs: &Inputs) {
+        self.inputs = inputs.clone();
+    }
+
+    fn shares_inputs(&self) -> bool {
+        self.cache_key().is_some()
+    }
+
+    fn setup(&self) -> SetupCosts {
+        self.setup.clone()
+    }
+
+    fn answer_slot(&self) -> Option<(AnswerBook, String)> {
+        let (path, fingerprint) = self.cached.as_ref()?;
+        Some((AnswerBook::beside(path, fingerprint), self.kernel_key()))
+    }
+
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
         let t = Instant::now();
-        let g = build_graph(&self.source, self.force, pool)?;
+        self.setup = SetupCosts {
+            input: "built in memory".into(),
+            ..SetupCosts::default()
+        };
+        let cache = self
+            .cache_key()
+            .and_then(|key| self.inputs.file(&key, "csr"));
+        let g = match &cache {
+            Some(path) => self.cached_graph(path, pool)?,
+            None => {
+                let g = build_graph(&self.source, self.force, pool)?;
+                self.setup.build_secs = Some(t.elapsed().as_secs_f64());
+                g
+            }
+        };
+        if let (Some(book), GraphKernel::Count { pattern, induced }) =
+            (self.answer_slot(), &self.kernel)
+        {
+            let (pattern, induced) = (*pattern, *induced);
+            self.answer = Some(
+                book.0
+                    .get_or(&book.1, || reference_answer(&g, pattern, induced))?,
+            );
+        }
         if let Some(s) = self.bfs_source(&g)? {
             self.kernel = GraphKernel::Bfs { source: Some(s) };
         }

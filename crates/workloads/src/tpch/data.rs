@@ -43,7 +43,7 @@ impl Partition {
     /// inside the allocator's arenas, on pages another thread (on another node) may
     /// have touched first, as the emulated lab found. Best effort: a kernel without
     /// NUMA support leaves everything where it is.
-    fn home_here(&self) {
+    pub(crate) fn home_here(&self) {
         let Ok(node) = scalescope_place::mempolicy::current_node() else {
             return;
         };
@@ -109,8 +109,21 @@ fn group_code(returnflag: u8, linestatus: u8) -> Option<u8> {
 
 /// Generates part `part` (1-based) of `parts` of lineitem at scale factor `sf`.
 pub fn generate_part(sf: f64, part: usize, parts: usize) -> Partition {
+    generate_part_checked(sf, part, parts).0
+}
+
+/// Part `part` of `parts` of lineitem, and Q6's revenue over its rows (in 1e-4)
+/// summed row by row from the generator's own values as they are made: an answer
+/// that owes nothing to the columns or the scan kernels it later checks.
+pub fn generate_part_checked(sf: f64, part: usize, parts: usize) -> (Partition, u128) {
+    let (lo, hi) = (days_from_civil(1994, 1, 1), days_from_civil(1995, 1, 1));
     let mut p = Partition::default();
+    let mut q6 = 0u128;
     for li in tpchgen::generators::LineItemGenerator::new(sf, part as i32, parts as i32).iter() {
+        let ship = li.l_shipdate.to_unix_epoch();
+        if (lo..hi).contains(&ship) && (5..=7).contains(&li.l_discount.0) && li.l_quantity < 24 {
+            q6 += (li.l_extendedprice.0 as i128 * li.l_discount.0 as i128) as u128;
+        }
         let group = group_code(li.l_returnflag.as_bytes()[0], li.l_linestatus.as_bytes()[0])
             .expect("tpchgen writes A/N/R and F/O");
         p.push(
@@ -119,10 +132,10 @@ pub fn generate_part(sf: f64, part: usize, parts: usize) -> Partition {
             li.l_discount.0 as u8,
             li.l_tax.0 as u8,
             group,
-            li.l_shipdate.to_unix_epoch(),
+            ship,
         );
     }
-    p
+    (p, q6)
 }
 
 /// How partitions are placed.
@@ -192,16 +205,26 @@ impl Lineitem {
 
     /// Generates lineitem at `sf` with one partition per worker of `pool`.
     pub fn generate(sf: f64, pool: &Pool, layout: Layout) -> Lineitem {
+        Lineitem::generate_checked(sf, pool, layout).0
+    }
+
+    /// Generates lineitem at `sf` with one partition per worker of `pool`, and Q6's
+    /// revenue summed row by row as it was generated ([`generate_part_checked`]).
+    pub fn generate_checked(sf: f64, pool: &Pool, layout: Layout) -> (Lineitem, u128) {
         let t = pool.threads();
-        let partitions = match layout {
+        let parts: Vec<(Partition, u128)> = match layout {
             Layout::Numa => pool.broadcast(|i| {
-                let p = generate_part(sf, i + 1, t);
-                p.home_here();
+                let p = generate_part_checked(sf, i + 1, t);
+                p.0.home_here();
                 p
             }),
-            Layout::Naive => (0..t).map(|i| generate_part(sf, i + 1, t)).collect(),
+            Layout::Naive => (0..t)
+                .map(|i| generate_part_checked(sf, i + 1, t))
+                .collect(),
         };
-        Lineitem { partitions }
+        let q6 = parts.iter().map(|p| p.1).sum();
+        let partitions = parts.into_iter().map(|p| p.0).collect();
+        (Lineitem { partitions }, q6)
     }
 
     /// Splits one table into one partition per worker, each copied by its worker

@@ -11,6 +11,7 @@
 //! Arithmetic is exact: sums are integers in the smallest unit (cents, 1e-4, 1e-6),
 //! as the specification's decimal types allow; only the averages are doubles.
 
+pub mod cache;
 pub mod data;
 pub mod query;
 pub mod workload;

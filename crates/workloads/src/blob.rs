@@ -1,0 +1,614 @@
+//! Checked binary files for prepared inputs (the `.csr` graph cache, the `.cols`
+//! TPC-H column cache): sections of plain integers, a JSON description, and a
+//! CRC-32 for every 16 KiB block of every section. Workers each read their own block
+//! range straight into pages they first-touch, checking exactly the bytes they read,
+//! so a run loads its input at page-cache speed and a corrupt file is refused.
+//!
+//! Layout (little-endian):
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 16 | magic (the caller's) |
+//! | 4 | format version (the caller's) |
+//! | 4 | section count s |
+//! | 8 | description length d |
+//! | 16 x s | per section: byte offset in the file, byte length |
+//! | d | description (JSON) |
+//! | 4 x blocks | CRC-32 of each 16 KiB block of each section, section by section |
+//! | 4 | CRC-32 of everything before it |
+//! | ... | the sections, each at an offset that is a multiple of 4096 |
+
+use std::fs::File;
+use std::io::Write;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Mutex;
+
+use crate::pool::{chunk, Pool};
+
+/// Bytes per checked block.
+pub const BLOCK: usize = 16 * 1024;
+const ALIGN: u64 = 4096;
+/// Largest description or block table a file may claim (refused past it, before
+/// allocating).
+const MAX_HEADER: u64 = 1 << 30;
+
+/// Why a cache file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum BlobError {
+    #[error("{file}: {cause}")]
+    Io {
+        file: String,
+        #[source]
+        cause: std::io::Error,
+    },
+    #[error("{file}: {detail}")]
+    Bad { file: String, detail: String },
+}
+
+/// Integers every bit pattern of which is a value, stored as their little-endian
+/// bytes.
+pub trait Plain: Copy + Default + Send + Sync + 'static {}
+impl Plain for u8 {}
+impl Plain for u32 {}
+impl Plain for i32 {}
+impl Plain for u64 {}
+
+/// The bytes of a slice of plain integers.
+pub fn bytes_of<T: Plain>(v: &[T]) -> &[u8] {
+    // SAFETY: `Plain` types are integers without padding; any initialised integer
+    // is readable as its bytes, and the length covers exactly the slice.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
+}
+
+fn bytes_of_mut<T: Plain>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `bytes_of`; every byte pattern written through the view is a
+    // valid value of the integer type, and the borrow is exclusive.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> BlobError + '_ {
+    move |cause| BlobError::Io {
+        file: path.display().to_string(),
+        cause,
+    }
+}
+
+fn pad_to(x: u64) -> u64 {
+    x.div_ceil(ALIGN) * ALIGN
+}
+
+/// The CRC-32 of every [`BLOCK`] of the concatenation of `pieces`.
+fn block_crcs(pieces: &[&[u8]]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let (mut h, mut filled) = (crc32fast::Hasher::new(), 0usize);
+    for piece in pieces {
+        let mut rest = *piece;
+        while !rest.is_empty() {
+            let take = rest.len().min(BLOCK - filled);
+            h.update(&rest[..take]);
+            (filled, rest) = (filled + take, &rest[take..]);
+            if filled == BLOCK {
+                out.push(std::mem::take(&mut h).finalize());
+                filled = 0;
+            }
+        }
+    }
+    if filled > 0 {
+        out.push(h.finalize());
+    }
+    out
+}
+
+/// Writes a checked file: each section is the concatenation of its pieces. The file
+/// appears under `path` only once complete (written beside it, then renamed).
+///
+/// # Errors
+/// [`BlobError::Io`] naming the file.
+pub fn write(
+    path: &Path,
+    magic: &[u8; 16],
+    version: u32,
+    description: &serde_json::Value,
+    sections: &[Vec<&[u8]>],
+) -> Result<(), BlobError> {
+    let desc = description.to_string().into_bytes();
+    let lens: Vec<u64> = sections
+        .iter()
+        .map(|s| s.iter().map(|p| p.len() as u64).sum())
+        .collect();
+    let crcs: Vec<u32> = sections.iter().flat_map(|s| block_crcs(s)).collect();
+    let header_len =
+        32 + 16 * sections.len() as u64 + desc.len() as u64 + 4 * crcs.len() as u64 + 4;
+    let mut offsets = Vec::with_capacity(lens.len());
+    let mut at = pad_to(header_len);
+    for len in &lens {
+        offsets.push(at);
+        at = pad_to(at + len);
+    }
+    let mut head = Vec::with_capacity(header_len as usize);
+    head.extend_from_slice(magic);
+    head.extend_from_slice(&version.to_le_bytes());
+    head.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+    head.extend_from_slice(&(desc.len() as u64).to_le_bytes());
+    for (o, l) in offsets.iter().zip(&lens) {
+        head.extend_from_slice(&o.to_le_bytes());
+        head.extend_from_slice(&l.to_le_bytes());
+    }
+    head.extend_from_slice(&desc);
+    crcs.iter()
+        .for_each(|c| head.extend_from_slice(&c.to_le_bytes()));
+    let sum = crc32fast::hash(&head);
+    head.extend_from_slice(&sum.to_le_bytes());
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let file = File::create(&tmp).map_err(io(&tmp))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut written = head.len() as u64;
+    w.write_all(&head).map_err(io(&tmp))?;
+    for (section, offset) in sections.iter().zip(&offsets) {
+        w.write_all(&vec![0u8; (offset - written) as usize])
+            .map_err(io(&tmp))?;
+        written = *offset;
+        for piece in section {
+            w.write_all(piece).map_err(io(&tmp))?;
+            written += piece.len() as u64;
+        }
+    }
+    w.flush().map_err(io(&tmp))?;
+    drop(w);
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// An open checked file: its description and sections, each read on demand.
+#[derive(Debug)]
+pub struct Blob {
+    file: File,
+    name: String,
+    version: u32,
+    pub description: serde_json::Value,
+    sections: Vec<(u64, u64)>,
+    /// Per section, the CRC-32 of each block.
+    crcs: Vec<Vec<u32>>,
+    header_crc: u32,
+}
+
+impl Blob {
+    /// Opens `path`, checking the magic, the version (one of `versions`), the
+    /// header's checksum and that every section lies inside the file.
+    ///
+    /// # Errors
+    /// [`BlobError`] naming the file and what is wrong with it.
+    pub fn open(path: &Path, magic: &[u8; 16], versions: &[u32]) -> Result<Blob, BlobError> {
+        let name = path.display().to_string();
+        let bad = |detail: String| BlobError::Bad {
+            file: name.clone(),
+            detail,
+        };
+        let file = File::open(path).map_err(io(path))?;
+        let size = file.metadata().map_err(io(path))?.len();
+        let mut fixed = [0u8; 32];
+        file.read_exact_at(&mut fixed, 0)
+            .map_err(|_| bad("shorter than a header: not a scalescope cache".into()))?;
+        if &fixed[..16] != magic {
+            return Err(bad("not this kind of scalescope cache (bad magic)".into()));
+        }
+        let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4"));
+        let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8"));
+        let version = u32_at(&fixed, 16);
+        if !versions.contains(&version) {
+            return Err(bad(format!(
+                "cache format version {version}, this scalescope reads {versions:?}"
+            )));
+        }
+        let (count, dlen) = (u64::from(u32_at(&fixed, 20)), u64_at(&fixed, 24));
+        if count > 64 || dlen > MAX_HEADER {
+            return Err(bad(format!(
+                "{count} sections, a {dlen}-byte description: corrupted"
+            )));
+        }
+        let mut table = vec![0u8; (16 * count) as usize];
+        file.read_exact_at(&mut table, 32)
+            .map_err(|_| bad("truncated in its section table".into()))?;
+        let sections: Vec<(u64, u64)> = (0..count as usize)
+            .map(|i| (u64_at(&table, 16 * i), u64_at(&table, 16 * i + 8)))
+            .collect();
+        let blocks: u64 = sections.iter().map(|s| s.1.div_ceil(BLOCK as u64)).sum();
+        if blocks * 4 > MAX_HEADER {
+            return Err(bad(format!("{blocks} blocks claimed: corrupted")));
+        }
+        let head_len = 32 + 16 * count + dlen + 4 * blocks;
+        let mut head = vec![0u8; head_len as usize + 4];
+        file.read_exact_at(&mut head, 0)
+            .map_err(|_| bad("truncated in its header".into()))?;
+        let header_crc = u32_at(&head, head_len as usize);
+        if crc32fast::hash(&head[..head_len as usize]) != header_crc {
+            return Err(bad("header checksum mismatch: the file is corrupted".into()));
+        }
+        if let Some((i, s)) = sections
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.0 < head_len || s.0.checked_add(s.1).is_none_or(|end| end > size))
+        {
+            return Err(bad(format!(
+                "section {i} ({} bytes at {}) lies outside the {size}-byte file: truncated or corrupted",
+                s.1, s.0
+            )));
+        }
+        let d_at = (32 + 16 * count) as usize;
+        let description = serde_json::from_slice(&head[d_at..d_at + dlen as usize])
+            .map_err(|e| bad(format!("description is not JSON: {e}")))?;
+        let mut at = d_at + dlen as usize;
+        let crcs = sections
+            .iter()
+            .map(|s| {
+                let n = s.1.div_ceil(BLOCK as u64) as usize;
+                let v = (0..n).map(|k| u32_at(&head, at + 4 * k)).collect();
+                at += 4 * n;
+                v
+            })
+            .collect();
+        Ok(Blob {
+            file,
+            name,
+            version,
+            description,
+            sections,
+            crcs,
+            header_crc,
+        })
+    }
+
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// A short identity of the contents (the header checksum covers every block's).
+    pub fn fingerprint(&self) -> String {
+        format!("{:08x}", self.header_crc)
+    }
+
+    fn bad(&self, detail: String) -> BlobError {
+        BlobError::Bad {
+            file: self.name.clone(),
+            detail,
+        }
+    }
+
+    /// Elements of `T` in section `s`.
+    ///
+    /// # Errors
+    /// No such section, or a length that is not a whole number of elements.
+    pub fn len_of<T: Plain>(&self, s: usize) -> Result<usize, BlobError> {
+        let size = std::mem::size_of::<T>() as u64;
+        match self.sections.get(s) {
+            Some(&(_, len)) if len % size == 0 => Ok((len / size) as usize),
+            Some(&(_, len)) => Err(self.bad(format!(
+                "section {s} holds {len} bytes, not whole {size}-byte values"
+            ))),
+            None => Err(self.bad(format!("no section {s}"))),
+        }
+    }
+
+    /// Reads section `s` from element `start` into `out`, checking every block read.
+    /// `start` must begin a block and `out` must end on a block or at the section's
+    /// end (ranges from [`split`] do).
+    ///
+    /// # Errors
+    /// A read error, a range off the blocks, or a checksum mismatch.
+    pub fn read_into<T: Plain>(
+        &self,
+        s: usize,
+        start: usize,
+        out: &mut [T],
+    ) -> Result<(), BlobError> {
+        let size = std::mem::size_of::<T>();
+        let (offset, len) = self.sections[s];
+        let begin = start * size;
+        let bytes = bytes_of_mut(out);
+        let end = begin + bytes.len();
+        if !begin.is_multiple_of(BLOCK)
+            || (!end.is_multiple_of(BLOCK) && end as u64 != len)
+            || end as u64 > len
+        {
+            return Err(self.bad(format!(
+                "bytes {begin}..{end} of section {s} do not lie on its {BLOCK}-byte blocks"
+            )));
+        }
+        let mut done = 0;
+        while done < bytes.len() {
+            let n = (bytes.len() - done).min(16 * BLOCK);
+            let part = &mut bytes[done..done + n];
+            self.file
+                .read_exact_at(part, offset + (begin + done) as u64)
+                .map_err(|e| self.bad(format!("reading section {s}: {e} (truncated?)")))?;
+            for (k, b) in part.chunks(BLOCK).enumerate() {
+                let block = (begin + done) / BLOCK + k;
+                if crc32fast::hash(b) != self.crcs[s][block] {
+                    return Err(self.bad(format!(
+                        "checksum mismatch in block {block} of section {s}: the file is corrupted"
+                    )));
+                }
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+/// A read-only, private memory map of a whole file: its pages are the page cache's,
+/// shared by every process that maps the file, so mapping costs page-table entries,
+/// not copies.
+#[derive(Debug)]
+pub struct Mapping {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and private: no thread writes through it, so
+// shared references to it from several threads are reads only.
+unsafe impl Send for Mapping {}
+// SAFETY: as above.
+unsafe impl Sync for Mapping {}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: `ptr..ptr+len` is the mapping `map` made; nothing borrows it
+            // any more (every borrow goes through `&self`, which is ending).
+            unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+        }
+    }
+}
+
+impl Mapping {
+    fn bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the map is `len` readable bytes, valid until `self` is dropped,
+        // and never written (PROT_READ, MAP_PRIVATE).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// A column of plain integers, owned or read in place from a mapped file.
+#[derive(Debug, Clone)]
+pub enum Column<T: Plain> {
+    Owned(Vec<T>),
+    Mapped {
+        map: std::sync::Arc<Mapping>,
+        offset: usize,
+        len: usize,
+    },
+}
+
+impl<T: Plain> std::ops::Deref for Column<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            Column::Owned(v) => v,
+            Column::Mapped { map, offset, len } => {
+                let bytes = &map.bytes()[*offset..*offset + len * std::mem::size_of::<T>()];
+                // SAFETY: `Blob::column` checked the range lies in the map and that
+                // `offset` is a multiple of 4096 (sections are page-aligned), so the
+                // pointer is aligned for any `Plain` type; every bit pattern is a value.
+                unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), *len) }
+            }
+        }
+    }
+}
+
+impl<T: Plain + PartialEq> PartialEq for Column<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Plain + Eq> Eq for Column<T> {}
+
+impl<T: Plain> From<Vec<T>> for Column<T> {
+    fn from(v: Vec<T>) -> Self {
+        Column::Owned(v)
+    }
+}
+
+impl Blob {
+    /// Maps the whole file read-only, its pages populated from the page cache.
+    ///
+    /// # Errors
+    /// [`BlobError::Io`] when the map fails.
+    pub fn map(&self) -> Result<std::sync::Arc<Mapping>, BlobError> {
+        use std::os::fd::AsRawFd;
+        let len = self
+            .file
+            .metadata()
+            .map(|m| m.len() as usize)
+            .map_err(|cause| BlobError::Io {
+                file: self.name.clone(),
+                cause,
+            })?;
+        if len == 0 {
+            return Ok(std::sync::Arc::new(Mapping {
+                ptr: std::ptr::null(),
+                len: 0,
+            }));
+        }
+        // SAFETY: a fresh read-only private mapping of an open file descriptor; the
+        // result is checked before use and unmapped once, in `Drop`.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                self.file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(BlobError::Io {
+                file: self.name.clone(),
+                cause: std::io::Error::last_os_error(),
+            });
+        }
+        Ok(std::sync::Arc::new(Mapping {
+            ptr: ptr.cast(),
+            len,
+        }))
+    }
+
+    /// Section `s` of the mapped file as a column, every block checked on the
+    /// pool's workers (each its share of the blocks).
+    ///
+    /// # Errors
+    /// A section off the map or a checksum mismatch.
+    pub fn column<T: Plain>(
+        &self,
+        map: &std::sync::Arc<Mapping>,
+        s: usize,
+        pool: &Pool,
+    ) -> Result<Column<T>, BlobError> {
+        let len = self.len_of::<T>(s)?;
+        let (offset, bytes) = (self.sections[s].0 as usize, self.sections[s].1 as usize);
+        if !offset.is_multiple_of(ALIGN as usize) || offset + bytes > map.len {
+            return Err(self.bad(format!("section {s} is not page-aligned inside the file")));
+        }
+        let data = &map.bytes()[offset..offset + bytes];
+        let blocks = bytes.div_ceil(BLOCK);
+        let t = pool.threads();
+        let bad: Vec<usize> = pool
+            .broadcast(|i| {
+                chunk(blocks, t, i, 1)
+                    .filter(|&b| {
+                        let block = &data[b * BLOCK..((b + 1) * BLOCK).min(bytes)];
+                        crc32fast::hash(block) != self.crcs[s][b]
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .concat();
+        if let Some(b) = bad.first() {
+            return Err(self.bad(format!(
+                "checksum mismatch in block {b} of section {s}: the file is corrupted"
+            )));
+        }
+        Ok(Column::Mapped {
+            map: map.clone(),
+            offset,
+            len,
+        })
+    }
+}
+
+/// Worker `i` of `t`'s range of a section of `len` elements of `T`, on block
+/// boundaries.
+pub fn split<T>(len: usize, t: usize, i: usize) -> Range<usize> {
+    chunk(len, t, i, (BLOCK / std::mem::size_of::<T>()).max(1))
+}
+
+/// Faults in the pages of `v` from the calling thread (first touch), so they are
+/// placed where it runs.
+pub fn touch<T: Plain>(v: &mut [T]) {
+    let step = (4096 / std::mem::size_of::<T>()).max(1);
+    for i in (0..v.len()).step_by(step) {
+        v[i] = std::hint::black_box(T::default());
+    }
+}
+
+/// Runs `f(start, part)` on worker i for its [`split`] part of `v`, every worker at
+/// once; the first error wins.
+///
+/// # Errors
+/// Whatever `f` returns.
+pub fn in_parts<T: Plain, E: Send>(
+    v: &mut [T],
+    pool: &Pool,
+    f: impl Fn(usize, &mut [T]) -> Result<(), E> + Sync,
+) -> Result<(), E> {
+    let t = pool.threads();
+    let mut parts = Vec::with_capacity(t);
+    let mut rest = v;
+    let len = rest.len();
+    let mut at = 0;
+    for i in 0..t {
+        let r = split::<T>(len, t, i);
+        let (part, tail) = rest.split_at_mut(r.end - at);
+        parts.push(Mutex::new(Some((r.start, part))));
+        (rest, at) = (tail, r.end);
+    }
+    pool.broadcast(|i| {
+        let taken = parts[i].lock().unwrap_or_else(|p| p.into_inner()).take();
+        taken.map_or(Ok(()), |(start, part)| f(start, part))
+    })
+    .into_iter()
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::test_pool;
+
+    #[test]
+    fn round_trip_in_parts_and_every_corruption_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.bin");
+        let a: Vec<u32> = (0..40_000).collect();
+        let b: Vec<u8> = (0..70_000u32).map(|x| x as u8).collect();
+        let desc = serde_json::json!({"n": 40_000});
+        let magic = b"SCALESCOPE-TEST\0";
+        write(
+            &path,
+            magic,
+            3,
+            &desc,
+            &[vec![&bytes_of(&a)[..8], &bytes_of(&a)[8..]], vec![&b]],
+        )
+        .unwrap();
+        let blob = Blob::open(&path, magic, &[3]).unwrap();
+        assert_eq!(blob.description, desc);
+        assert_eq!(blob.len_of::<u32>(0).unwrap(), a.len());
+        for threads in [1, 3] {
+            let pool = test_pool(threads);
+            let mut back = vec![0u32; a.len()];
+            in_parts(&mut back, &pool, |start, part| {
+                blob.read_into(0, start, part)
+            })
+            .unwrap();
+            assert_eq!(back, a);
+            let mut back = vec![0u8; b.len()];
+            in_parts(&mut back, &pool, |start, part| {
+                blob.read_into(1, start, part)
+            })
+            .unwrap();
+            assert_eq!(back, b);
+        }
+        let mut misaligned = vec![0u32; 10];
+        assert!(blob.read_into(0, 1, &mut misaligned).is_err());
+        assert!(Blob::open(&path, magic, &[4])
+            .unwrap_err()
+            .to_string()
+            .contains("version 3"));
+        let good = std::fs::read(&path).unwrap();
+        let mut bytes = good.clone();
+        let at = bytes.len() - 1000;
+        bytes[at] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let blob = Blob::open(&path, magic, &[3]).unwrap();
+        let mut back = vec![0u8; b.len()];
+        let e = blob.read_into(1, 0, &mut back).unwrap_err().to_string();
+        assert!(
+            e.contains("checksum mismatch in block 4 of section 1"),
+            "{e}"
+        );
+        let mut bytes = good.clone();
+        bytes[40] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(Blob::open(&path, magic, &[3]).is_err());
+        std::fs::write(&path, &good[..good.len() - 5]).unwrap();
+        assert!(Blob::open(&path, magic, &[3])
+            .unwrap_err()
+            .to_string()
+            .contains("outside"));
+    }
+}
