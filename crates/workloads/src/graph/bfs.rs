@@ -101,6 +101,26 @@ impl Search<'_> {
         local.clear();
     }
 
+    /// Ends a step that fills queue `next`: the worker's last vertices and edge count
+    /// go in, everyone meets, and every cursor moves to the new frontier.
+    fn end_queue_step(
+        &self,
+        slot: &Slot,
+        next: usize,
+        local: &mut Vec<u32>,
+        scout: u64,
+        c: &mut Cursor,
+    ) {
+        self.flush(slot, next, local);
+        slot.sum.fetch_add(scout, Ordering::Relaxed);
+        self.barrier.wait();
+        (c.len, c.scout) = (
+            slot.len.load(Ordering::Relaxed),
+            slot.sum.load(Ordering::Relaxed),
+        );
+        (c.queue, c.step) = (next, c.step + 1);
+    }
+
     /// Every parent unset but the source's.
     fn init(&self, w: usize, t: usize, source: u32) {
         for v in chunk(self.n, t, w, 16) {
@@ -133,14 +153,7 @@ impl Search<'_> {
                 self.flush(slot, next, &mut local);
             }
         }
-        self.flush(slot, next, &mut local);
-        slot.sum.fetch_add(scout, Ordering::Relaxed);
-        self.barrier.wait();
-        (c.len, c.scout) = (
-            slot.len.load(Ordering::Relaxed),
-            slot.sum.load(Ordering::Relaxed),
-        );
-        (c.queue, c.step) = (next, c.step + 1);
+        self.end_queue_step(slot, next, &mut local, scout, c);
     }
 
     /// From queue to bitmap: the visited bitmap from the parents (padding past `n`
@@ -219,14 +232,7 @@ impl Search<'_> {
                 self.flush(slot, next, &mut local);
             }
         }
-        self.flush(slot, next, &mut local);
-        slot.sum.fetch_add(scout, Ordering::Relaxed);
-        self.barrier.wait();
-        (c.len, c.scout) = (
-            slot.len.load(Ordering::Relaxed),
-            slot.sum.load(Ordering::Relaxed),
-        );
-        (c.queue, c.step) = (next, c.step + 1);
+        self.end_queue_step(slot, next, &mut local, scout, c);
     }
 
     /// Bottom-up steps until the frontier is small again (or empty); the bitmap that
