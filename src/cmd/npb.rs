@@ -4,11 +4,12 @@
 
 use std::process::ExitCode;
 
+use scalescope_report::kernels::{npb_document, npb_text};
 use scalescope_workloads::npb::{ep::Ep, ft::Ft, is::Is};
 use scalescope_workloads::{execute, Workload};
 
 use crate::cli::{NpbArgs, NpbCommand};
-use crate::shared::{pinned_pool, verdict_exit, verdict_line};
+use crate::shared::{pinned_pool, verdict_exit};
 
 pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
     match cmd {
@@ -21,30 +22,15 @@ pub fn run(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
 fn kernel(name: &str, mut workload: Box<dyn Workload>, args: &NpbArgs) -> anyhow::Result<ExitCode> {
     let working =
         crate::progress::working(&format!("npb {} class {}", name.to_lowercase(), args.class));
-    let pool = pinned_pool(&args.place, args.threads)?;
+    let pool = pinned_pool(&args.run.place, args.run.threads)?;
     let report = execute(workload.as_mut(), &pool)?;
     drop(working);
-    let mops = report.figures.get("mops").copied().unwrap_or(f64::NAN);
-    if args.json {
-        let doc = serde_json::json!({
-            "kind": format!("scalescope.npb-{}", name.to_lowercase()),
-            "schema_version": crate::shared::JSON_SCHEMA_VERSION,
-            "verified": report.verification.passed(),
-            "verdict": report.verification.verdict(),
-            "mops": mops,
-            "seconds": report.seconds,
-            "report": report,
-        });
+    if args.run.json {
+        let doc = npb_document(name, &report);
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        println!(
-            "NPB {name} class {}: {} threads ({}), {:.4} s, {mops:.2} Mop/s",
-            args.class,
-            report.threads,
-            args.place.strategy()?,
-            report.seconds
-        );
-        println!("{}", verdict_line(&report.verification));
+        let placement = args.run.place.strategy()?.to_string();
+        print!("{}", npb_text(name, &args.class, &placement, &report));
     }
     Ok(verdict_exit(&report.verification))
 }

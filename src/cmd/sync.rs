@@ -8,7 +8,9 @@ use scalescope_workloads::sync::model::describe;
 use scalescope_workloads::sync::workload::{SyncBench, SyncSettings};
 
 use crate::cli::SyncArgs;
-use crate::shared::{pinned_pool, verdict_exit, verdict_line};
+use scalescope_report::kernels::verdict_line;
+
+use crate::shared::{pinned_pool, verdict_exit};
 
 pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let mut bench = SyncBench::new(SyncSettings {
@@ -19,10 +21,10 @@ pub fn run(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         reps: args.reps,
     })?;
     let working = crate::progress::working("sync study");
-    let pool = pinned_pool(&args.place, args.threads)?;
+    let pool = pinned_pool(&args.run.place, args.run.threads)?;
     let report = execute(&mut bench, &pool)?;
     drop(working);
-    if args.json {
+    if args.run.json {
         let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": crate::shared::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "reps": args.reps, "curves": bench.curves(), "claims": bench.claims(),
             "note": SyncBench::htm_note(), "verified": report.verification.passed(),
             "verdict": report.verification.verdict(), "verification": report.verification.why()});
