@@ -31,7 +31,7 @@ pub enum SessionError {
     #[error(transparent)]
     Workload(#[from] scalescope_workloads::WorkloadError),
     #[error(transparent)]
-    Report(#[from] scalescope_report::dir::WriteError),
+    Report(#[from] scalescope_report::html::WriteError),
     #[error("reading {path}")]
     Read {
         path: String,
