@@ -261,7 +261,7 @@ impl Ctx<'_> {
     }
 
     /// The piece `lo..=hi` around split `k` without its ends where they are bends
-    /// found by searching (not machine boundaries) and a side keeps two points: such
+    /// found by searching (not machine boundaries) and a side keeps enough points: such
     /// a bend lies anywhere between its point and the next, so its own point may
     /// belong to either line and would tilt the neighbouring piece.
     fn trim(&self, lo: usize, k: usize, hi: usize) -> (usize, usize) {
@@ -269,13 +269,21 @@ impl Ctx<'_> {
         let soft = |i: usize| {
             i > 0 && i + 1 < n && !self.samples.boundaries.contains(&self.samples.threads[i])
         };
-        let lo = if soft(lo) && k >= lo + 2 { lo + 1 } else { lo };
-        let hi = if soft(hi) && hi >= k + 2 { hi - 1 } else { hi };
+        let lo = if soft(lo) && k >= lo + self.min_side {
+            lo + 1
+        } else {
+            lo
+        };
+        let hi = if soft(hi) && hi >= k + self.min_side {
+            hi - 1
+        } else {
+            hi
+        };
         (lo, hi)
     }
 
     /// Whether the slope difference `d` of split `k` excludes zero: |d| over the
-    /// draws' standard deviation beyond the normal quantile for 5% two-sided,
+    /// draws' standard deviation beyond the normal quantile for [`ALPHA`] two-sided,
     /// divided among the candidate splits of `lo..=hi` (Bonferroni) when `k` was
     /// found by searching them rather than known in advance as a machine boundary.
     fn significant(&self, lo: usize, k: usize, hi: usize, draws: &[[f64; 2]], d: f64) -> bool {
@@ -317,6 +325,7 @@ impl Ctx<'_> {
         let change_ci = boot::percentile_ci(&changes);
         let confidence = match change_ci {
             None => Confidence::unknown("one repetition: no spread measured"),
+            Some((l, h)) if l <= 0.0 && h >= 0.0 => return Err(change),
             Some(_) if !self.significant(lo, k, hi, &draws, after - before) => return Err(change),
             Some(_) => {
                 let same = changes
