@@ -245,7 +245,7 @@ fn nas_ht_doubling_study_through_open_mpi_classes_s_and_w() {
     if !installed("mpirun.openmpi") {
         return;
     }
-    for kernel in ["ep", "is"] {
+    for kernel in ["ep", "is", "ft"] {
         for class in ["S", "W"] {
             let mut cmd = Command::new(scalescope());
             cmd.args(study_args("mpirun", "mpirun.openmpi", &[], kernel, class))
