@@ -195,9 +195,16 @@ fn doubling_study(mut cmd: Command, what: &str) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{what}: {stdout}\n{stderr}");
+    check_study(&stdout, what);
+}
+
+/// Checks one study's `mpi-check --json` document.
+fn check_study(stdout: &str, what: &str) {
     let json = &stdout[stdout.find('{').unwrap()..=stdout.rfind('}').unwrap()];
     let v: Value = serde_json::from_str(json).unwrap();
-    for l in v["launches"].as_array().unwrap() {
+    let launches = v["launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 2, "{what}: {v}");
+    for l in launches {
         assert_eq!(l["check"]["all_inside_plan"], true, "{what}: {l}");
         let runs = l["runs"].as_array().unwrap();
         assert!(!runs.is_empty(), "{what}: {l}");
@@ -257,7 +264,7 @@ fn nas_ht_doubling_study_through_open_mpi_classes_s_and_w() {
 }
 
 #[test]
-fn nas_ht_doubling_study_through_slurm_class_s() {
+fn nas_ht_doubling_study_through_slurm_classes_s_and_w() {
     if !["slurmctld", "slurmd", "srun", "salloc", "munged"]
         .iter()
         .all(|t| installed(t))
@@ -265,19 +272,41 @@ fn nas_ht_doubling_study_through_slurm_class_s() {
         return;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mpi-slurm.sh");
-    for kernel in ["ep", "is"] {
+    // One Slurm and one allocation for every study, as a batch script would run
+    // them; each study's document goes to a file of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = Vec::new();
+    let studies: Vec<(&str, &str)> = ["ep", "is", "ft"]
+        .iter()
+        .flat_map(|k| [(*k, "S"), (*k, "W")])
+        .collect();
+    for (kernel, class) in &studies {
         // Open MPI ranks under srun need PMIx: a launcher argument before ours.
-        let mut cmd = Command::new(&script);
-        cmd.args(["salloc", "-N1", "--exclusive", "--time=5"])
-            .arg(scalescope())
-            .args(study_args(
-                "srun",
-                "srun",
-                &["--launcher-arg=--mpi=pmix"],
-                kernel,
-                "S",
-            ))
-            .env("SCALESCOPE_SLURM_LIFETIME", "300");
-        doubling_study(cmd, &format!("srun {kernel} S"));
+        let args = study_args(
+            "srun",
+            "srun",
+            &["--launcher-arg=--mpi=pmix"],
+            kernel,
+            class,
+        );
+        let file = dir.path().join(format!("{kernel}-{class}.json"));
+        let words: Vec<String> = std::iter::once(scalescope())
+            .chain(args)
+            .map(|w| format!("'{w}'"))
+            .collect();
+        lines.push(format!("{} > '{}'", words.join(" "), file.display()));
+    }
+    let out = Command::new(&script)
+        .args(["salloc", "-N1", "--exclusive", "--time=5", "sh", "-ec"])
+        .arg(lines.join("\n"))
+        .env("SCALESCOPE_SLURM_LIFETIME", "300")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{lines:?}\n{stderr}");
+    for (kernel, class) in &studies {
+        let file = dir.path().join(format!("{kernel}-{class}.json"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        check_study(&text, &format!("srun {kernel} {class}"));
     }
 }
