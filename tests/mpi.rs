@@ -138,12 +138,10 @@ fn slurm_srun_places_one_and_two_ranks_per_core_as_planned() {
     check_launches(cmd, "srun");
 }
 
-#[test]
-fn ranks_a_launcher_leaves_unbound_are_flagged() {
-    // A "launcher" that starts two ranks without binding them: every rank may run
-    // anywhere, so none is inside its one-CPU plan.
-    let dir = tempfile::tempdir().unwrap();
-    let fake = dir.path().join("unbinding-mpiexec");
+/// A "launcher" in `dir` that starts two ranks without binding them: every rank
+/// may run anywhere, so none is inside its one-CPU plan.
+fn unbinding_launcher(dir: &Path) -> std::path::PathBuf {
+    let fake = dir.join("unbinding-mpiexec");
     std::fs::write(
         &fake,
         "#!/bin/sh\nprog=\"\"; for a in \"$@\"; do prog2=\"$prog\"; prog=\"$a\"; done\n\
@@ -155,6 +153,13 @@ fn ranks_a_launcher_leaves_unbound_are_flagged() {
         .arg(&fake)
         .status()
         .unwrap();
+    fake
+}
+
+#[test]
+fn ranks_a_launcher_leaves_unbound_are_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = unbinding_launcher(dir.path());
     if cores() < 2 {
         println!("unavailable here: one core, so an unbound rank is still inside its plan");
         return;
@@ -173,6 +178,118 @@ fn ranks_a_launcher_leaves_unbound_are_flagged() {
         assert_eq!(r["inside_plan"], false, "{r}");
         assert_ne!(r["probe"]["allowed"], r["planned"], "{r}");
     }
+    // A sweep through it records every run's ranks as out of place.
+    let results = dir.path().join("sweep");
+    let out = Command::new(scalescope())
+        .args(["sweep", "--launcher", "mpiexec", "--launcher-path"])
+        .arg(&fake)
+        .args(["--ranks-per-node", "2", "--reps", "1", "--warmup", "0"])
+        .args(["--sample-interval", "0", "--out"])
+        .arg(&results)
+        .args(["--", "echo", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    for run in sweep_runs(&results, "mpiexec") {
+        assert_eq!(run["ranks"]["check"]["all_inside_plan"], false, "{run}");
+        assert_eq!(run["placement_check"]["inside_plan"], false, "{run}");
+        assert_eq!(
+            run["placement_check"]["violations"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+}
+
+/// The run records of the sweep in `dir`, launched through `launcher` on this
+/// machine: each records the launcher, hosts, nodes, ranks per node and threads per
+/// rank, and the probe's check of every rank.
+fn sweep_runs(dir: &Path, launcher: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let launch = &records[0]["plan"]["launch"];
+    assert_eq!(launch["launcher"], launcher, "{launch}");
+    let runs: Vec<Value> = records[1..].to_vec();
+    assert!(!runs.is_empty());
+    for run in &runs {
+        let ranks = &run["ranks"];
+        assert_eq!(ranks["launcher"], launcher, "{run}");
+        assert_eq!(ranks["hosts"], launch["hosts"], "{run}");
+        assert_eq!(ranks["nodes"], 1, "{run}");
+        assert_eq!(ranks["threads_per_rank"], 1, "{run}");
+        assert_eq!(ranks["ranks_per_node"], run["threads"], "{run}");
+        let checked = ranks["check"]["ranks"].as_array().unwrap();
+        assert_eq!(Some(checked.len() as u64), run["threads"].as_u64(), "{run}");
+    }
+    runs
+}
+
+/// A launched sweep's runs all verified, every rank inside its plan, at one and
+/// two ranks per core.
+fn check_launched_sweep(dir: &Path, launcher: &str) {
+    let runs = sweep_runs(dir, launcher);
+    let c = cores() as u64;
+    let mut counts: Vec<u64> = runs
+        .iter()
+        .map(|r| r["threads"].as_u64().unwrap())
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    assert_eq!(counts, [c, 2 * c]);
+    for run in &runs {
+        assert_eq!(run["status"], "ok", "{run}");
+        assert!(run["metrics"]["mops"].as_f64().unwrap() > 0.0, "{run}");
+        assert_eq!(run["ranks"]["check"]["all_inside_plan"], true, "{run}");
+        assert_eq!(run["placement_check"]["inside_plan"], true, "{run}");
+    }
+}
+
+/// `sweep --launcher` arguments: FT class S at one and two ranks per core, one run
+/// each, results into `out`.
+fn sweep_args(launcher: &str, path: &str, extra: &[&str], out: &Path) -> Vec<String> {
+    let mut args: Vec<String> = ["sweep", "--launcher", launcher, "--launcher-path", path]
+        .iter()
+        .chain(extra)
+        .chain(&["--ranks-per-node", "cores,2xcores", "--reps", "1"])
+        .chain(&[
+            "--warmup",
+            "0",
+            "--sample-interval",
+            "0",
+            "--timeout",
+            "120",
+        ])
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(["--out".into(), out.display().to_string(), "--".into()]);
+    args.extend([mpi_nas(), "ft".into(), "S".into()]);
+    args
+}
+
+#[test]
+fn sweep_through_open_mpi_records_the_launch_and_every_rank() {
+    if !installed("mpirun.openmpi") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(scalescope())
+        .args(sweep_args(
+            "mpirun",
+            "mpirun.openmpi",
+            &[],
+            &dir.path().join("s"),
+        ))
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    check_launched_sweep(&dir.path().join("s"), "mpirun");
 }
 
 /// scalescope-mpi-nas, built beside scalescope by `cargo test --workspace` (it is a
@@ -296,6 +413,14 @@ fn nas_ht_doubling_study_through_slurm_classes_s_and_w() {
             .collect();
         lines.push(format!("{} > '{}'", words.join(" "), file.display()));
     }
+    // And a sweep through srun, recorded in results.jsonl.
+    let sweep = dir.path().join("sweep");
+    let args = sweep_args("srun", "srun", &["--launcher-arg=--mpi=pmix"], &sweep);
+    let words: Vec<String> = std::iter::once(scalescope())
+        .chain(args)
+        .map(|w| format!("'{w}'"))
+        .collect();
+    lines.push(format!("{} > /dev/null", words.join(" ")));
     let out = Command::new(&script)
         .args(["salloc", "-N1", "--exclusive", "--time=5", "sh", "-ec"])
         .arg(lines.join("\n"))
@@ -309,4 +434,5 @@ fn nas_ht_doubling_study_through_slurm_classes_s_and_w() {
         let text = std::fs::read_to_string(&file).unwrap();
         check_study(&text, &format!("srun {kernel} {class}"));
     }
+    check_launched_sweep(&sweep, "srun");
 }

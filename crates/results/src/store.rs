@@ -121,6 +121,10 @@ pub struct RunRecord {
     /// (absent for external programs and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<crate::workload::SetupCosts>,
+    /// A launched run's launcher, nodes, ranks and where each rank was (absent for
+    /// runs started directly and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<crate::ranks::RunRanks>,
     pub stdout_log: Option<String>,
     pub stderr_log: Option<String>,
 }
