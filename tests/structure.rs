@@ -231,16 +231,18 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
-    // The goal is under 1,200 lines (it was 1,186 before `import`, `--ceilings`,
-    // the placement options and the sampler line arrived; the matrix, hop and
-    // core-to-core tables have since moved into `report`, the ceiling discovery
-    // into `session`). Until the rest moves, the check holds the line where it is,
-    // so the command layer cannot grow further. A new command still needs its
-    // printing: `mpi-check` (issue 18; its logic in session::mpi, sweep::launch and
-    // report::ranks) added 23 lines.
-    const CMD_LINES_NOW: usize = 1304;
+    // Issue 13's goal: the command layer under 1,200 lines. It is held where it now
+    // is (the kernels' documents and text moved into `report::kernels`), so it
+    // cannot creep back up; a new command's printing may raise the ratchet, never
+    // past the goal.
+    const CMD_LINES_GOAL: usize = 1_200;
+    const CMD_LINES_NOW: usize = 1000;
+    assert!(
+        total < CMD_LINES_GOAL,
+        "src/cmd/ has {total} lines (issue 13: under {CMD_LINES_GOAL})"
+    );
     assert!(
         total <= CMD_LINES_NOW,
-        "src/cmd/ has {total} lines (limit {CMD_LINES_NOW}, goal under 1,200)"
+        "src/cmd/ has {total} lines (held at {CMD_LINES_NOW}; the goal is under {CMD_LINES_GOAL})"
     );
 }

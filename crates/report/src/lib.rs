@@ -7,6 +7,7 @@ pub mod compare;
 pub mod dir;
 pub mod evidence;
 pub mod html;
+pub mod kernels;
 pub mod machine;
 pub mod mem;
 pub mod predict;
