@@ -17,7 +17,7 @@ use crate::plan::{Plan, Point};
 use crate::ResultsError;
 
 /// Version of the results format (docs/json.md). Bump on incompatible changes.
-pub const RESULTS_SCHEMA_VERSION: u32 = 2;
+pub const RESULTS_SCHEMA_VERSION: u32 = 3;
 pub const RESULTS_FILE: &str = "results.jsonl";
 
 /// What is being swept.
