@@ -37,6 +37,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
             metrics: vec![],
         },
         plan: Plan {
+            launch: None,
             threads: vec![1, 2, 4, 8],
             placements: vec![Strategy::CoresFirst, Strategy::Compact],
             mems: vec![MemPolicy::FirstTouch],
@@ -63,6 +64,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
     for point in header.plan.points() {
         for rep in 0..3 {
             records.push(RunRecord {
+                ranks: None,
                 wall_secs: times(&point.placement, point.threads) * (1.0 + 0.01 * rep as f64),
                 point: point.clone(),
                 rep,
