@@ -145,6 +145,7 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
             metrics: vec![],
         },
         plan: Plan {
+            launch: None,
             threads,
             placements: vec![Strategy::CoresFirst],
             mems: vec![MemPolicy::FirstTouch],
@@ -161,6 +162,7 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
 
 pub fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
     RunRecord {
+        ranks: None,
         point,
         rep,
         warmup: false,
