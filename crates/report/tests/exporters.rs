@@ -37,6 +37,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
             metrics: vec![],
         },
         plan: Plan {
+            launch: None,
             threads: vec![1, 2, 4, 8],
             placements: vec![Strategy::CoresFirst, Strategy::Compact],
             mems: vec![MemPolicy::FirstTouch],
@@ -63,6 +64,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
     for point in header.plan.points() {
         for rep in 0..3 {
             records.push(RunRecord {
+                ranks: None,
                 wall_secs: times(&point.placement, point.threads) * (1.0 + 0.01 * rep as f64),
                 point: point.clone(),
                 rep,
@@ -129,15 +131,15 @@ Findings:
       8 threads: speedup 3.64 ± 0.03 [95% interval 3.44..3.83], efficiency 45%
   [warning] cores-first / first-touch: scaling slows after 2 threads: from 3 threads, package #2 is in use
       confidence: high (1.00)
-      marginal speedup per added thread 1.00 [95% interval 0.92..1.08] up to 2 threads, 0.67 [95% interval 0.60..0.74] after (between 2 and 4 threads)
-      slope change -33% [95% interval -44%..-20%]; confidence high (p = 1.00)
+      marginal speedup per added thread 1.00 [95% interval 0.97..1.03] up to 2 threads, 0.67 [95% interval 0.64..0.70] after (between 2 and 4 threads)
+      slope change -33% [95% interval -37%..-29%]; confidence high (p = 1.00)
       from 3 threads, package #2 is in use
       try: threads on the new node may reach memory on the first one, or the first node's bandwidth may be exhausted: compare memory policies (--mem interleave, first-touch) and placements across this boundary
       check: sweep this boundary with --mem interleave and with scatter: a curve that no longer bends points at remote memory or one node's bandwidth; `mem matrix` measures both
   [warning] cores-first / first-touch: scaling slows after 4 threads: from 5 threads, two threads share a physical core (SMT siblings)
       confidence: high (1.00)
-      marginal speedup per added thread 0.67 [95% interval 0.60..0.74] up to 4 threads, 0.08 [95% interval 0.03..0.12] after (between 4 and 8 threads)
-      slope change -89% [95% interval -96%..-80%]; confidence high (p = 1.00)
+      marginal speedup per added thread 0.67 [95% interval 0.64..0.70] up to 4 threads, 0.08 [95% interval 0.06..0.09] after (between 4 and 8 threads)
+      slope change -89% [95% interval -92%..-86%]; confidence high (p = 1.00)
       from 5 threads, two threads share a physical core (SMT siblings)
       try: SMT siblings share one core's execution units and caches: for compute- or cache-bound code, run one thread per physical core
       check: the like-with-like yield: cores-first at N against smt-pairs at 2N on the same cores
@@ -163,8 +165,8 @@ Findings:
       8 threads: speedup 3.64 ± 0.03 [95% interval 3.44..3.83], efficiency 45%
   [warning] compact / first-touch: scaling slows after 4 threads: from 5 threads, package #2 is in use
       confidence: high (1.00)
-      marginal speedup per added thread 0.55 [95% interval 0.51..0.60] up to 4 threads, 0.24 [95% interval 0.20..0.28] after (between 4 and 8 threads)
-      slope change -56% [95% interval -65%..-46%]; confidence high (p = 1.00)
+      marginal speedup per added thread 0.56 [95% interval 0.55..0.57] up to 4 threads, 0.24 [95% interval 0.23..0.26] after (between 4 and 8 threads)
+      slope change -57% [95% interval -60%..-54%]; confidence high (p = 1.00)
       from 5 threads, package #2 is in use
       try: threads on the new node may reach memory on the first one, or the first node's bandwidth may be exhausted: compare memory policies (--mem interleave, first-touch) and placements across this boundary
       check: sweep this boundary with --mem interleave and with scatter: a curve that no longer bends points at remote memory or one node's bandwidth; `mem matrix` measures both
