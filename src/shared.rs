@@ -88,7 +88,7 @@ pub fn execute_sampled(
     workload: &mut dyn Workload,
     pool: &Pool,
 ) -> anyhow::Result<(Report, Option<RunEvidence>)> {
-    let sampler = scalescope_sampler::background::Background::start(
+    let sampler = scalescope_sampler::Background::start(
         scalescope_sampler::DEFAULT_INTERVAL,
         pool.all_cpus(),
     );

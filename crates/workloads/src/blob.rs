@@ -1,8 +1,9 @@
 //! Checked binary files for prepared inputs (the `.csr` graph cache, the `.cols`
 //! TPC-H column cache): sections of plain integers, a JSON description, and a
-//! CRC-32 for every 16 KiB block of every section. Workers each read their own block
-//! range straight into pages they first-touch, checking exactly the bytes they read,
-//! so a run loads its input at page-cache speed and a corrupt file is refused.
+//! CRC-32 for every 16 KiB block of every section. A run maps the file read-only
+//! ([`Blob::map`]) and its workers check the blocks they will read, each its own
+//! range ([`Blob::column`], [`Blob::part`]): the input is read in place from the
+//! page cache, never copied, and a corrupt file is refused.
 //!
 //! Layout (little-endian):
 //!
@@ -23,7 +24,6 @@ use std::io::Write;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::Mutex;
 
 use crate::pool::{chunk, Pool};
 
@@ -60,12 +60,6 @@ pub fn bytes_of<T: Plain>(v: &[T]) -> &[u8] {
     // SAFETY: `Plain` types are integers without padding; any initialised integer
     // is readable as its bytes, and the length covers exactly the slice.
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
-}
-
-fn bytes_of_mut<T: Plain>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: as in `bytes_of`; every byte pattern written through the view is a
-    // valid value of the integer type, and the borrow is exclusive.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> BlobError + '_ {
@@ -289,51 +283,6 @@ impl Blob {
             None => Err(self.bad(format!("no section {s}"))),
         }
     }
-
-    /// Reads section `s` from element `start` into `out`, checking every block read.
-    /// `start` must begin a block and `out` must end on a block or at the section's
-    /// end (ranges from [`split`] do).
-    ///
-    /// # Errors
-    /// A read error, a range off the blocks, or a checksum mismatch.
-    pub fn read_into<T: Plain>(
-        &self,
-        s: usize,
-        start: usize,
-        out: &mut [T],
-    ) -> Result<(), BlobError> {
-        let size = std::mem::size_of::<T>();
-        let (offset, len) = self.sections[s];
-        let begin = start * size;
-        let bytes = bytes_of_mut(out);
-        let end = begin + bytes.len();
-        if !begin.is_multiple_of(BLOCK)
-            || (!end.is_multiple_of(BLOCK) && end as u64 != len)
-            || end as u64 > len
-        {
-            return Err(self.bad(format!(
-                "bytes {begin}..{end} of section {s} do not lie on its {BLOCK}-byte blocks"
-            )));
-        }
-        let mut done = 0;
-        while done < bytes.len() {
-            let n = (bytes.len() - done).min(16 * BLOCK);
-            let part = &mut bytes[done..done + n];
-            self.file
-                .read_exact_at(part, offset + (begin + done) as u64)
-                .map_err(|e| self.bad(format!("reading section {s}: {e} (truncated?)")))?;
-            for (k, b) in part.chunks(BLOCK).enumerate() {
-                let block = (begin + done) / BLOCK + k;
-                if crc32fast::hash(b) != self.crcs[s][block] {
-                    return Err(self.bad(format!(
-                        "checksum mismatch in block {block} of section {s}: the file is corrupted"
-                    )));
-                }
-            }
-            done += n;
-        }
-        Ok(())
-    }
 }
 
 /// A read-only, private memory map of a whole file: its pages are the page cache's,
@@ -390,8 +339,9 @@ impl<T: Plain> std::ops::Deref for Column<T> {
             Column::Owned(v) => v,
             Column::Mapped { map, offset, len } => {
                 let bytes = &map.bytes()[*offset..*offset + len * std::mem::size_of::<T>()];
-                // SAFETY: `Blob::column` checked the range lies in the map and that
-                // `offset` is a multiple of 4096 (sections are page-aligned), so the
+                // SAFETY: `Blob::column` and `Blob::part` checked the range lies in the
+                // map and that `offset` is a multiple of 4096 (sections are page-aligned,
+                // parts start on a block), so the
                 // pointer is aligned for any `Plain` type; every bit pattern is a value.
                 unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), *len) }
             }
@@ -407,6 +357,12 @@ impl<T: Plain + PartialEq> PartialEq for Column<T> {
 
 impl<T: Plain + Eq> Eq for Column<T> {}
 
+impl<T: Plain> Default for Column<T> {
+    fn default() -> Self {
+        Column::Owned(Vec::new())
+    }
+}
+
 impl<T: Plain> From<Vec<T>> for Column<T> {
     fn from(v: Vec<T>) -> Self {
         Column::Owned(v)
@@ -414,11 +370,12 @@ impl<T: Plain> From<Vec<T>> for Column<T> {
 }
 
 impl Blob {
-    /// Maps the whole file read-only, its pages populated from the page cache.
+    /// Maps the whole file read-only, its pages populated from the page cache now
+    /// (`populate`) or as they are first read.
     ///
     /// # Errors
     /// [`BlobError::Io`] when the map fails.
-    pub fn map(&self) -> Result<std::sync::Arc<Mapping>, BlobError> {
+    pub fn map(&self, populate: bool) -> Result<std::sync::Arc<Mapping>, BlobError> {
         use std::os::fd::AsRawFd;
         let len = self
             .file
@@ -441,7 +398,7 @@ impl Blob {
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                libc::MAP_PRIVATE | if populate { libc::MAP_POPULATE } else { 0 },
                 self.file.as_raw_fd(),
                 0,
             )
@@ -500,54 +457,62 @@ impl Blob {
     }
 }
 
+impl Blob {
+    /// Elements `r` of section `s` of the mapped file as a column read in place:
+    /// `prepare` first gets its bytes (to fault them in, move them), then every block
+    /// of it is checked on the calling thread. `r` must begin on a block and end on
+    /// one or at the section's end (ranges from [`split`] do).
+    ///
+    /// # Errors
+    /// A range off the blocks or the map, or a checksum mismatch.
+    pub fn part<T: Plain>(
+        &self,
+        map: &std::sync::Arc<Mapping>,
+        s: usize,
+        r: Range<usize>,
+        prepare: impl FnOnce(&[u8]),
+    ) -> Result<Column<T>, BlobError> {
+        let size = std::mem::size_of::<T>();
+        let (offset, len) = (self.sections[s].0 as usize, self.sections[s].1 as usize);
+        let (begin, end) = (r.start * size, r.end * size);
+        if !offset.is_multiple_of(ALIGN as usize)
+            || !begin.is_multiple_of(BLOCK)
+            || (!end.is_multiple_of(BLOCK) && end != len)
+            || begin > end
+            || end > len
+            || offset + len > map.len
+        {
+            return Err(self.bad(format!(
+                "bytes {begin}..{end} of section {s} do not lie on its {BLOCK}-byte blocks"
+            )));
+        }
+        let data = &map.bytes()[offset + begin..offset + end];
+        prepare(data);
+        for (k, block) in data.chunks(BLOCK).enumerate() {
+            if crc32fast::hash(block) != self.crcs[s][begin / BLOCK + k] {
+                return Err(self.bad(format!(
+                    "checksum mismatch in block {} of section {s}: the file is corrupted",
+                    begin / BLOCK + k
+                )));
+            }
+        }
+        Ok(Column::Mapped {
+            map: map.clone(),
+            offset: offset + begin,
+            len: r.len(),
+        })
+    }
+}
+
 /// Worker `i` of `t`'s range of a section of `len` elements of `T`, on block
 /// boundaries.
 pub fn split<T>(len: usize, t: usize, i: usize) -> Range<usize> {
     chunk(len, t, i, (BLOCK / std::mem::size_of::<T>()).max(1))
 }
 
-/// Faults in the pages of `v` from the calling thread (first touch), so they are
-/// placed where it runs.
-pub fn touch<T: Plain>(v: &mut [T]) {
-    let step = (4096 / std::mem::size_of::<T>()).max(1);
-    for i in (0..v.len()).step_by(step) {
-        v[i] = std::hint::black_box(T::default());
-    }
-}
-
-/// Runs `f(start, part)` on worker i for its [`split`] part of `v`, every worker at
-/// once; the first error wins.
-///
-/// # Errors
-/// Whatever `f` returns.
-pub fn in_parts<T: Plain, E: Send>(
-    v: &mut [T],
-    pool: &Pool,
-    f: impl Fn(usize, &mut [T]) -> Result<(), E> + Sync,
-) -> Result<(), E> {
-    let t = pool.threads();
-    let mut parts = Vec::with_capacity(t);
-    let mut rest = v;
-    let len = rest.len();
-    let mut at = 0;
-    for i in 0..t {
-        let r = split::<T>(len, t, i);
-        let (part, tail) = rest.split_at_mut(r.end - at);
-        parts.push(Mutex::new(Some((r.start, part))));
-        (rest, at) = (tail, r.end);
-    }
-    pool.broadcast(|i| {
-        let taken = parts[i].lock().unwrap_or_else(|p| p.into_inner()).take();
-        taken.map_or(Ok(()), |(start, part)| f(start, part))
-    })
-    .into_iter()
-    .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pool::test_pool;
 
     #[test]
     fn round_trip_in_parts_and_every_corruption_refused() {
@@ -568,23 +533,20 @@ mod tests {
         let blob = Blob::open(&path, magic, &[3]).unwrap();
         assert_eq!(blob.description, desc);
         assert_eq!(blob.len_of::<u32>(0).unwrap(), a.len());
-        for threads in [1, 3] {
-            let pool = test_pool(threads);
-            let mut back = vec![0u32; a.len()];
-            in_parts(&mut back, &pool, |start, part| {
-                blob.read_into(0, start, part)
-            })
-            .unwrap();
-            assert_eq!(back, a);
-            let mut back = vec![0u8; b.len()];
-            in_parts(&mut back, &pool, |start, part| {
-                blob.read_into(1, start, part)
-            })
-            .unwrap();
+        let map = blob.map(false).unwrap();
+        for t in [1, 3] {
+            let mut back = Vec::new();
+            for i in 0..t {
+                let mut seen = 0;
+                let r = split::<u8>(b.len(), t, i);
+                let col = blob.part::<u8>(&map, 1, r, |x| seen = x.len()).unwrap();
+                assert_eq!(seen, col.len());
+                back.extend_from_slice(&col);
+            }
             assert_eq!(back, b);
         }
-        let mut misaligned = vec![0u32; 10];
-        assert!(blob.read_into(0, 1, &mut misaligned).is_err());
+        assert_eq!(*blob.part::<u32>(&map, 0, 0..a.len(), |_| ()).unwrap(), a);
+        assert!(blob.part::<u32>(&map, 0, 1..10, |_| ()).is_err());
         assert!(Blob::open(&path, magic, &[4])
             .unwrap_err()
             .to_string()
@@ -595,10 +557,11 @@ mod tests {
         bytes[at] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
         let blob = Blob::open(&path, magic, &[3]).unwrap();
-        let mut back = vec![0u8; b.len()];
-        let e = blob.read_into(1, 0, &mut back).unwrap_err().to_string();
+        let map = blob.map(false).unwrap();
+        let e = blob.part::<u8>(&map, 1, 0..b.len(), |_| ()).unwrap_err();
         assert!(
-            e.contains("checksum mismatch in block 4 of section 1"),
+            e.to_string()
+                .contains("checksum mismatch in block 4 of section 1"),
             "{e}"
         );
         let mut bytes = good.clone();

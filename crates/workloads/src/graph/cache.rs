@@ -114,7 +114,7 @@ pub fn load(path: &Path, pool: &Pool) -> Result<(Graph, Loaded), LoadError> {
 
 fn load_v2(blob: &Blob, pool: &Pool) -> Result<(Graph, Loaded), BlobError> {
     let t = Instant::now();
-    let map = blob.map()?;
+    let map = blob.map(true)?;
     let offsets = blob.column::<u64>(&map, 0, pool)?;
     let neighbors = blob.column::<u32>(&map, 1, pool)?;
     let bad = |what: String| BlobError::Bad {

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::blob::Column;
 use crate::pool::{chunk, Pool};
 use crate::WorkloadError;
 
@@ -25,16 +26,67 @@ pub fn q1_cutoff() -> i32 {
     days_from_civil(1998, 12, 1) - 90
 }
 
-/// One worker's slice of lineitem, column by column.
+/// One worker's slice of lineitem, column by column: owned, or read in place
+/// from a mapped `.cols` cache (a column its query does not scan is then empty).
 #[derive(Debug, Clone, Default)]
 pub struct Partition {
-    pub quantity: Vec<u8>,
-    pub extprice_cents: Vec<u32>,
-    pub discount: Vec<u8>,
-    pub tax: Vec<u8>,
+    pub quantity: Column<u8>,
+    pub extprice_cents: Column<u32>,
+    pub discount: Column<u8>,
+    pub tax: Column<u8>,
     /// returnflag (A=0, N=1, R=2) x 2 + linestatus (F=0, O=1).
-    pub group: Vec<u8>,
-    pub shipdate: Vec<i32>,
+    pub group: Column<u8>,
+    pub shipdate: Column<i32>,
+}
+
+/// Moves the pages of `bytes` to the node of the CPU this thread runs on (see
+/// [`Partition::home_here`]). On a machine with one NUMA node
+/// (`/sys/devices/system/node/online` is `0`, or absent) there is nowhere else a
+/// page could be, and nothing is asked.
+pub(crate) fn home_bytes(bytes: &[u8]) {
+    static SEVERAL_NODES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let several = SEVERAL_NODES.get_or_init(|| {
+        std::fs::read_to_string("/sys/devices/system/node/online").is_ok_and(|s| s.trim() != "0")
+    });
+    if bytes.is_empty() || !several {
+        return;
+    }
+    if let Ok(node) = scalescope_place::mempolicy::current_node() {
+        let _ = scalescope_place::mempolicy::move_pages_to(bytes.as_ptr(), bytes.len(), node);
+    }
+}
+
+/// Rows as they are generated or parsed, before they become a [`Partition`].
+#[derive(Default)]
+struct Rows {
+    quantity: Vec<u8>,
+    extprice_cents: Vec<u32>,
+    discount: Vec<u8>,
+    tax: Vec<u8>,
+    group: Vec<u8>,
+    shipdate: Vec<i32>,
+}
+
+impl Rows {
+    fn push(&mut self, q: u8, price: u32, disc: u8, tax: u8, group: u8, ship: i32) {
+        self.quantity.push(q);
+        self.extprice_cents.push(price);
+        self.discount.push(disc);
+        self.tax.push(tax);
+        self.group.push(group);
+        self.shipdate.push(ship);
+    }
+
+    fn done(self) -> Partition {
+        Partition {
+            quantity: self.quantity.into(),
+            extprice_cents: self.extprice_cents.into(),
+            discount: self.discount.into(),
+            tax: self.tax.into(),
+            group: self.group.into(),
+            shipdate: self.shipdate.into(),
+        }
+    }
 }
 
 impl Partition {
@@ -44,22 +96,12 @@ impl Partition {
     /// have touched first, as the emulated lab found. Best effort: a kernel without
     /// NUMA support leaves everything where it is.
     pub(crate) fn home_here(&self) {
-        let Ok(node) = scalescope_place::mempolicy::current_node() else {
-            return;
-        };
-        fn column<T>(v: &[T], node: u32) {
-            let _ = scalescope_place::mempolicy::move_pages_to(
-                v.as_ptr().cast(),
-                std::mem::size_of_val(v),
-                node,
-            );
-        }
-        column(&self.quantity, node);
-        column(&self.extprice_cents, node);
-        column(&self.discount, node);
-        column(&self.tax, node);
-        column(&self.group, node);
-        column(&self.shipdate, node);
+        home_bytes(crate::blob::bytes_of(&self.quantity));
+        home_bytes(crate::blob::bytes_of(&self.extprice_cents));
+        home_bytes(crate::blob::bytes_of(&self.discount));
+        home_bytes(crate::blob::bytes_of(&self.tax));
+        home_bytes(crate::blob::bytes_of(&self.group));
+        home_bytes(crate::blob::bytes_of(&self.shipdate));
     }
 
     pub fn len(&self) -> usize {
@@ -70,24 +112,15 @@ impl Partition {
         self.shipdate.is_empty()
     }
 
-    fn push(&mut self, q: u8, price: u32, disc: u8, tax: u8, group: u8, ship: i32) {
-        self.quantity.push(q);
-        self.extprice_cents.push(price);
-        self.discount.push(disc);
-        self.tax.push(tax);
-        self.group.push(group);
-        self.shipdate.push(ship);
-    }
-
     /// Rows `r` copied into a new partition (first-touched by the caller).
     fn slice(&self, r: std::ops::Range<usize>) -> Partition {
         Partition {
-            quantity: self.quantity[r.clone()].to_vec(),
-            extprice_cents: self.extprice_cents[r.clone()].to_vec(),
-            discount: self.discount[r.clone()].to_vec(),
-            tax: self.tax[r.clone()].to_vec(),
-            group: self.group[r.clone()].to_vec(),
-            shipdate: self.shipdate[r].to_vec(),
+            quantity: self.quantity[r.clone()].to_vec().into(),
+            extprice_cents: self.extprice_cents[r.clone()].to_vec().into(),
+            discount: self.discount[r.clone()].to_vec().into(),
+            tax: self.tax[r.clone()].to_vec().into(),
+            group: self.group[r.clone()].to_vec().into(),
+            shipdate: self.shipdate[r].to_vec().into(),
         }
     }
 }
@@ -117,7 +150,7 @@ pub fn generate_part(sf: f64, part: usize, parts: usize) -> Partition {
 /// that owes nothing to the columns or the scan kernels it later checks.
 pub fn generate_part_checked(sf: f64, part: usize, parts: usize) -> (Partition, u128) {
     let (lo, hi) = (days_from_civil(1994, 1, 1), days_from_civil(1995, 1, 1));
-    let mut p = Partition::default();
+    let mut p = Rows::default();
     let mut q6 = 0u128;
     for li in tpchgen::generators::LineItemGenerator::new(sf, part as i32, parts as i32).iter() {
         let ship = li.l_shipdate.to_unix_epoch();
@@ -135,7 +168,7 @@ pub fn generate_part_checked(sf: f64, part: usize, parts: usize) -> (Partition, 
             ship,
         );
     }
-    (p, q6)
+    (p.done(), q6)
 }
 
 /// How partitions are placed.
@@ -287,7 +320,7 @@ fn date(text: &str) -> Option<i32> {
 /// [`WorkloadError::BadParam`] naming `FILE:LINE` and the bad field.
 pub fn read_tbl(path: &Path) -> Result<Partition, WorkloadError> {
     let text = std::fs::read_to_string(path).map_err(|e| tbl_err(path, 0, e.to_string()))?;
-    let mut p = Partition::default();
+    let mut p = Rows::default();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         if line.is_empty() {
@@ -326,5 +359,5 @@ pub fn read_tbl(path: &Path) -> Result<Partition, WorkloadError> {
         let ship = date(f[10]).ok_or_else(|| bad(10, "a date YYYY-MM-DD"))?;
         p.push(q, price, disc, tax, group, ship);
     }
-    Ok(p)
+    Ok(p.done())
 }

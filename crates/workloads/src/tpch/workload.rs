@@ -183,7 +183,7 @@ impl Tpch {
     /// missing, stale or corrupt; the answers stored beside it.
     fn prepare_cached(&mut self, path: &std::path::Path, pool: &Pool) -> Result<(), WorkloadError> {
         let shown = path.display().to_string();
-        let refused = match super::cache::load(path, self.sf, pool, self.layout) {
+        let refused = match super::cache::load(path, self.sf, pool, self.layout, &self.query) {
             Ok(got) => {
                 self.setup.input = format!("cache {shown}");
                 Ok(got)
@@ -203,7 +203,7 @@ impl Tpch {
                 let t = Instant::now();
                 let (_, q6) = super::cache::build(self.sf, pool, path)?;
                 self.setup.build_secs = Some(t.elapsed().as_secs_f64());
-                let got = super::cache::load(path, self.sf, pool, self.layout)?;
+                let got = super::cache::load(path, self.sf, pool, self.layout, &self.query)?;
                 let book = AnswerBook::beside(path, &got.1.fingerprint);
                 for query in ["q1", "q6"] {
                     book.put(query, &independent(query, self.sf, Some(q6)))?;
