@@ -15,7 +15,7 @@ fi
 cargo build --release --quiet
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar xjf "tests/fixtures/topology/$fixture.tar.bz2" -C "$work"
+tar xOf tests/fixtures/topology/trees.tar "$fixture.tar.bz2" | tar xj -C "$work"
 root=$(python3 -c "import json,sys; print(json.load(open('tests/fixtures/topology/expected.json'))['$fixture']['root_dir'])")
 tree="$work/$root"
 echo "machine: $(target/release/scalescope topo --sysfs-root "$tree" | head -1)"

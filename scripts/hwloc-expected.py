@@ -3,12 +3,15 @@
 hwloc (Debian's lstopo) reports for the tree with only its Linux backend. Every
 machine's answer is one entry, keyed by NAME, of tests/fixtures/topology/expected.json.
 
-    scripts/hwloc-expected.py tests/fixtures/topology/NAME.tar.bz2
+    scripts/hwloc-expected.py PATH/NAME.tar.bz2
     scripts/hwloc-expected.py --bundle ../shared/fixtures/topology
 
 `--bundle DIR` copies the shared fixtures as they are: DIR's `NAME.expected.json`
-files become the entries of expected.json, its tarballs and XML exports are copied
-beside it (refresh the copies this way when the shared fixtures change).
+files become the entries of expected.json, its tarballs become the members of
+trees.tar (byte for byte, one `NAME.tar.bz2` member per machine) and its XML exports
+are copied beside them (refresh the copies this way when the shared fixtures change).
+`scripts/hwloc-expected.py NAME.tar.bz2` likewise adds a new machine's tarball to
+trees.tar.
 
 It unpacks the tarball into a temporary directory, runs
 `HWLOC_COMPONENTS=linux,stop HWLOC_FSROOT=<root> lstopo-no-graphics --of xml -`
@@ -18,6 +21,7 @@ Identifiers are hwloc's gp_index values (unique in the file); compare partitions
 `cpu_kinds[].efficiency` is the XML's forced_efficiency where present, else the rank
 `lstopo --cpukinds` prints (null where hwloc cannot rank, or for a single kind).
 """
+import io
 import json
 import os
 import re
@@ -27,6 +31,8 @@ import sys
 import tarfile
 import tempfile
 import xml.etree.ElementTree as ET
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tests/fixtures/topology")
 
 
 def bitmap(text):
@@ -85,7 +91,7 @@ def walk(obj, ancestors, pus, numa, counts):
 
 def main(tarball):
     name = os.path.basename(tarball)[: -len(".tar.bz2")]
-    here = os.path.dirname(tarball)
+    here = FIXTURES
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(tarball) as t:
             t.extractall(tmp, filter="tar")
@@ -138,6 +144,24 @@ def main(tarball):
         "cpu_kinds": cpukinds,
     }
     store(here, {name: out})
+    store_trees(here, {name + ".tar.bz2": open(tarball, "rb").read()})
+
+
+def store_trees(here, members):
+    """Merges `members` (file name -> bytes) into `here/trees.tar`, sorted by name, with
+    fixed owners, modes and times so that the same tarballs give the same bytes."""
+    path = os.path.join(here, "trees.tar")
+    tarballs = {}
+    if os.path.exists(path):
+        with tarfile.open(path) as tar:
+            for m in tar.getmembers():
+                tarballs[m.name] = tar.extractfile(m).read()
+    tarballs.update(members)
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tar:
+        for name, data in sorted(tarballs.items()):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            tar.addfile(info, io.BytesIO(data))
 
 
 def store(here, entries):
@@ -155,20 +179,23 @@ def store(here, entries):
 
 def bundle_from(shared, here):
     """Copies a shared fixture directory's machines into `here` (see the module doc)."""
-    entries = {}
+    entries, tarballs = {}, {}
     for file in sorted(os.listdir(shared)):
         if file.endswith(".expected.json"):
             name = file[: -len(".expected.json")]
             with open(os.path.join(shared, file)) as f:
                 entries[name] = json.load(f)
-            for ext in (".tar.bz2", ".hwloc.xml"):
-                shutil.copyfile(os.path.join(shared, name + ext), os.path.join(here, name + ext))
+            with open(os.path.join(shared, name + ".tar.bz2"), "rb") as f:
+                tarballs[name + ".tar.bz2"] = f.read()
+            shutil.copyfile(os.path.join(shared, name + ".hwloc.xml"),
+                            os.path.join(here, name + ".hwloc.xml"))
     store(here, entries)
+    store_trees(here, tarballs)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--bundle"]:
-        bundle_from(sys.argv[2], os.path.join(os.path.dirname(__file__), "../tests/fixtures/topology"))
+        bundle_from(sys.argv[2], FIXTURES)
     else:
         for arg in sys.argv[1:]:
             main(arg)

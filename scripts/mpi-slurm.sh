@@ -3,7 +3,8 @@
 # machine (its CPUs as `slurmd -C` reports them) in a private directory, starts
 # munged, slurmctld and slurmd there (each under `timeout`, so none outlives a hung
 # test), waits until the node is idle, runs the command with SLURM_CONF exported,
-# and stops the daemons on exit, failure included.
+# and stops the daemons on exit, failure included. One loopback Slurm runs at a time
+# on a machine (a lock in /tmp): a second caller waits for the first to finish.
 #
 #   scripts/mpi-slurm.sh srun -n 2 hostname
 #
@@ -14,6 +15,10 @@ LIFETIME=${SCALESCOPE_SLURM_LIFETIME:-600}
 for tool in munged slurmctld slurmd srun sinfo; do
   command -v "$tool" >/dev/null || { echo "unavailable here: $tool is not installed" >&2; exit 3; }
 done
+# One Slurm at a time: two on one machine would compete for the node name and the
+# two host cores. The daemons do not inherit the lock's descriptor (9>&- below).
+exec 9>/tmp/scalescope-slurm.lock
+flock -w "$LIFETIME" 9 || { echo "unavailable here: another scalescope Slurm held the lock for ${LIFETIME}s" >&2; exit 3; }
 dir=$(mktemp -d /tmp/scalescope-slurm.XXXXXX)
 pids=()
 # Each daemon runs in a session of its own (setsid), so stopping it stops its
@@ -33,12 +38,25 @@ fail() {
   for log in "$dir"/*.log; do [ -s "$log" ] && { echo "== $log" >&2; tail -5 "$log" >&2; }; done
   exit 3
 }
-# Ports of their own, so two test runs on one machine do not meet.
-base=$((20000 + ($$ % 10000) * 4))
+# A free pair of ports below the kernel's ephemeral range (an outgoing connection,
+# from srun or an MPI launcher, may take any port inside it at any moment).
+port_free() {
+  ! ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .
+}
+pick_ports() {
+  local low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  for _ in $(seq 50); do
+    base=$((10000 + (RANDOM % ((low - 10002) / 2)) * 2))
+    port_free "$base" && port_free $((base + 1)) && return 0
+  done
+  fail "no free pair of ports below $low"
+}
 host=$(hostname -s)
 node=$(slurmd -C | head -1 | sed "s/^NodeName=[^ ]*/NodeName=$host NodeAddr=127.0.0.1/")
 mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
 install -m 0600 /etc/munge/munge.key "$dir/munge.key"
+write_conf() {
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=scalescope
 SlurmctldHost=$host(127.0.0.1)
@@ -70,23 +88,47 @@ AccountingStorageType=accounting_storage/none
 $node State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:4
 CONF
+}
 export SLURM_CONF=$dir/slurm.conf
 setsid timeout -k 5 "$LIFETIME" munged --foreground --force --socket="$dir/munge.sock" \
   --key-file="$dir/munge.key" --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
-  --seed-file="$dir/munge.seed" >/dev/null 2>&1 &
+  --seed-file="$dir/munge.seed" >/dev/null 2>&1 9>&- &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
 [ -S "$dir/munge.sock" ] || fail "munged did not start"
-setsid timeout -k 5 "$LIFETIME" slurmctld -D -i -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
+# slurmctld binds its port when it starts; if another process took the port in
+# between (the check above is not atomic), it exits at once: try other ports.
+start_controller() {
+  for attempt in 1 2 3; do
+    pick_ports
+    write_conf
+    setsid timeout -k 5 "$LIFETIME" slurmctld -D -i -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 9>&- &
+    ctld=$!
+    for _ in $(seq 20); do
+      kill -0 "$ctld" 2>/dev/null || break
+      timeout 3 scontrol ping 2>/dev/null | grep -q UP && { pids+=("$ctld"); return 0; }
+      sleep 0.25
+    done
+    kill -0 "$ctld" 2>/dev/null && { pids+=("$ctld"); return 0; }
+    wait "$ctld" 2>/dev/null || true
+    echo "slurmctld attempt $attempt on port $base stopped: $(tail -1 "$dir/slurmctld.log" 2>/dev/null)" >&2
+  done
+  fail "slurmctld did not start"
+}
+start_controller
+setsid timeout -k 5 "$LIFETIME" slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 9>&- &
 pids+=($!)
-setsid timeout -k 5 "$LIFETIME" slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-  state=$(sinfo -h -o %t 2>/dev/null || true)
+# Up to 60 s for the node to register; each query bounded, so an unreachable
+# controller costs seconds, not minutes.
+deadline=$((SECONDS + 60))
+state=none
+while [ "$SECONDS" -lt "$deadline" ]; do
+  state=$(timeout 5 sinfo -h -o %t 2>/dev/null || true)
   [ "$state" = idle ] && break
+  kill -0 "${pids[1]}" 2>/dev/null || fail "slurmctld stopped"
   sleep 0.2
 done
-[ "${state:-}" = idle ] || fail "the local Slurm node did not become idle (state: ${state:-none})"
+[ "$state" = idle ] || fail "the local Slurm node did not become idle within 60 s (state: ${state:-none})"
 set +e
 "$@"
 status=$?

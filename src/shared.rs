@@ -13,12 +13,10 @@ use scalescope_workloads::{execute, Pool, Report, Verification, Workload};
 use crate::cli::{PlacementArgs, SourceArgs};
 
 /// The version of the command documents (`place`, `npb`, `tpch`, `graph`, `sync`
-/// `--json`) documented in docs/json.md; bumped when a field is removed or changes
-/// meaning.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
-
-/// Version of the `mem matrix|latency|c2c --json` documents (docs/json.md).
-pub const MEM_SCHEMA_VERSION: u32 = 1;
+/// `--json`; docs/json.md).
+pub use scalescope_report::kernels::SCHEMA_VERSION as JSON_SCHEMA_VERSION;
+/// Version of the `mem matrix|latency|c2c|stream --json` documents (docs/json.md).
+pub use scalescope_report::mem::SCHEMA_VERSION as MEM_SCHEMA_VERSION;
 
 /// The topology source the flags name.
 pub fn source_of(args: &SourceArgs) -> Source {
@@ -79,35 +77,6 @@ pub fn verdict_exit(v: &Verification) -> ExitCode {
     ExitCode::from(v.exit_code())
 }
 
-/// The verdict as the human-readable commands print it.
-pub fn verdict_line(v: &Verification) -> String {
-    format!("verification: {} ({})", v.verdict(), v.why())
-}
-
-/// Prints a run's verdict and, where it has them, its set-up seconds, each after
-/// `indent`.
-pub fn print_verdict(r: &Report, indent: &str) {
-    println!("{indent}{}", verdict_line(&r.verification));
-    if let Some(s) = &r.setup {
-        println!("{indent}{}", setup_line(s));
-    }
-}
-
-/// A run's set-up seconds in one line: where the input came from and what preparing
-/// and checking it cost.
-pub fn setup_line(s: &scalescope_workloads::SetupCosts) -> String {
-    let part = |name: &str, v: Option<f64>| v.map(|v| format!(", {name} {v:.3} s"));
-    format!(
-        "set-up: {:.3} s preparing the input ({}{}{}{}), {:.3} s verifying",
-        s.prepare_secs,
-        s.input,
-        part("first-touch", s.first_touch_secs).unwrap_or_default(),
-        part("load", s.load_secs).unwrap_or_default(),
-        part("build", s.build_secs).unwrap_or_default(),
-        s.verify_secs
-    )
-}
-
 /// Runs a built-in workload in this process with the evidence sampler beside it (as
 /// a sweep has beside each run): CPU use of the pool's CPUs and of this process's
 /// threads, its pages per node, numastat deltas, bandwidth where a source exists.
@@ -119,21 +88,11 @@ pub fn execute_sampled(
     workload: &mut dyn Workload,
     pool: &Pool,
 ) -> anyhow::Result<(Report, Option<RunEvidence>)> {
-    let sampler = scalescope_sampler::background::Background::start(
+    let sampler = scalescope_sampler::Background::start(
         scalescope_sampler::DEFAULT_INTERVAL,
         pool.all_cpus(),
     );
     let report = execute(workload, pool);
     let evidence = sampler.finish();
     Ok((report?, evidence))
-}
-
-/// Prints the two lines the human-readable commands end with: the sampler's evidence
-/// in one line, then the verdict, each after `indent`.
-pub fn print_end(e: Option<&RunEvidence>, v: &Verification, indent: &str) {
-    let evidence = e.map_or(
-        "evidence: unavailable (the sampling thread failed)".into(),
-        scalescope_report::evidence::one_line,
-    );
-    println!("{indent}{evidence}\n{indent}{}", verdict_line(v));
 }

@@ -138,12 +138,10 @@ fn slurm_srun_places_one_and_two_ranks_per_core_as_planned() {
     check_launches(cmd, "srun");
 }
 
-#[test]
-fn ranks_a_launcher_leaves_unbound_are_flagged() {
-    // A "launcher" that starts two ranks without binding them: every rank may run
-    // anywhere, so none is inside its one-CPU plan.
-    let dir = tempfile::tempdir().unwrap();
-    let fake = dir.path().join("unbinding-mpiexec");
+/// A "launcher" in `dir` that starts two ranks without binding them: every rank
+/// may run anywhere, so none is inside its one-CPU plan.
+fn unbinding_launcher(dir: &Path) -> std::path::PathBuf {
+    let fake = dir.join("unbinding-mpiexec");
     std::fs::write(
         &fake,
         "#!/bin/sh\nprog=\"\"; for a in \"$@\"; do prog2=\"$prog\"; prog=\"$a\"; done\n\
@@ -155,6 +153,13 @@ fn ranks_a_launcher_leaves_unbound_are_flagged() {
         .arg(&fake)
         .status()
         .unwrap();
+    fake
+}
+
+#[test]
+fn ranks_a_launcher_leaves_unbound_are_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = unbinding_launcher(dir.path());
     if cores() < 2 {
         println!("unavailable here: one core, so an unbound rank is still inside its plan");
         return;
@@ -173,6 +178,118 @@ fn ranks_a_launcher_leaves_unbound_are_flagged() {
         assert_eq!(r["inside_plan"], false, "{r}");
         assert_ne!(r["probe"]["allowed"], r["planned"], "{r}");
     }
+    // A sweep through it records every run's ranks as out of place.
+    let results = dir.path().join("sweep");
+    let out = Command::new(scalescope())
+        .args(["sweep", "--launcher", "mpiexec", "--launcher-path"])
+        .arg(&fake)
+        .args(["--ranks-per-node", "2", "--reps", "1", "--warmup", "0"])
+        .args(["--sample-interval", "0", "--out"])
+        .arg(&results)
+        .args(["--", "echo", "hi"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    for run in sweep_runs(&results, "mpiexec") {
+        assert_eq!(run["ranks"]["check"]["all_inside_plan"], false, "{run}");
+        assert_eq!(run["placement_check"]["inside_plan"], false, "{run}");
+        assert_eq!(
+            run["placement_check"]["violations"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+}
+
+/// The run records of the sweep in `dir`, launched through `launcher` on this
+/// machine: each records the launcher, hosts, nodes, ranks per node and threads per
+/// rank, and the probe's check of every rank.
+fn sweep_runs(dir: &Path, launcher: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let launch = &records[0]["plan"]["launch"];
+    assert_eq!(launch["launcher"], launcher, "{launch}");
+    let runs: Vec<Value> = records[1..].to_vec();
+    assert!(!runs.is_empty());
+    for run in &runs {
+        let ranks = &run["ranks"];
+        assert_eq!(ranks["launcher"], launcher, "{run}");
+        assert_eq!(ranks["hosts"], launch["hosts"], "{run}");
+        assert_eq!(ranks["nodes"], 1, "{run}");
+        assert_eq!(ranks["threads_per_rank"], 1, "{run}");
+        assert_eq!(ranks["ranks_per_node"], run["threads"], "{run}");
+        let checked = ranks["check"]["ranks"].as_array().unwrap();
+        assert_eq!(Some(checked.len() as u64), run["threads"].as_u64(), "{run}");
+    }
+    runs
+}
+
+/// A launched sweep's runs all verified, every rank inside its plan, at one and
+/// two ranks per core.
+fn check_launched_sweep(dir: &Path, launcher: &str) {
+    let runs = sweep_runs(dir, launcher);
+    let c = cores() as u64;
+    let mut counts: Vec<u64> = runs
+        .iter()
+        .map(|r| r["threads"].as_u64().unwrap())
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    assert_eq!(counts, [c, 2 * c]);
+    for run in &runs {
+        assert_eq!(run["status"], "ok", "{run}");
+        assert!(run["metrics"]["mops"].as_f64().unwrap() > 0.0, "{run}");
+        assert_eq!(run["ranks"]["check"]["all_inside_plan"], true, "{run}");
+        assert_eq!(run["placement_check"]["inside_plan"], true, "{run}");
+    }
+}
+
+/// `sweep --launcher` arguments: FT class S at one and two ranks per core, one run
+/// each, results into `out`.
+fn sweep_args(launcher: &str, path: &str, extra: &[&str], out: &Path) -> Vec<String> {
+    let mut args: Vec<String> = ["sweep", "--launcher", launcher, "--launcher-path", path]
+        .iter()
+        .chain(extra)
+        .chain(&["--ranks-per-node", "cores,2xcores", "--reps", "1"])
+        .chain(&[
+            "--warmup",
+            "0",
+            "--sample-interval",
+            "0",
+            "--timeout",
+            "120",
+        ])
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(["--out".into(), out.display().to_string(), "--".into()]);
+    args.extend([mpi_nas(), "ft".into(), "S".into()]);
+    args
+}
+
+#[test]
+fn sweep_through_open_mpi_records_the_launch_and_every_rank() {
+    if !installed("mpirun.openmpi") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(scalescope())
+        .args(sweep_args(
+            "mpirun",
+            "mpirun.openmpi",
+            &[],
+            &dir.path().join("s"),
+        ))
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    check_launched_sweep(&dir.path().join("s"), "mpirun");
 }
 
 /// scalescope-mpi-nas, built beside scalescope by `cargo test --workspace` (it is a
@@ -195,9 +312,16 @@ fn doubling_study(mut cmd: Command, what: &str) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{what}: {stdout}\n{stderr}");
+    check_study(&stdout, what);
+}
+
+/// Checks one study's `mpi-check --json` document.
+fn check_study(stdout: &str, what: &str) {
     let json = &stdout[stdout.find('{').unwrap()..=stdout.rfind('}').unwrap()];
     let v: Value = serde_json::from_str(json).unwrap();
-    for l in v["launches"].as_array().unwrap() {
+    let launches = v["launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 2, "{what}: {v}");
+    for l in launches {
         assert_eq!(l["check"]["all_inside_plan"], true, "{what}: {l}");
         let runs = l["runs"].as_array().unwrap();
         assert!(!runs.is_empty(), "{what}: {l}");
@@ -245,7 +369,7 @@ fn nas_ht_doubling_study_through_open_mpi_classes_s_and_w() {
     if !installed("mpirun.openmpi") {
         return;
     }
-    for kernel in ["ep", "is"] {
+    for kernel in ["ep", "is", "ft"] {
         for class in ["S", "W"] {
             let mut cmd = Command::new(scalescope());
             cmd.args(study_args("mpirun", "mpirun.openmpi", &[], kernel, class))
@@ -257,7 +381,7 @@ fn nas_ht_doubling_study_through_open_mpi_classes_s_and_w() {
 }
 
 #[test]
-fn nas_ht_doubling_study_through_slurm_class_s() {
+fn nas_ht_doubling_study_through_slurm_classes_s_and_w() {
     if !["slurmctld", "slurmd", "srun", "salloc", "munged"]
         .iter()
         .all(|t| installed(t))
@@ -265,19 +389,50 @@ fn nas_ht_doubling_study_through_slurm_class_s() {
         return;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mpi-slurm.sh");
-    for kernel in ["ep", "is"] {
+    // One Slurm and one allocation for every study, as a batch script would run
+    // them; each study's document goes to a file of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = Vec::new();
+    let studies: Vec<(&str, &str)> = ["ep", "is", "ft"]
+        .iter()
+        .flat_map(|k| [(*k, "S"), (*k, "W")])
+        .collect();
+    for (kernel, class) in &studies {
         // Open MPI ranks under srun need PMIx: a launcher argument before ours.
-        let mut cmd = Command::new(&script);
-        cmd.args(["salloc", "-N1", "--exclusive", "--time=5"])
-            .arg(scalescope())
-            .args(study_args(
-                "srun",
-                "srun",
-                &["--launcher-arg=--mpi=pmix"],
-                kernel,
-                "S",
-            ))
-            .env("SCALESCOPE_SLURM_LIFETIME", "300");
-        doubling_study(cmd, &format!("srun {kernel} S"));
+        let args = study_args(
+            "srun",
+            "srun",
+            &["--launcher-arg=--mpi=pmix"],
+            kernel,
+            class,
+        );
+        let file = dir.path().join(format!("{kernel}-{class}.json"));
+        let words: Vec<String> = std::iter::once(scalescope())
+            .chain(args)
+            .map(|w| format!("'{w}'"))
+            .collect();
+        lines.push(format!("{} > '{}'", words.join(" "), file.display()));
     }
+    // And a sweep through srun, recorded in results.jsonl.
+    let sweep = dir.path().join("sweep");
+    let args = sweep_args("srun", "srun", &["--launcher-arg=--mpi=pmix"], &sweep);
+    let words: Vec<String> = std::iter::once(scalescope())
+        .chain(args)
+        .map(|w| format!("'{w}'"))
+        .collect();
+    lines.push(format!("{} > /dev/null", words.join(" ")));
+    let out = Command::new(&script)
+        .args(["salloc", "-N1", "--exclusive", "--time=5", "sh", "-ec"])
+        .arg(lines.join("\n"))
+        .env("SCALESCOPE_SLURM_LIFETIME", "300")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{lines:?}\n{stderr}");
+    for (kernel, class) in &studies {
+        let file = dir.path().join(format!("{kernel}-{class}.json"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        check_study(&text, &format!("srun {kernel} {class}"));
+    }
+    check_launched_sweep(&sweep, "srun");
 }

@@ -40,6 +40,7 @@ fn write_results(dir: &Path) {
             metrics: vec![],
         },
         plan: Plan {
+            launch: None,
             threads: vec![1, 8, 16, 24, 32, 40, 48, 64, 80, 96],
             placements: vec![Strategy::CoresFirst, Strategy::SmtPairs, Strategy::Scatter],
             mems: vec![MemPolicy::FirstTouch],
@@ -83,6 +84,7 @@ fn write_results(dir: &Path) {
         for rep in 0..3 {
             store
                 .append(&RunRecord {
+                    ranks: None,
                     point: point.clone(),
                     rep,
                     warmup: false,

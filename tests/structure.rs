@@ -1,7 +1,7 @@
 //! The project's size and layering rules as an executable check over the production
 //! sources (`src/` and every `crates/*/src/`, test modules left out): no file over
 //! 600 lines, no function over 80 lines, and no command module (`src/cmd/*.rs`)
-//! that reaches into another one.
+//! that reaches into another one; and the repository under 300 tracked files.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
@@ -231,16 +231,36 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
-    // The goal is under 1,200 lines (it was 1,186 before `import`, `--ceilings`,
-    // the placement options and the sampler line arrived; the matrix, hop and
-    // core-to-core tables have since moved into `report`, the ceiling discovery
-    // into `session`). Until the rest moves, the check holds the line where it is,
-    // so the command layer cannot grow further. A new command still needs its
-    // printing: `mpi-check` (issue 18; its logic in session::mpi, sweep::launch and
-    // report::ranks) added 23 lines.
-    const CMD_LINES_NOW: usize = 1304;
+    // Issue 13's goal: the command layer under 1,200 lines. It is held where it now
+    // is (the kernels' documents and text moved into `report::kernels`), so it
+    // cannot creep back up; a new command's printing may raise the ratchet, never
+    // past the goal.
+    const CMD_LINES_GOAL: usize = 1_200;
+    const CMD_LINES_NOW: usize = 1000;
+    assert!(
+        total < CMD_LINES_GOAL,
+        "src/cmd/ has {total} lines (issue 13: under {CMD_LINES_GOAL})"
+    );
     assert!(
         total <= CMD_LINES_NOW,
-        "src/cmd/ has {total} lines (limit {CMD_LINES_NOW}, goal under 1,200)"
+        "src/cmd/ has {total} lines (held at {CMD_LINES_NOW}; the goal is under {CMD_LINES_GOAL})"
     );
+}
+
+/// Issue 13: a repository a newcomer can take in, under 300 tracked files (data sets
+/// one file with a key column or one archive, small modules where they belong).
+/// Where this is not a git checkout (a source tarball, no git) it says so.
+#[test]
+fn the_repository_tracks_fewer_than_300_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = std::process::Command::new("git")
+        .arg("ls-files")
+        .current_dir(root)
+        .output();
+    let Some(out) = listed.ok().filter(|o| o.status.success()) else {
+        eprintln!("unavailable here: not a git checkout, or no git");
+        return;
+    };
+    let files = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert!(files < 300, "{files} tracked files (issue 13: under 300)");
 }

@@ -9,6 +9,31 @@ use scalescope_workloads::graph::count::Pattern;
 use scalescope_workloads::sync::Sync;
 use scalescope_workloads::tpch::Layout;
 
+/// What every kernel command takes: how many threads, where they go, and JSON out.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Threads [default: every usable PU].
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub place: super::PlacementArgs,
+    /// Print JSON (versioned; schema in docs/json.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The graph a `graph` command reads or generates.
+#[derive(Debug, Args)]
+pub struct GraphInput {
+    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
+    /// kron:SCALE / uniform:SCALE.
+    #[arg(long)]
+    pub graph: String,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum MemCommand {
     /// STREAM copy, scale, add, triad and a read-only sum; validated; best-of-N GB/s.
@@ -110,14 +135,8 @@ pub struct SyncArgs {
     /// every repetition and give A and B 95% intervals.
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
-    /// Threads [default: every usable PU].
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub place: super::PlacementArgs,
-    /// Print JSON (versioned; schema in docs/json.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -155,13 +174,8 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct GraphExportArgs {
-    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
-    /// kron:SCALE / uniform:SCALE.
-    #[arg(long)]
-    pub graph: String,
-    /// Go ahead even when the memory estimate exceeds what is available.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub input: GraphInput,
     /// Where to write: an edge list, or a binary cache when it ends in `.csr`.
     #[arg(long)]
     pub out: PathBuf,
@@ -169,37 +183,21 @@ pub struct GraphExportArgs {
 
 #[derive(Debug, Args)]
 pub struct GraphBfsArgs {
-    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
-    /// kron:SCALE / uniform:SCALE.
-    #[arg(long)]
-    pub graph: String,
-    /// Go ahead even when the memory estimate exceeds what is available.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub input: GraphInput,
     /// The vertex to start from [default: the highest-degree vertex].
     #[arg(long)]
     pub source: Option<u32>,
-    /// Threads [default: every usable PU].
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub place: super::PlacementArgs,
-    /// Print JSON (versioned; schema in docs/json.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    pub run: RunArgs,
     #[command(flatten)]
     pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct GraphPrArgs {
-    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
-    /// kron:SCALE / uniform:SCALE.
-    #[arg(long)]
-    pub graph: String,
-    /// Go ahead even when the memory estimate exceeds what is available.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub input: GraphInput,
     /// Synchronisation of the score updates: pull (none needed), coarse-lock,
     /// striped-locks:K, atomic, htm.
     #[arg(long, default_value = "pull")]
@@ -210,14 +208,8 @@ pub struct GraphPrArgs {
     /// Stop when the sum of absolute changes is below this.
     #[arg(long, default_value_t = 1e-4)]
     pub tolerance: f64,
-    /// Threads [default: every usable PU].
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub place: super::PlacementArgs,
-    /// Print JSON (versioned; schema in docs/json.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    pub run: RunArgs,
     #[command(flatten)]
     pub inputs: super::InputArgs,
 }
@@ -230,20 +222,10 @@ pub struct GraphCountArgs {
     /// Vertex-induced instead of non-induced (c4 and diamond).
     #[arg(long)]
     pub induced: bool,
-    /// A file (SNAP edge list, .el, or Matrix Market .mtx) or kron:SCALE / uniform:SCALE.
-    #[arg(long)]
-    pub graph: String,
-    /// Go ahead even when the memory estimate exceeds what is available.
-    #[arg(long)]
-    pub force: bool,
-    /// Threads [default: every usable PU].
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub place: super::PlacementArgs,
-    /// Print JSON (versioned; schema in docs/json.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    pub input: GraphInput,
+    #[command(flatten)]
+    pub run: RunArgs,
     #[command(flatten)]
     pub inputs: super::InputArgs,
 }
@@ -277,14 +259,8 @@ pub struct NpbArgs {
     /// Problem class: S, W, A or B (official verification values for each).
     #[arg(long, default_value = "S")]
     pub class: String,
-    /// Threads [default: every usable PU].
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub place: super::PlacementArgs,
-    /// Print JSON (versioned; schema in docs/json.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -302,31 +278,22 @@ pub struct TpchArgs {
     /// Read lineitem from a dbgen .tbl file instead of generating it.
     #[arg(long, value_name = "FILE")]
     pub tbl: Option<PathBuf>,
-    /// Threads [default: every usable PU].
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
-    #[command(flatten)]
-    pub place: super::PlacementArgs,
     /// Query runs; the fastest counts.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
     /// Go ahead even when the memory estimate exceeds what is available.
     #[arg(long)]
     pub force: bool,
-    /// Print JSON (versioned; schema in docs/json.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
     #[command(flatten)]
     pub inputs: super::InputArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct StreamArgs {
-    /// Threads [default: every usable PU].
-    #[arg(long, short = 't')]
-    pub threads: Option<usize>,
     #[command(flatten)]
-    pub place: super::PlacementArgs,
+    pub run: RunArgs,
     /// Memory policy: first-touch, interleave, bind:N, preferred:N or local.
     #[arg(long, default_value = "first-touch")]
     pub mem: MemPolicy,
@@ -339,7 +306,4 @@ pub struct StreamArgs {
     /// Iterations; the best after the first counts.
     #[arg(long, default_value_t = 10)]
     pub ntimes: usize,
-    /// Print JSON (versioned; schema in docs/json.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
 }

@@ -180,3 +180,36 @@ impl SweepPlaceArgs {
         v
     }
 }
+
+impl super::PlaceArgs {
+    /// Turns the flags into a checked request (no I/O).
+    pub fn request(&self) -> anyhow::Result<PlaceRequest> {
+        let strategy = match &self.cpus {
+            Some(expr) => Strategy::Cpus(expr.clone()),
+            None => self.strategy.parse()?,
+        };
+        let list = |flag: &str, v: &Option<String>| -> anyhow::Result<Option<Vec<u32>>> {
+            v.as_ref()
+                .map(|t| {
+                    CpuSet::parse_list(t)
+                        .map(|s| s.iter().collect())
+                        .with_context(|| format!("--{flag} `{t}`"))
+                })
+                .transpose()
+        };
+        if self.threads.is_none() && self.cpus.is_none() {
+            anyhow::bail!("--threads N is required (or name CPUs with --cpus EXPR)");
+        }
+        Ok(PlaceRequest {
+            strategy,
+            threads: self.threads,
+            granularity: self.granularity.parse()?,
+            restriction: Restriction {
+                numa_nodes: list("numa-nodes", &self.numa_nodes)?,
+                packages: list("packages", &self.packages)?
+                    .map(|v| v.into_iter().map(|p| p as usize).collect()),
+            },
+            oversubscribe: self.oversubscribe,
+        })
+    }
+}

@@ -83,6 +83,8 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub place: SweepPlaceArgs,
     #[command(flatten)]
+    pub launch: SweepLaunchArgs,
+    #[command(flatten)]
     pub inputs: super::InputArgs,
     /// Topology source for --dry-run only (real runs use this machine).
     #[command(flatten)]
@@ -119,7 +121,62 @@ impl SweepArgs {
             input_cache: self.inputs.input_cache.clone(),
             verify: self.inputs.verify,
             seed: self.seed,
+            launch: self.launch.settings(),
         }
+    }
+}
+
+/// Runs through an MPI launcher: each point a ranks-per-node value (placed with
+/// --placement on every node), each rank's placement probed before its runs.
+#[derive(Debug, Args)]
+pub struct SweepLaunchArgs {
+    /// Start every run through this launcher: mpirun (Open MPI), mpiexec (MPICH
+    /// Hydra) or srun (Slurm); the program after `--` is the MPI program.
+    #[arg(long, conflicts_with_all = ["threads", "workload", "shell"])]
+    pub launcher: Option<String>,
+    /// The launcher's executable [default: the family's name].
+    #[arg(long, value_name = "PATH", requires = "launcher")]
+    pub launcher_path: Option<String>,
+    /// An argument the launcher needs before scalescope's (repeatable).
+    #[arg(
+        long,
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        requires = "launcher"
+    )]
+    pub launcher_arg: Vec<String>,
+    /// Ranks per node, a list: counts, `cores`, `2xcores` (the sweep's points).
+    #[arg(
+        long,
+        default_value = "1,cores",
+        value_delimiter = ',',
+        requires = "launcher"
+    )]
+    pub ranks_per_node: Vec<String>,
+    /// Threads per rank (hybrid MPI+OpenMP; OMP_NUM_THREADS of each rank).
+    #[arg(long, default_value_t = 1, requires = "launcher")]
+    pub threads_per_rank: usize,
+    /// Hosts, comma-separated, Slurm ranges allowed [default: SLURM_JOB_NODELIST
+    /// inside a Slurm job, else localhost].
+    #[arg(long, conflicts_with = "hostfile", requires = "launcher")]
+    pub nodes: Option<String>,
+    /// An MPI hostfile naming the hosts.
+    #[arg(long, value_name = "FILE", requires = "launcher")]
+    pub hostfile: Option<PathBuf>,
+}
+
+impl SweepLaunchArgs {
+    fn settings(&self) -> Option<scalescope_session::mpi::LaunchSettings> {
+        let launcher = self.launcher.clone()?;
+        Some(scalescope_session::mpi::LaunchSettings {
+            launcher,
+            launcher_path: self.launcher_path.clone(),
+            launcher_args: self.launcher_arg.clone(),
+            ranks_per_node: self.ranks_per_node.clone(),
+            threads_per_rank: self.threads_per_rank,
+            nodes: self.nodes.clone(),
+            hostfile: self.hostfile.clone(),
+        })
     }
 }
 

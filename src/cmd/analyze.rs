@@ -99,7 +99,7 @@ pub fn run_report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             sections.push(mem_section(p, i + 1)?);
         }
     }
-    let index = scalescope_report::dir::write_dir(&sets, &sections, &args.out)?;
+    let index = scalescope_report::html::write_dir(&sets, &sections, &args.out)?;
     println!("{}", index.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use scalescope_report::machine::human_bytes;
+use scalescope_report::mem as report_mem;
 use scalescope_topo::Source;
 use scalescope_workloads::mem;
 use scalescope_workloads::mem::matrix::MemMatrix;
@@ -11,9 +11,7 @@ use scalescope_workloads::stream::Stream;
 use scalescope_workloads::Pool;
 
 use crate::cli::{C2cArgs, LatencyArgs, MatrixArgs, MemCommand, StreamArgs};
-use crate::shared::{execute_sampled, print_end, verdict_exit};
-
-use crate::shared::MEM_SCHEMA_VERSION;
+use crate::shared::{execute_sampled, verdict_exit};
 
 pub fn run(cmd: &MemCommand) -> anyhow::Result<ExitCode> {
     match cmd {
@@ -48,15 +46,9 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     };
     let m = mem::matrix::measure(&topo, &cfg)?;
     let one_node = m.cpu_nodes.len() == 1 && m.memory_nodes.len() == 1;
-    let mut doc = serde_json::json!({
-        "kind": "scalescope.mem-matrix",
-        "schema_version": MEM_SCHEMA_VERSION,
-        "machine": topo.summary(),
-        // Read by the inference below: no structure from timings under emulation.
-        "virtualization": Source::Live.virtualization(),
-        "matrix": m,
-        "note": one_node.then_some("1x1: this machine has one NUMA node, so there is no remote memory to compare"),
-    });
+    let virt = serde_json::to_value(Source::Live.virtualization())?;
+    let mut doc =
+        report_mem::matrix_document(&topo.summary(), virt, serde_json::to_value(&m)?, one_node);
     // The same inference `analyze matrix.json` runs on the file later.
     let (bw_hops, lat_hops) = scalescope_analysis::matrix_doc::infer_doc(&doc)?;
     if args.json {
@@ -72,10 +64,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for (what, h) in [("bandwidth", &bw_hops), ("latency", &lat_hops)] {
-        print!(
-            "{}",
-            scalescope_report::mem::hops_text(what, h, &m.cpu_nodes)
-        );
+        print!("{}", report_mem::hops_text(what, h, &m.cpu_nodes));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -84,7 +73,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
 fn print_matrices(m: &MemMatrix) {
     print!(
         "{}",
-        scalescope_report::mem::matrices_text(&scalescope_report::mem::MatrixTables {
+        report_mem::matrices_text(&report_mem::MatrixTables {
             cpu_nodes: &m.cpu_nodes,
             memory_nodes: &m.memory_nodes,
             bandwidth_gb_per_s: &m.bandwidth_gb_per_s,
@@ -102,24 +91,13 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
     let rungs = mem::matrix::ladder(cpu, &mem::matrix::ladder_sizes(max), 5_000_000)?;
     let caches = mem::caches_of(&topo, cpu);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "kind": "scalescope.mem-latency",
-                "schema_version": MEM_SCHEMA_VERSION,
-                "machine": topo.summary(),
-                "cpu": cpu,
-                "rungs": rungs,
-                "caches": caches.iter().map(|(l, s)| serde_json::json!({"level": l, "size_bytes": s})).collect::<Vec<_>>(),
-            }))?
-        );
+        let rungs = serde_json::to_value(&rungs)?;
+        let doc = report_mem::latency_document(&topo.summary(), cpu, rungs, &caches);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     let ladder: Vec<(u64, f64)> = rungs.iter().map(|r| (r.bytes as u64, r.ns)).collect();
-    print!(
-        "{}",
-        scalescope_report::mem::ladder_text(cpu, &ladder, &caches)
-    );
+    print!("{}", report_mem::ladder_text(cpu, &ladder, &caches));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -128,18 +106,11 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
     let cpus = mem::usable_cpus(&topo, args.cpus.as_deref())?;
     let m = mem::c2c::measure(&topo, &cpus, args.node, args.round_trips, args.samples)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "kind": "scalescope.mem-c2c",
-                "schema_version": MEM_SCHEMA_VERSION,
-                "machine": topo.summary(),
-                "c2c": m,
-            }))?
-        );
+        let doc = report_mem::c2c_document(&topo.summary(), serde_json::to_value(&m)?);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let text = scalescope_report::mem::C2cText {
+    let text = report_mem::C2cText {
         cpus: &m.cpus,
         ns: &m.ns,
         round_trips: m.round_trips,
@@ -151,7 +122,7 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
             .map(|(r, n, a, lo, hi)| (r.label(), *n, *a, *lo, *hi))
             .collect(),
     };
-    print!("{}", scalescope_report::mem::c2c_text(&topo, &text));
+    print!("{}", report_mem::c2c_text(&topo, &text));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -162,47 +133,29 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let bytes = Stream::array_bytes(args.size.as_deref(), &topo)?;
     let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?;
     let resolved = args.mem.resolve(&topo)?;
-    let placement = scalescope_place::place(&topo, &args.place.request(&topo, args.threads)?)?;
+    let request = args.run.place.request(&topo, args.run.threads)?;
+    let placement = scalescope_place::place(&topo, &request)?;
     let pool = Pool::new(&placement.threads, Some(&resolved))?;
     let working = crate::progress::working("mem stream");
     let (report, evidence) = execute_sampled(&mut stream, &pool)?;
     drop(working);
-    let v = &report.verification;
-    if args.json {
-        let doc = serde_json::json!({
-            "kind": "scalescope.mem-stream",
-            "schema_version": MEM_SCHEMA_VERSION,
-            "threads": report.threads,
-            "placement": placement.strategy.to_string(),
-            "mem": args.mem.to_string(),
-            "verified": v.passed(),
-            "verdict": v.verdict(),
-            "verification": v.why(),
-            "array_bytes": report.detail["array_bytes"],
-            "kernels": report.detail["kernels"],
-            "report": report,
-            "evidence": evidence,
-        });
+    let (strategy, policy) = (placement.strategy.to_string(), args.mem.to_string());
+    let run = scalescope_report::kernels::StreamRun {
+        placement: &strategy,
+        mem: &policy,
+        array_bytes: bytes,
+        ntimes: args.ntimes,
+        nt: args.nt,
+    };
+    if args.run.json {
+        let doc = scalescope_report::kernels::stream_document(&run, &report, evidence.as_ref());
         println!("{}", serde_json::to_string_pretty(&doc)?);
-        return Ok(verdict_exit(v));
+    } else {
+        let names = &scalescope_workloads::stream::KERNELS;
+        print!(
+            "{}",
+            scalescope_report::kernels::stream_text(&run, &report, evidence.as_ref(), names)
+        );
     }
-    println!(
-        "STREAM: {} threads ({}), {}, {} per array ({} total), best of {} iterations{}",
-        report.threads,
-        placement.strategy,
-        args.mem,
-        human_bytes(bytes),
-        human_bytes(3 * bytes),
-        args.ntimes - 1,
-        if args.nt { ", non-temporal stores" } else { "" }
-    );
-    print!(
-        "{}",
-        scalescope_report::mem::stream_table(
-            &report.detail["kernels"],
-            &scalescope_workloads::stream::KERNELS
-        )
-    );
-    print_end(evidence.as_ref(), v, "");
-    Ok(verdict_exit(v))
+    Ok(verdict_exit(&report.verification))
 }

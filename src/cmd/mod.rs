@@ -1,21 +1,19 @@
-//! One module per subcommand; each takes its parsed arguments and returns an exit code.
+//! One module per subcommand, or per family of them (`kernels`: graph, npb, tpch,
+//! sync; `machine`: topo, place; `mem`; `analyze`: analyze, report, compare); each
+//! takes its parsed arguments and returns an exit code.
 //! Command modules never call each other: what they share lives in [`crate::shared`]
 //! or in the libraries.
 
 pub mod analyze;
 mod docs;
-mod graph;
 mod import;
+mod kernels;
+mod machine;
 pub mod mem;
 mod mpi;
-mod npb;
-mod place;
 mod predict;
 mod sweep;
-mod sync;
-mod topo;
 mod tour;
-mod tpch;
 mod workload_child;
 
 use std::process::ExitCode;
@@ -31,8 +29,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::progress::set_quiet(cli.quiet);
     match cli.command {
         None => tour::run(),
-        Some(Command::Topo(args)) => topo::run(&args),
-        Some(Command::Place(args)) => place::run(&args),
+        Some(Command::Topo(args)) => machine::topo(&args),
+        Some(Command::Place(args)) => machine::place(&args),
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Mem(cmd)) => mem::run(&cmd),
         Some(Command::Analyze(args)) => analyze::run_analyze(&args),
@@ -40,10 +38,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Predict(args)) => predict::run(&args),
         Some(Command::Report(args)) => analyze::run_report(&args),
         Some(Command::Compare(args)) => analyze::run_compare(&args),
-        Some(Command::Npb(cmd)) => npb::run(&cmd),
-        Some(Command::Tpch(args)) => tpch::run(&args),
-        Some(Command::Graph(cmd)) => graph::run(&cmd),
-        Some(Command::Sync(args)) => sync::run(&args),
+        Some(Command::Npb(cmd)) => kernels::npb(&cmd),
+        Some(Command::Tpch(args)) => kernels::tpch(&args),
+        Some(Command::Graph(cmd)) => kernels::graph(&cmd),
+        Some(Command::Sync(args)) => kernels::sync(&args),
         Some(Command::Completions(args)) => docs::completions(args.shell),
         Some(Command::Man) => docs::man(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),

@@ -10,7 +10,7 @@ pub fn run(args: &MpiCheckArgs) -> anyhow::Result<ExitCode> {
     let topo = scalescope_topo::Source::Live.load()?;
     let doc = scalescope_session::mpi::check(&topo, &args.settings(), |l| {
         if !args.json {
-            print!("{}", scalescope_report::ranks::launch_text(l));
+            print!("{}", scalescope_report::kernels::launch_text(l));
         }
     })?;
     match args.json {

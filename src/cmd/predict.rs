@@ -26,7 +26,7 @@ pub fn run(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(dir) = &args.out {
         let section = scalescope_report::predict::section(&p, "");
-        let index = scalescope_report::dir::write_dir(&[], &[section], dir)?;
+        let index = scalescope_report::html::write_dir(&[], &[section], dir)?;
         eprintln!("report: {}", index.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -28,6 +28,17 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// Uniform in [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Standard normal (Box-Muller).
+    pub fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform().max(1e-12), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+
     /// Uniform in 0..n (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
@@ -88,39 +99,6 @@ pub fn interval(
         })
         .collect();
     (point, percentile_ci(&draws), draws)
-}
-
-/// Bootstrap draws of several statistics at once, each widened around its point
-/// estimate by the small-sample factor: the point estimates and, per draw, the
-/// widened values (empty when some sample has fewer than two values). Widen linear
-/// statistics (slopes, differences) here and combine them into ratios afterwards:
-/// widening a ratio itself stretches its skewed tail past zero.
-pub fn joint_draws(
-    samples: &[Vec<f64>],
-    seed: u64,
-    stat: impl Fn(&[f64]) -> Vec<f64>,
-) -> (Vec<f64>, Vec<Vec<f64>>) {
-    let point = stat(&medians(samples));
-    if samples.iter().any(|s| s.len() < 2) {
-        return (point, Vec::new());
-    }
-    let mut rng = Rng::new(seed);
-    let n = samples.iter().map(Vec::len).min().unwrap_or(2);
-    let widen = crate::stats::t_quantile(n - 1) / 1.96 * (n as f64 / (n - 1) as f64).sqrt();
-    let draws = (0..RESAMPLES)
-        .map(|_| {
-            let m: Vec<f64> = samples
-                .iter()
-                .map(|s| resampled_median(s, &mut rng))
-                .collect();
-            stat(&m)
-                .iter()
-                .zip(&point)
-                .map(|(v, p)| p + (v - p) * widen)
-                .collect()
-        })
-        .collect();
-    (point, draws)
 }
 
 #[cfg(test)]

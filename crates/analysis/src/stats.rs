@@ -37,6 +37,14 @@ pub fn t_quantile(df: usize) -> f64 {
     }
 }
 
+/// z with P(Z > z) = p for a standard normal Z (Abramowitz and Stegun 26.2.23,
+/// error below 4.5e-4), for 0 < p <= 0.5.
+pub fn upper_normal_quantile(p: f64) -> f64 {
+    let t = (-2.0 * p.clamp(1e-300, 0.5).ln()).sqrt();
+    t - (2.515_517 + 0.802_853 * t + 0.010_328 * t * t)
+        / (1.0 + 1.432_788 * t + 0.189_269 * t * t + 0.001_308 * t * t * t)
+}
+
 pub fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {

@@ -336,21 +336,32 @@ fn table(name: &str, seeds: std::ops::Range<u64>) -> Tally {
     all
 }
 
-/// The bar of issue 16 on the seeds the detector was studied on and on held-out
-/// seeds it never saw: attribution precision >= 0.9 at every noise level and
-/// overall. Recall >= 0.8 is asserted for the knees that show on the curve (a
-/// change of >= 15% of the slope before it and of the curve's mean slope); over
-/// every knee of >= 15% of the slope before it (which includes 0.2 -> 0.14 per
-/// thread on a curve rising 0.5 per thread, inside the slopes' noise at 2-5% CV)
-/// recall stays below the bar and is held at a regression floor (docs/ANALYSIS.md).
+/// Attribution recall the detector must keep (a regression floor). Issue 16's bar
+/// is 0.8; the detector reaches about 0.78 on both seed sets and the misses that
+/// remain are mostly bends the boundary design cannot resolve at 2-5% CV
+/// (docs/ANALYSIS.md lists them), so the bar itself is reported, not asserted.
+const RECALL_FLOOR: f64 = 0.75;
+
+/// Issue 16's acceptance on the seeds the detector was studied on and on held-out
+/// seeds it never saw. A true knee is a change of the per-thread slope of the
+/// noise-free speedup of at least 15% of the slope before it (`Truth::change`).
+/// Attribution precision >= 0.9 at every noise level and overall; attribution
+/// recall over every such knee is printed against the bar (0.8) and held at
+/// [`RECALL_FLOOR`]; recall over the knees that also change the slope by >= 15% of
+/// the curve's mean slope (a weaker definition) must reach 0.8.
 #[test]
 fn realistic_noise_meets_the_precision_and_recall_bar() {
     for (name, seeds) in [("studied seeds", 0..3), ("held-out seeds", 1000..1003)] {
         let all = table(name, seeds);
         let r = rates(&all);
         assert!(r.att_p >= 0.9 && r.det_p >= 0.9, "{name}: {all:?}");
+        eprintln!(
+            "{name}: attribution recall {:.3} against issue 16's bar 0.8 ({})",
+            r.att_r,
+            if r.att_r >= 0.8 { "met" } else { "not met" }
+        );
+        assert!(r.att_r >= RECALL_FLOOR, "{name}: recall {:.3}", r.att_r);
         assert!(r.vis_r >= 0.8, "{name}: visible recall {:.3}", r.vis_r);
-        assert!(r.att_r >= 0.65, "{name}: recall {:.3}", r.att_r);
     }
 }
 
@@ -372,5 +383,37 @@ fn no_finding_is_made_of_a_knee_kind_without_evidence() {
     let (a, _, _) = simulate(&topo, &MECHANISMS[1], 5, 0.02, 1);
     for f in a.findings.iter().filter(|f| f.kind == FindingKind::Knee) {
         assert!(f.after_threads.is_some() && f.evidence.len() >= 2, "{f:?}");
+    }
+}
+
+/// The false-alarm rate the detector promises: straight curves (speedup = threads)
+/// with lognormal noise get a knee, searched or at the one boundary, in at most
+/// a few percent of the draws.
+#[test]
+fn straight_curves_rarely_get_a_knee() {
+    use scalescope_analysis::knee::{find_knees, Samples};
+    let t: Vec<usize> = vec![1, 2, 4, 6, 8, 11, 12, 13, 15, 18, 21, 24];
+    for (reps, cv) in [(3, 0.02), (3, 0.05), (5, 0.05)] {
+        let sigma = (1.0f64 + cv * cv).ln().sqrt();
+        let mut bent = 0;
+        for seed in 0..300u64 {
+            let mut rng = Rng(seed * 31 + 7);
+            let perf: Vec<Vec<f64>> = t
+                .iter()
+                .map(|&p| {
+                    (0..reps)
+                        .map(|_| p as f64 * (sigma * rng.normal() - sigma * sigma / 2.0).exp())
+                        .collect()
+                })
+                .collect();
+            let found = find_knees(&Samples {
+                threads: &t,
+                perf: &perf,
+                boundaries: &[12],
+            });
+            bent += usize::from(!found.knees.is_empty());
+        }
+        eprintln!("{reps} reps, CV {cv}: {bent} of 300 straight curves got a knee");
+        assert!(bent <= 15, "{reps} reps, CV {cv}: {bent} of 300");
     }
 }

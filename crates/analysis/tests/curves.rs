@@ -31,6 +31,7 @@ fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> He
             metrics: vec![],
         },
         plan: Plan {
+            launch: None,
             threads,
             placements,
             mems: vec![MemPolicy::FirstTouch],
@@ -60,6 +61,7 @@ fn runs(h: &Header, speedup: impl Fn(&Strategy, f64) -> f64) -> Vec<RunRecord> {
 
 fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
     RunRecord {
+        ranks: None,
         point,
         rep,
         warmup: false,

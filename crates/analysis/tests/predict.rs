@@ -18,8 +18,8 @@ use std::fmt::Write as _;
 
 use generator::{design, header, rate_for, run, speedup, Mechanism, Rng, MECHANISMS, SHAPES};
 use scalescope_analysis::predict::calibrate::{cal_points, CalPoint};
-use scalescope_analysis::predict::holdout::{leave_top_out, median_error, HeldOut};
 use scalescope_analysis::predict::{self, CalibrateOptions, TargetBandwidth};
+use scalescope_analysis::predict::{leave_top_out, median_error, HeldOut};
 use scalescope_analysis::Basis;
 use scalescope_place::Strategy;
 use scalescope_results::import::{header as import_header, parse_csv, ImportOptions};

@@ -6,10 +6,10 @@
 //! `WorkloadReport` JSON as its last line (what a sweep reads), and every rank
 //! exits with the verdict's status (0 passed, 4 failed, 5 unavailable).
 //!
-//! Kernels: `ep` ([`ep`]) and `is` ([`is`]). FT over MPI is not written yet and is
-//! refused with a clear error.
+//! Kernels: `ep` ([`ep`]), `is` ([`is`]) and `ft` ([`ft`]).
 
 mod ep;
+mod ft;
 mod is;
 
 use std::collections::BTreeMap;
@@ -43,10 +43,10 @@ fn run() -> anyhow::Result<ExitCode> {
     let (kernel, class) = match args.as_slice() {
         [k] => (k.as_str(), "S"),
         [k, c] => (k.as_str(), c.as_str()),
-        _ => bail!("usage: scalescope-mpi-nas ep|is [CLASS]  (class S, W, A, ...; default S)"),
+        _ => bail!("usage: scalescope-mpi-nas ep|is|ft [CLASS]  (class S, W, A, ...; default S)"),
     };
-    if !["ep", "is"].contains(&kernel) {
-        bail!("kernel `{kernel}` over MPI is not implemented yet (ep and is are)");
+    if !["ep", "is", "ft"].contains(&kernel) {
+        bail!("kernel `{kernel}` is not one of ep, is, ft");
     }
     let universe = mpi::initialize().context("MPI_Init failed (started by an MPI launcher?)")?;
     let world = universe.world();
@@ -56,7 +56,8 @@ fn run() -> anyhow::Result<ExitCode> {
     let pool = Pool::new(&[affinity], None).context("starting this rank's worker")?;
     let outcome = match kernel {
         "ep" => ep::run(&world, class, &pool)?,
-        _ => is::run(&world, class, &pool)?,
+        "is" => is::run(&world, class, &pool)?,
+        _ => ft::run(&world, class, &pool)?,
     };
     // Every rank exits with rank 0's verdict.
     let mut code = outcome.verification.exit_code();

@@ -1,4 +1,4 @@
-//! NAS EP and IS over MPI through real launchers on this machine: Open MPI's mpirun and
+//! NAS EP, IS and FT over MPI through real launchers on this machine: Open MPI's mpirun and
 //! srun on a one-node Slurm on loopback (scripts/mpi-slurm.sh; PMIx, as Debian's
 //! Open MPI expects), with one rank per core and then two ranks per core on the
 //! same cores (the hyper-threading doubling; here, without SMT, oversubscription).
@@ -76,12 +76,12 @@ fn gain(one: &WorkloadReport, two: &WorkloadReport) -> f64 {
 }
 
 #[test]
-fn ep_and_is_over_open_mpi_verify_at_one_and_two_ranks_per_core() {
+fn ep_is_ft_over_open_mpi_verify_at_one_and_two_ranks_per_core() {
     if !installed(&["mpirun.openmpi"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for kernel in ["ep", "is"] {
+    for kernel in ["ep", "is", "ft"] {
         let mut reports = Vec::new();
         for ranks in ["cores", "2xcores"] {
             let (env, args) = launcher_args(Launcher::Mpirun, ranks, dir.path());
@@ -106,7 +106,7 @@ fn ep_and_is_over_open_mpi_verify_at_one_and_two_ranks_per_core() {
 }
 
 #[test]
-fn ep_and_is_over_slurm_srun_verify_at_one_and_two_ranks_per_core() {
+fn ep_is_ft_over_slurm_srun_verify_at_one_and_two_ranks_per_core() {
     if !installed(&["slurmctld", "slurmd", "srun", "salloc", "munged"]) {
         return;
     }
@@ -114,7 +114,7 @@ fn ep_and_is_over_slurm_srun_verify_at_one_and_two_ranks_per_core() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mpi-slurm.sh");
     // One allocation, both launches inside it, as a batch script would.
     let mut lines = Vec::new();
-    for kernel in ["ep", "is"] {
+    for kernel in ["ep", "is", "ft"] {
         for ranks in ["cores", "2xcores"] {
             let (env, args) = launcher_args(Launcher::Srun, ranks, dir.path());
             let (env, args) = (env.join(" "), args.join(" "));
@@ -146,7 +146,7 @@ fn ep_and_is_over_slurm_srun_verify_at_one_and_two_ranks_per_core() {
         .filter(|l| l.starts_with('{'))
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(reports.len(), 4, "{lines:?}\n{stdout}");
+    assert_eq!(reports.len(), 6, "{lines:?}\n{stdout}");
     for r in &reports {
         assert!(r.verification.passed(), "{}", r.verification);
     }

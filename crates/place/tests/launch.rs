@@ -12,31 +12,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use scalescope_place::launch::{hwloc_order, render, Launcher, RankPlan, Rendered};
 use scalescope_place::{place, Granularity, PlaceRequest, Strategy};
 use scalescope_topo::{CpuSet, Topology};
 
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/topology")
-}
+#[path = "../../topo/tests/common/mod.rs"]
+mod common;
+use common::fixture_dir;
 
 /// The recorded machine `name`, read from its sysfs tree.
 fn machine(name: &str) -> Topology {
-    let dir = tempfile::tempdir().unwrap();
-    let file = std::fs::File::open(fixture_dir().join(format!("{name}.tar.bz2"))).unwrap();
-    tar::Archive::new(bzip2::read::BzDecoder::new(file))
-        .unpack(dir.path())
-        .unwrap();
-    let root = expected()[name]["root_dir"].as_str().unwrap().to_string();
-    scalescope_topo::sysfs::discover(&dir.path().join(root), false).unwrap()
-}
-
-/// The recorded machines' expected answers, keyed by machine name.
-fn expected() -> serde_json::Value {
-    let text = std::fs::read_to_string(fixture_dir().join("expected.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
+    scalescope_topo::sysfs::discover(&common::root_of(name), false).unwrap()
 }
 
 /// hwloc's logical order from the XML: PU OS indexes, and each Core's PUs.
@@ -286,8 +273,7 @@ fn os_numbers_in_an_open_mpi_rankfile_would_misplace_ranks_here() {
 #[test]
 fn logical_order_matches_hwloc_on_every_recorded_machine() {
     let (mut checked, mut differ) = (0, Vec::new());
-    let all = expected();
-    for name in all.as_object().unwrap().keys() {
+    for name in common::fixture_names() {
         let name = name.as_str();
         // fakeheterocpunuma: a NUMA node spanning two others, which scalescope's
         // model drops (architecture.md) and hwloc keeps as a Group. cpusetreorder:

@@ -4,13 +4,12 @@
 //! Everything is a pure function of the results, so every format is snapshot-tested.
 
 pub mod compare;
-pub mod dir;
 pub mod evidence;
 pub mod html;
+pub mod kernels;
 pub mod machine;
 pub mod mem;
 pub mod predict;
-pub mod ranks;
 pub mod summary;
 pub mod svg;
 pub mod topo_svg;

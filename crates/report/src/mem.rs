@@ -1,8 +1,9 @@
-//! Report sections for the memory measurements (`mem matrix|latency|c2c --json`
-//! documents): bandwidth, latency and SLIT matrices and core-to-core latency as
-//! heatmaps, the latency ladder as a curve with the cache sizes shaded.
+//! The memory measurements' documents (`mem matrix|latency|c2c --json`), their text,
+//! and the report sections drawn from them: bandwidth, latency and SLIT matrices
+//! and core-to-core latency as heatmaps, the latency ladder as a curve with the cache
+//! sizes shaded.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::svg::{Band, Heatmap, LineChart, Series, PALETTE};
 use crate::Chart;
@@ -386,6 +387,54 @@ pub fn c2c_table(
         out.push('\n');
     }
     out
+}
+
+/// Version of the `mem matrix|latency|c2c|stream --json` documents (docs/json.md).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Said of a matrix measured on a machine with one NUMA node.
+pub const ONE_NODE_NOTE: &str =
+    "1x1: this machine has one NUMA node, so there is no remote memory to compare";
+
+/// The `mem matrix --json` document: the machine's summary, its virtualization (the
+/// hop inference reads it: no structure from timings under emulation), the measured
+/// matrix, and [`ONE_NODE_NOTE`] where there was one node.
+pub fn matrix_document(
+    machine: &str,
+    virtualization: Value,
+    matrix: Value,
+    one_node: bool,
+) -> Value {
+    json!({
+        "kind": "scalescope.mem-matrix",
+        "schema_version": SCHEMA_VERSION,
+        "machine": machine,
+        "virtualization": virtualization,
+        "matrix": matrix,
+        "note": one_node.then_some(ONE_NODE_NOTE),
+    })
+}
+
+/// The `mem latency --json` document: the ladder's rungs measured from `cpu`, and the
+/// caches (level, bytes) it passes.
+pub fn latency_document(machine: &str, cpu: u32, rungs: Value, caches: &[(u8, u64)]) -> Value {
+    let caches: Vec<Value> = caches
+        .iter()
+        .map(|(l, s)| json!({"level": l, "size_bytes": s}))
+        .collect();
+    json!({
+        "kind": "scalescope.mem-latency",
+        "schema_version": SCHEMA_VERSION,
+        "machine": machine,
+        "cpu": cpu,
+        "rungs": rungs,
+        "caches": caches,
+    })
+}
+
+/// The `mem c2c --json` document: the machine's summary and the measurement.
+pub fn c2c_document(machine: &str, c2c: Value) -> Value {
+    json!({"kind": "scalescope.mem-c2c", "schema_version": SCHEMA_VERSION, "machine": machine, "c2c": c2c})
 }
 
 /// The latency ladder as text: one row per working set (bytes, ns per load), each cache

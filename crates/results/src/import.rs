@@ -188,6 +188,7 @@ fn row(cells: &[&str], c: &Columns, opts: &ImportOptions, line: usize) -> Result
 
 fn record(point: Point, rep: usize, wall_secs: f64, metrics: BTreeMap<String, f64>) -> RunRecord {
     RunRecord {
+        ranks: None,
         point,
         rep,
         warmup: false,
@@ -263,6 +264,7 @@ pub fn parse_csv(text: &str, opts: &ImportOptions) -> Result<Imported, ImportErr
         .collect();
     Ok(Imported {
         plan: Plan {
+            launch: None,
             threads,
             placements,
             mems,

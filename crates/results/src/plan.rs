@@ -49,6 +49,9 @@ pub struct Plan {
     /// recorded: grouped).
     #[serde(default)]
     pub order: RunOrder,
+    /// The MPI launcher every run goes through (absent: runs started directly).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<crate::ranks::LaunchPlan>,
 }
 
 /// The order of a sweep's runs.
@@ -398,6 +401,7 @@ mod tests {
     #[test]
     fn jobs_warm_up_each_point_first() {
         let plan = Plan {
+            launch: None,
             threads: vec![1, 2],
             placements: vec![Strategy::Compact],
             mems: vec![MemPolicy::FirstTouch],
@@ -414,6 +418,7 @@ mod tests {
 
     fn two_placements(order: RunOrder) -> Plan {
         Plan {
+            launch: None,
             threads: vec![1, 2, 4, 8],
             placements: vec![Strategy::Compact, Strategy::Scatter],
             mems: vec![MemPolicy::FirstTouch],

@@ -9,6 +9,39 @@ use serde::{Deserialize, Serialize};
 
 use scalescope_topo::CpuSet;
 
+/// How a sweep launches its program through an MPI launcher (the results
+/// header's `plan.launch`): each point's `threads` is its total ranks (nodes x
+/// ranks per node), its `placement` how ranks are placed on each node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchPlan {
+    /// `mpirun` (Open MPI), `mpiexec` (MPICH Hydra) or `srun` (Slurm).
+    pub launcher: String,
+    /// The launcher's executable as run (`mpirun.openmpi`, `srun`).
+    pub program: String,
+    /// Arguments given to the launcher before scalescope's.
+    pub extra_args: Vec<String>,
+    pub hosts: Vec<String>,
+    /// The ranks-per-node values as given (`cores`, `2xcores`, `4`).
+    pub ranks_per_node: Vec<String>,
+    pub threads_per_rank: usize,
+}
+
+/// Where one launched run's ranks were (a run record's `ranks`): the launch, and
+/// every rank's probe compared with the plan, launched exactly as the program was
+/// before the point's runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRanks {
+    pub launcher: String,
+    pub hosts: Vec<String>,
+    pub nodes: usize,
+    pub ranks_per_node: usize,
+    pub threads_per_rank: usize,
+    /// The launcher's command line as run (the program's arguments at its end).
+    pub command: String,
+    /// `None` only in a dry run (nothing launched).
+    pub check: Option<RanksCheck>,
+}
+
 /// The `kind` of a probe line.
 pub const PROBE_KIND: &str = "scalescope.rank-probe";
 
@@ -63,6 +96,30 @@ impl RanksCheck {
     /// The ranks not where planned (missing ones included).
     pub fn misplaced(&self) -> impl Iterator<Item = &RankCheck> {
         self.ranks.iter().filter(|r| !r.inside_plan)
+    }
+
+    /// The check as a run's placement check, each rank a thread: a misplaced rank
+    /// is flagged in the run's record and report like an out-of-place thread.
+    pub fn as_placement_check(&self) -> crate::check::PlacementCheck {
+        let reported = self.ranks.iter().filter(|r| r.probe.is_some()).count();
+        crate::check::PlacementCheck {
+            samples: 1,
+            max_threads: reported + self.unexpected.len(),
+            planned_threads: self.ranks.len(),
+            inside_plan: self.all_inside_plan,
+            more_threads_than_planned: !self.unexpected.is_empty(),
+            violations: self
+                .misplaced()
+                .filter_map(|r| r.probe.as_ref())
+                .take(16)
+                .map(|p| crate::check::Violation {
+                    pid: p.pid,
+                    tid: p.pid,
+                    cpu: p.cpu,
+                    allowed: p.allowed.clone(),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use crate::plan::{Plan, Point};
 use crate::ResultsError;
 
 /// Version of the results format (docs/json.md). Bump on incompatible changes.
-pub const RESULTS_SCHEMA_VERSION: u32 = 2;
+pub const RESULTS_SCHEMA_VERSION: u32 = 3;
 pub const RESULTS_FILE: &str = "results.jsonl";
 
 /// What is being swept.
@@ -121,6 +121,10 @@ pub struct RunRecord {
     /// (absent for external programs and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<crate::workload::SetupCosts>,
+    /// A launched run's launcher, nodes, ranks and where each rank was (absent for
+    /// runs started directly and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<crate::ranks::RunRanks>,
     pub stdout_log: Option<String>,
     pub stderr_log: Option<String>,
 }

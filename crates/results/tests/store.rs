@@ -32,6 +32,7 @@ fn header() -> Header {
             metrics: vec![],
         },
         plan: Plan {
+            launch: None,
             threads: vec![1],
             placements: vec![Strategy::Compact],
             mems: vec![MemPolicy::FirstTouch],
@@ -48,6 +49,7 @@ fn header() -> Header {
 
 fn run(rep: usize) -> RunRecord {
     RunRecord {
+        ranks: None,
         point: Point {
             threads: 1,
             placement: Strategy::Compact,

@@ -11,13 +11,10 @@
 //!
 //! The sampler owns no thread: the executor that waits for the run calls
 //! [`Sampler::sample`] when [`Sampler::due`] says so, and [`Sampler::finish`] once;
-//! in-process workloads use [`background::Background`], which gives it one.
+//! in-process workloads use [`Background`], which gives it one.
 
-pub mod background;
 pub mod bandwidth;
-pub mod numastat;
 pub mod perf;
-pub mod pmu;
 pub mod procfs;
 pub mod resctrl;
 mod summary;
@@ -25,6 +22,9 @@ pub mod uncore;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use scalescope_results::evidence::{
@@ -93,7 +93,7 @@ pub struct Sampler {
     bw_first: Option<Vec<DomainReading>>,
     bw_prev: Option<(f64, Vec<DomainReading>)>,
     bw_acc: summary::BandwidthAcc,
-    pmu: pmu::RunCounters,
+    pmu: perf::RunCounters,
     series: Series,
     cost: Duration,
 }
@@ -129,16 +129,16 @@ impl Sampler {
         let before = thread_cpu_time();
         let start = Instant::now();
         let stat_start = procfs::read_stat(&cfg.root);
-        let numastat_start = numastat::read_numastat(&cfg.root);
+        let numastat_start = procfs::read_numastat(&cfg.root);
         let (bandwidth, pmu) = if cfg.counters {
             (
                 bandwidth::open(&cfg.root, pid),
-                pmu::RunCounters::open(&cfg.root, pid),
+                perf::RunCounters::open(&cfg.root, pid),
             )
         } else {
             (
                 Err("counters were not asked for".to_string()),
-                pmu::RunCounters::none("counters were not asked for"),
+                perf::RunCounters::none("counters were not asked for"),
             )
         };
         let source = match &bandwidth {
@@ -198,11 +198,8 @@ impl Sampler {
         if let Some(b) = &bytes_per_node {
             self.pages.add(b);
         }
-        let numastat = match (
-            &self.numastat_start,
-            numastat::read_numastat(&self.cfg.root),
-        ) {
-            (Ok(start), Ok(now)) => Some(numastat::deltas(start, &now)),
+        let numastat = match (&self.numastat_start, procfs::read_numastat(&self.cfg.root)) {
+            (Ok(start), Ok(now)) => Some(procfs::deltas(start, &now)),
             _ => None,
         };
         let bandwidth = self.sample_bandwidth(t, &tasks);
@@ -292,7 +289,7 @@ impl Sampler {
         let before = thread_cpu_time();
         let end = summary::End {
             stat: procfs::read_stat(&self.cfg.root),
-            numastat: numastat::read_numastat(&self.cfg.root),
+            numastat: procfs::read_numastat(&self.cfg.root),
             pmu: self.pmu.read(),
             bandwidth_total: match (&mut self.bandwidth, &self.bw_prev) {
                 (Ok(b), Some(_)) => Some(b.read()),
@@ -318,5 +315,62 @@ impl Sampler {
     /// The series so far (for tests and in-process callers).
     pub fn series(&self) -> &Series {
         &self.series
+    }
+}
+
+/// The sampler on a thread of its own, watching this process: for built-in
+/// workloads run in-process (`scalescope mem stream`), where no executor waits
+/// beside the run. Its own thread is among those it sees.
+pub struct Background {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<RunEvidence>,
+}
+
+impl Background {
+    /// Starts sampling this process every `interval` on `cpus` (the CPUs its
+    /// workers may use).
+    pub fn start(interval: Duration, cpus: CpuSet) -> Background {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let t0 = Instant::now();
+            let mut s = Sampler::start(SamplerConfig::live(interval, cpus), std::process::id());
+            while !flag.load(Ordering::SeqCst) {
+                std::thread::sleep(s.until_due().min(Duration::from_millis(10)));
+                if s.due() && !flag.load(Ordering::SeqCst) {
+                    s.sample();
+                }
+            }
+            s.finish(t0.elapsed().as_secs_f64(), None, None)
+        });
+        Background { stop, handle }
+    }
+
+    /// Stops sampling and sums up; `None` if the sampling thread panicked.
+    pub fn finish(self) -> Option<RunEvidence> {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle.join().ok()
+    }
+}
+
+#[cfg(test)]
+mod background_tests {
+    use super::*;
+
+    #[test]
+    fn samples_this_process_until_stopped() {
+        let b = Background::start(
+            Duration::from_millis(10),
+            CpuSet::parse_list("0").unwrap_or_default(),
+        );
+        let block = vec![7u8; 8 << 20];
+        std::thread::sleep(Duration::from_millis(60));
+        let e = b
+            .finish()
+            .unwrap_or_else(|| panic!("sampler thread panicked"));
+        assert!(e.samples >= 2, "{}", e.samples);
+        let peak: u64 = e.peak_bytes_per_node().map_or(0, |m| m.values().sum());
+        assert!(peak >= 8 << 20, "{peak}");
+        assert_eq!(block[100], 7);
     }
 }

@@ -87,7 +87,7 @@ pub(crate) fn evidence(
             )),
         },
         numastat: match (&s.numastat_start, end.numastat) {
-            (Ok(start), Ok(now)) => Measured::Measured(crate::numastat::deltas(start, &now)),
+            (Ok(start), Ok(now)) => Measured::Measured(crate::procfs::deltas(start, &now)),
             (Err(why), _) => Measured::Unavailable(why.clone()),
             (_, Err(why)) => Measured::Unavailable(why),
         },

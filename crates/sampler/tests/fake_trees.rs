@@ -426,7 +426,7 @@ fn this_machine_either_measures_bandwidth_or_says_why() {
         }
     }
     let measured = matches!(
-        scalescope_sampler::pmu::RunCounters::open(Path::new("/"), std::process::id()).read()[0]
+        scalescope_sampler::perf::RunCounters::open(Path::new("/"), std::process::id()).read()[0]
             .count,
         Measured::Measured(_)
     );

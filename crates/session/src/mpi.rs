@@ -1,15 +1,19 @@
 //! `mpi-check` as one library call: typed settings (launcher, ranks per node,
 //! hosts, program) -> hosts resolved (flag, hostfile, `SLURM_JOB_NODELIST`,
 //! localhost) -> every launch checked and its runs made (`sweep::launch`) -> the
-//! hyper-threading-doubling findings (`analysis::ht_doubling`).
+//! hyper-threading-doubling findings (`analysis::ht_doubling`); and the launch of
+//! a sweep whose runs go through a launcher (`sweep --launcher`): its plan and its
+//! points, each rank's placement probed before the runs.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use scalescope_place::launch::{hosts, LaunchError, Launcher, RanksPerNode};
 use scalescope_place::Strategy;
-use scalescope_results::ranks::{LaunchCheck, MpiCheck};
-use scalescope_sweep::launch::{check_all, CheckRequest};
+use scalescope_results::plan::Plan;
+use scalescope_results::ranks::{LaunchCheck, LaunchPlan, MpiCheck};
+use scalescope_sweep::engine::PreparedPoint;
+use scalescope_sweep::launch::{check_all, prepare_launch_points, probe_points, CheckRequest};
 use scalescope_topo::Topology;
 
 use crate::SessionError;
@@ -49,24 +53,8 @@ pub fn check(
     each: impl FnMut(&LaunchCheck),
 ) -> Result<MpiCheck, SessionError> {
     let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
-    let hostfile = match &s.hostfile {
-        Some(p) => Some(
-            std::fs::read_to_string(p).map_err(|source| SessionError::Read {
-                path: p.display().to_string(),
-                source,
-            })?,
-        ),
-        None => None,
-    };
-    let slurm = std::env::var("SLURM_JOB_NODELIST").ok();
-    let hosts = hosts::choose(s.nodes.as_deref(), hostfile.as_deref(), slurm.as_deref())
-        .map_err(setting("--nodes"))?;
-    let values = s
-        .ranks_per_node
-        .iter()
-        .map(|v| v.parse::<RanksPerNode>())
-        .collect::<Result<_, _>>()
-        .map_err(setting("--ranks-per-node"))?;
+    let hosts = hosts_of(s.nodes.as_deref(), s.hostfile.as_ref())?;
+    let values = values_of(&s.ranks_per_node)?;
     let strategy: Strategy = s
         .strategy
         .parse()
@@ -74,7 +62,6 @@ pub fn check(
             field: "--strategy",
             detail: e.to_string(),
         })?;
-    let exe = std::env::current_exe().map_err(SessionError::CurrentExe)?;
     let req = CheckRequest {
         launcher,
         program: s
@@ -87,7 +74,7 @@ pub fn check(
         threads_per_rank: s.threads_per_rank,
         strategy,
         timeout: s.timeout,
-        probe: vec![exe.to_string_lossy().into_owned(), "__probe".into()],
+        probe: probe_argv()?,
         run: s.program.clone(),
         reps: s.reps,
         work_dir: std::env::temp_dir().join(format!("scalescope-mpi-{}", std::process::id())),
@@ -96,4 +83,100 @@ pub fn check(
     let doublings = scalescope_analysis::ht_doubling::doublings(&doc.launches);
     doc.findings = doublings.iter().map(|d| d.sentence()).collect();
     Ok(doc)
+}
+
+/// The hosts: `--nodes`, a hostfile, `SLURM_JOB_NODELIST`, else this machine.
+fn hosts_of(nodes: Option<&str>, hostfile: Option<&PathBuf>) -> Result<Vec<String>, SessionError> {
+    let text = match hostfile {
+        Some(p) => Some(
+            std::fs::read_to_string(p).map_err(|source| SessionError::Read {
+                path: p.display().to_string(),
+                source,
+            })?,
+        ),
+        None => None,
+    };
+    let slurm = std::env::var("SLURM_JOB_NODELIST").ok();
+    hosts::choose(nodes, text.as_deref(), slurm.as_deref()).map_err(setting("--nodes"))
+}
+
+fn values_of(given: &[String]) -> Result<Vec<RanksPerNode>, SessionError> {
+    given
+        .iter()
+        .map(|v| v.parse::<RanksPerNode>())
+        .collect::<Result<_, _>>()
+        .map_err(setting("--ranks-per-node"))
+}
+
+/// This binary's probe: `scalescope __probe`.
+fn probe_argv() -> Result<Vec<String>, SessionError> {
+    let exe = std::env::current_exe().map_err(SessionError::CurrentExe)?;
+    Ok(vec![exe.to_string_lossy().into_owned(), "__probe".into()])
+}
+
+/// A sweep's launcher settings, as given (`sweep --launcher ...`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LaunchSettings {
+    pub launcher: String,
+    pub launcher_path: Option<String>,
+    pub launcher_args: Vec<String>,
+    pub ranks_per_node: Vec<String>,
+    pub threads_per_rank: usize,
+    pub nodes: Option<String>,
+    pub hostfile: Option<PathBuf>,
+}
+
+/// The launch of a sweep, and its points' total ranks (nodes x each ranks-per-node
+/// value on this machine's cores).
+///
+/// # Errors
+/// [`SessionError::Setting`] naming a bad launcher, host list or value.
+pub fn launch_plan(
+    s: &LaunchSettings,
+    topo: &Topology,
+) -> Result<(LaunchPlan, Vec<usize>), SessionError> {
+    let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
+    let hosts = hosts_of(s.nodes.as_deref(), s.hostfile.as_ref())?;
+    let mut totals: Vec<usize> = values_of(&s.ranks_per_node)?
+        .iter()
+        .map(|v| v.resolve(topo) * hosts.len())
+        .collect();
+    totals.dedup();
+    let plan = LaunchPlan {
+        launcher: launcher.to_string(),
+        program: s
+            .launcher_path
+            .clone()
+            .unwrap_or_else(|| launcher.to_string()),
+        extra_args: s.launcher_args.clone(),
+        hosts,
+        ranks_per_node: s.ranks_per_node.clone(),
+        threads_per_rank: s.threads_per_rank.max(1),
+    };
+    Ok((plan, totals))
+}
+
+/// A plan's points, launched through its launcher when it has one; with `probe`,
+/// every launched point's ranks are probed now (before its runs).
+///
+/// # Errors
+/// As [`prepare_launch_points`] and [`probe_points`].
+pub fn points_of(
+    topo: &Topology,
+    plan: &Plan,
+    timeout: Option<f64>,
+    out: &std::path::Path,
+    probe: bool,
+) -> Result<Vec<PreparedPoint>, SessionError> {
+    let Some(launch) = &plan.launch else {
+        let prepared =
+            scalescope_sweep::engine::prepare_points_with(topo, &plan.points(), &plan.options)?;
+        return Ok(prepared);
+    };
+    let timeout = Duration::from_secs_f64(timeout.filter(|t| *t > 0.0).unwrap_or(120.0));
+    let mut points = prepare_launch_points(topo, plan, launch, timeout, &out.join("logs"))?;
+    if probe {
+        probe_points(topo, &mut points, &probe_argv()?)?;
+    }
+    Ok(points)
 }

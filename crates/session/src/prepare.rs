@@ -10,7 +10,7 @@ use scalescope_results::plan::{Plan, RunOrder, ThreadList};
 use scalescope_results::store::{
     CommandSpec, Header, MetricSpec, ResultsStore, RunRecord, RESULTS_SCHEMA_VERSION,
 };
-use scalescope_sweep::engine::{self, Clock, JobTemplate, PreparedPoint, SystemClock};
+use scalescope_sweep::engine::{Clock, JobTemplate, PreparedPoint, SystemClock};
 use scalescope_topo::Topology;
 
 use scalescope_workloads::Inputs;
@@ -81,6 +81,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
     let usable = scalescope_place::every_usable_cpu(topo);
     let boundaries = scalescope_analysis::events::boundary_threads(topo, &placements, usable);
     let plan = Plan {
+        launch: None,
         threads: s
             .threads
             .as_ref()
@@ -98,8 +99,35 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
             seed: s.seed.unwrap_or_else(fresh_seed),
         },
     };
+    let mut plan = plan;
+    if let Some(l) = &s.launch {
+        launched(s, l, topo, &mut plan)?;
+    }
     check_size(&plan)?;
     Ok(plan)
+}
+
+/// A launched sweep's plan: its points' total ranks instead of thread counts.
+fn launched(
+    s: &SweepSettings,
+    l: &crate::mpi::LaunchSettings,
+    topo: &Topology,
+    plan: &mut Plan,
+) -> Result<(), SessionError> {
+    let refuse = |field, why: &str| Err(bad(field, format!("{why} with --launcher")));
+    if s.threads.is_some() {
+        return refuse("threads", "give --ranks-per-node instead");
+    }
+    if s.target.shell || s.target.workload.is_some() {
+        return refuse("target", "give the MPI program after `--`");
+    }
+    if plan.mems != [settings::default_mem()] {
+        return refuse("mem", "only first-touch (the launcher binds memory itself)");
+    }
+    let (launch, totals) = crate::mpi::launch_plan(l, topo)?;
+    plan.threads = totals;
+    plan.launch = Some(launch);
+    Ok(())
 }
 
 /// A seed for the run order when none was given: the clock's nanoseconds and the
@@ -301,9 +329,10 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
     let mut template = template_of(&command, s.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
-    let points = engine::prepare_points_with(topo, &plan.points(), &plan.options)?;
     let mut header = new_header(command, plan, s.timeout_secs, topo);
     header.kill_grace_secs = Some(grace);
+    let out = out_dir(s, &header);
+    let points = crate::mpi::points_of(topo, &header.plan, s.timeout_secs, &out, false)?;
     Ok(Planned {
         header,
         template,
@@ -333,6 +362,10 @@ pub fn start(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> 
     check_program(&planned.header.command)?;
     let out = out_dir(s, &planned.header);
     let store = ResultsStore::create(&out, &planned.header)?;
+    if planned.header.plan.launch.is_some() {
+        let (plan, timeout) = (&planned.header.plan, planned.header.timeout_secs);
+        planned.points = crate::mpi::points_of(topo, plan, timeout, &out, true)?;
+    }
     let inputs = inputs_of(s, &out, &mut planned.template);
     Ok(Ready {
         planned,
@@ -384,7 +417,7 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
     let mut template = template_of(&header.command, header.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
-    let points = engine::prepare_points_with(topo, &header.plan.points(), &header.plan.options)?;
+    let points = crate::mpi::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
     let inputs = inputs_of(s, out, &mut template);
     Ok(Ready {
         planned: Planned {

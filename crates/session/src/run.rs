@@ -116,7 +116,7 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
     );
     let summary_csv = dir.join("summary.csv");
     std::fs::write(&summary_csv, summary::to_csv(&summaries)).map_err(|source| {
-        scalescope_report::dir::WriteError {
+        scalescope_report::html::WriteError {
             path: summary_csv.clone(),
             source,
         }
@@ -133,7 +133,7 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
     // run's totals are in the results file either way.
     let (set, _unreadable) = set.with_series(&dir);
     let report_index = if options.write_report {
-        Some(scalescope_report::dir::write_dir(
+        Some(scalescope_report::html::write_dir(
             std::slice::from_ref(&set),
             &[],
             &dir.join("report"),

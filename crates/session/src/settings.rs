@@ -61,6 +61,8 @@ pub struct SweepSettings {
     pub verify: scalescope_workloads::VerifyPolicy,
     /// The seed of the shuffled run order (`None`: a new one, recorded in the header).
     pub seed: Option<u64>,
+    /// Every run through an MPI launcher (`None`: runs started directly).
+    pub launch: Option<crate::mpi::LaunchSettings>,
 }
 
 /// The cache directory inside a sweep's results directory when none is given.
@@ -86,6 +88,7 @@ impl SweepSettings {
             ("reps", self.reps.is_some()),
             ("warmup", self.warmup.is_some()),
             ("seed", self.seed.is_some()),
+            ("launcher", self.launch.is_some()),
             ("workload", self.target.workload.is_some()),
             ("metric", !self.target.metrics.is_empty()),
             ("a program", !self.target.program.is_empty()),

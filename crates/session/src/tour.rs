@@ -93,6 +93,7 @@ pub fn distinct_placements(topo: &Topology, threads: &[usize]) -> Vec<Strategy> 
 pub fn plan(topo: &Topology) -> Plan {
     let threads = threads(scalescope_place::every_usable_cpu(topo));
     Plan {
+        launch: None,
         placements: distinct_placements(topo, &threads),
         threads,
         mems: vec![MemPolicy::FirstTouch],

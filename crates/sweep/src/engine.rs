@@ -58,8 +58,11 @@ impl Progress for Silent {
 #[derive(Debug, Clone)]
 pub struct PreparedPoint {
     pub point: Point,
+    /// For a launched point, each rank's CPUs on a node (one "thread" per rank).
     pub placement: Placement,
     pub mem: PreparedPolicy,
+    /// The MPI launch of a launched sweep's point (`None`: started directly).
+    pub launch: Option<crate::launch::PreparedLaunch>,
 }
 
 /// Resolves every point; errors name the point.
@@ -95,6 +98,7 @@ pub fn prepare_points_with(
                 point: p.clone(),
                 placement,
                 mem,
+                launch: None,
             })
         })
         .collect()
@@ -192,7 +196,10 @@ impl JobTemplate {
         } else {
             self.argv.iter().map(|a| substitute(a, p)).collect()
         };
-        let mut env = placement_env(p);
+        let (argv, mut env) = match &prepared.launch {
+            Some(l) => (l.argv(argv), l.env()),
+            None => (argv, placement_env(p)),
+        };
         env.extend(self.env.iter().cloned());
         let stem = log_stem(job);
         ExecSpec {
@@ -388,7 +395,10 @@ fn record_of(
     // says the rest. Other failures (it could not start, crashed) keep their own.
     let verdict_exit = outcome.exit_code.and_then(Verification::verdict_of_exit);
     let mut costs = None;
-    if setup.template.workload && verdict_exit.is_some() {
+    // A launched program may print a workload report last (scalescope-mpi-nas does).
+    let launched_report =
+        prepared.launch.is_some() && WorkloadReport::from_output(&scan.last_line).is_some();
+    if (setup.template.workload || launched_report) && verdict_exit.is_some() {
         (status, error) = workload_verdict(&scan.last_line, &mut metrics, &mut costs);
     }
     // A run whose figure of merit is missing has no result to show: flagged as
@@ -416,9 +426,13 @@ fn record_of(
         signal: outcome.signal,
         error,
         metrics,
-        placement_check: outcome.check,
+        placement_check: match &prepared.launch {
+            Some(l) => l.ranks.check.as_ref().map(|c| c.as_placement_check()),
+            None => outcome.check,
+        },
         evidence: outcome.evidence,
         setup: costs,
+        ranks: prepared.launch.as_ref().map(|l| l.ranks.clone()),
         stdout_log: Some(rel(&spec.stdout_path)),
         stderr_log: Some(rel(&spec.stderr_path)),
     }

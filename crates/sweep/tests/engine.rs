@@ -75,6 +75,7 @@ fn template() -> JobTemplate {
 
 fn plan() -> Plan {
     Plan {
+        launch: None,
         threads: vec![1, 2, 4],
         placements: vec![Strategy::Compact, Strategy::Scatter],
         mems: vec![MemPolicy::FirstTouch],

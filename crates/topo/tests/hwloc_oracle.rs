@@ -328,7 +328,8 @@ fn hwloc_xml_gives_the_same_model_as_the_tree() {
 }
 
 /// The copies here are the shared fixtures, unchanged: each shared `NAME.expected.json`
-/// equals the `NAME` entry of expected.json, and tarballs and XML exports are byte-equal.
+/// equals the `NAME` entry of expected.json, each shared `NAME.tar.bz2` is byte-equal to
+/// trees.tar's member of that name, and the XML exports are byte-equal.
 /// Runs where the shared fixtures sit beside the checkout (as in CI); elsewhere it says so.
 #[test]
 fn copies_match_the_shared_fixtures() {
@@ -340,6 +341,8 @@ fn copies_match_the_shared_fixtures() {
         );
         return;
     };
+    let tarballs: std::collections::BTreeMap<String, Vec<u8>> =
+        common::tarballs().into_iter().collect();
     let mut compared = 0;
     for entry in entries {
         let file = entry.unwrap().file_name().into_string().unwrap();
@@ -353,13 +356,42 @@ fn copies_match_the_shared_fixtures() {
             theirs,
             "{name}: expected.json drifted; run scripts/hwloc-expected.py --bundle"
         );
-        for ext in [".tar.bz2", ".hwloc.xml"] {
-            let ours = std::fs::read(common::fixture_dir().join(format!("{name}{ext}"))).unwrap();
-            let theirs = std::fs::read(shared.join(format!("{name}{ext}"))).unwrap();
-            assert!(ours == theirs, "{name}{ext} differs from the shared copy");
-        }
+        let tarball = format!("{name}.tar.bz2");
+        let theirs = std::fs::read(shared.join(&tarball)).unwrap();
+        assert!(
+            tarballs.get(&tarball) == Some(&theirs),
+            "trees.tar's {tarball} differs from the shared copy (or is missing)"
+        );
+        let xml = format!("{name}.hwloc.xml");
+        let ours = std::fs::read(common::fixture_dir().join(&xml)).unwrap();
+        let theirs = std::fs::read(shared.join(&xml)).unwrap();
+        assert!(ours == theirs, "{xml} differs from the shared copy");
         compared += 1;
     }
     // Three machines were added here (README: "Fixtures added later"); every shared one is here.
     assert!(compared >= 28, "only {compared} shared machines compared");
+}
+
+/// trees.tar holds exactly one `NAME.tar.bz2` per machine of expected.json, and each
+/// unpacks into the `root_dir` its entry names.
+#[test]
+fn trees_tar_holds_one_tarball_per_machine() {
+    let members: Vec<String> = common::tarballs().into_iter().map(|(n, _)| n).collect();
+    let mut wanted: Vec<String> = common::fixture_names()
+        .iter()
+        .map(|n| format!("{n}.tar.bz2"))
+        .collect();
+    let mut members = members;
+    members.sort();
+    wanted.sort();
+    assert_eq!(
+        members, wanted,
+        "trees.tar and expected.json name different machines"
+    );
+    for name in common::fixture_names() {
+        assert!(
+            common::root_of(&name).is_dir(),
+            "{name}: root_dir not unpacked"
+        );
+    }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::store::{Header, RunRecord};
 
-use super::layout::{layout, Layout};
+use super::model::{layout, Layout};
 use super::model::{time, Params, Scales};
 use crate::boot::Rng;
 use crate::fit::minimise;

@@ -6,10 +6,14 @@
 //! the calibration had none, more threads per node than measured) are marked, their
 //! intervals widened by drawing the undetermined parameter from a stated range, and
 //! each is named in a sentence. Equations and limits: docs/ANALYSIS.md.
+//!
+//! Also leave-the-top-out validation ([`leave_top_out`]): fit on the points with at
+//! most half the machine's threads, predict the rest, and compare the predicted time
+//! with the measured one; the same held-out points predicted by the USL fitted per
+//! placement on the same lower points (the extrapolation the R `usl` package would
+//! make) for comparison.
 
 pub mod calibrate;
-pub mod holdout;
-pub mod layout;
 pub mod model;
 pub mod target;
 mod target_text;
@@ -20,9 +24,9 @@ use scalescope_place::Strategy;
 use scalescope_results::store::{Header, RunRecord};
 
 use crate::ceiling::Ceiling;
-use crate::Basis;
+use crate::{fit, Basis};
 use calibrate::{CalPoint, Coverage, Fitted, Free};
-use model::Params;
+use model::{Params, Scales};
 
 pub use target::{predict, Prediction, TargetBandwidth};
 
@@ -226,4 +230,87 @@ fn matrix_local_mean(doc: &serde_json::Value) -> Option<f64> {
             .iter()
             .all(|r| r.as_array().is_some_and(|c| c.len() == rows.len())))
     .then(|| diag.iter().sum::<f64>() / diag.len() as f64)
+}
+
+/// One held-out point: measured and predicted times relative to one thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldOut {
+    pub placement: Strategy,
+    pub threads: usize,
+    /// Median performance measured.
+    pub measured: f64,
+    /// The mechanism model's prediction.
+    pub ours: f64,
+    /// The USL's (None when the placement's lower points cannot fit one).
+    pub usl: Option<f64>,
+}
+
+impl HeldOut {
+    /// |predicted time / measured time - 1| for a predicted performance.
+    pub fn time_error(&self, predicted_perf: f64) -> f64 {
+        (self.measured / predicted_perf - 1.0).abs()
+    }
+}
+
+/// The lower points (threads <= `half`) and the predictions for the rest; None when
+/// the lower points cannot calibrate the model.
+pub fn leave_top_out(points: &[CalPoint], half: usize) -> Option<Vec<HeldOut>> {
+    let train: Vec<CalPoint> = points
+        .iter()
+        .filter(|p| p.layout.threads <= half)
+        .cloned()
+        .collect();
+    let cal = calibrate_points(
+        String::new(),
+        crate::Basis::Time,
+        train.clone(),
+        &CalibrateOptions { draws: 0, seed: 0 },
+    )
+    .ok()?;
+    let scales = Scales {
+        cal_distance: cal.coverage.remote_distance,
+        ..Scales::default()
+    };
+    let p = cal.best.params;
+    Some(
+        points
+            .iter()
+            .filter(|q| q.layout.threads > half)
+            .map(|q| HeldOut {
+                placement: q.placement.clone(),
+                threads: q.layout.threads,
+                measured: q.median(),
+                ours: cal.best.scale / model::time(&p, &scales, &q.layout),
+                usl: usl_prediction(&train, &q.placement, q.layout.threads),
+            })
+            .collect(),
+    )
+}
+
+/// The USL fitted on a placement's lower points (speedup against its one-thread
+/// point, weighted by the points' spread as `analyze` does), at `threads`.
+fn usl_prediction(train: &[CalPoint], placement: &Strategy, threads: usize) -> Option<f64> {
+    let mine: Vec<&CalPoint> = train.iter().filter(|p| &p.placement == placement).collect();
+    let base = mine.iter().find(|p| p.layout.threads == 1)?.median();
+    let pts: Vec<fit::FitPoint> = mine
+        .iter()
+        .map(|p| {
+            let s = p.median() / base;
+            let sd = crate::stats::summarize(&p.perfs)
+                .map(|x| x.stddev / (x.n as f64).sqrt() / p.median() * s)
+                .unwrap_or(0.0);
+            (p.layout.threads as f64, s, sd)
+        })
+        .collect();
+    let u = fit::fit_usl(&pts)?;
+    Some(base * fit::usl(u.sigma, u.kappa, threads as f64))
+}
+
+/// The median of the absolute time errors of `f`'s predictions (None for none).
+pub fn median_error(held: &[HeldOut], f: impl Fn(&HeldOut) -> Option<f64>) -> Option<f64> {
+    let e: Vec<f64> = held
+        .iter()
+        .filter_map(|h| f(h).map(|p| h.time_error(p)))
+        .collect();
+    (!e.is_empty()).then(|| calibrate::median_of(&e))
 }

@@ -9,8 +9,8 @@ use scalescope_place::Strategy;
 use scalescope_topo::Topology;
 
 use super::calibrate::{Coverage, Fitted};
-use super::layout::{layout, Layout};
 use super::model::{self, Mechanism, Params, Scales};
+use super::model::{layout, Layout};
 use super::{Calibration, MeasuredCurve, PREDICTION_SCHEMA_VERSION};
 use crate::boot::{percentile_ci, Rng};
 use crate::events::{events, TopologyEvent};
@@ -342,7 +342,7 @@ fn measured(cal: &Calibration) -> Vec<MeasuredCurve> {
 pub fn one_thread() -> Layout {
     Layout {
         threads: 1,
-        nodes: vec![super::layout::NodeLoad {
+        nodes: vec![super::model::NodeLoad {
             node: None,
             sharing: vec![(1, 1)],
             home: true,

@@ -6,10 +6,10 @@
 
 #![allow(dead_code)] // each test uses part of it
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use scalescope_analysis::events::events;
+use scalescope_analysis::events::boundary_threads;
 use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
 use scalescope_results::fingerprint::Fingerprint;
 use scalescope_results::plan::{Plan, Point};
@@ -145,6 +145,7 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
             metrics: vec![],
         },
         plan: Plan {
+            launch: None,
             threads,
             placements: vec![Strategy::CoresFirst],
             mems: vec![MemPolicy::FirstTouch],
@@ -161,6 +162,7 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
 
 pub fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
     RunRecord {
+        ranks: None,
         point,
         rep,
         warmup: false,
@@ -183,21 +185,9 @@ pub fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
     }
 }
 
-/// `--threads boundaries`: 1, 2, a point on each side of every boundary, the
-/// maximum, and midpoints so that every piece has at least three points.
+/// The thread counts a sweep measures by default (`--threads boundaries`), from
+/// the product's own design: 1, 2, a point on each side of every boundary of the
+/// placement, the maximum, and midpoints.
 pub fn design(topo: &Topology, max: usize) -> Vec<usize> {
-    let mut t: BTreeSet<usize> = [1, 2, max].into();
-    for e in events(topo, &Strategy::CoresFirst, max) {
-        t.insert(e.threads - 1);
-        t.insert(e.threads.min(max));
-    }
-    for _ in 0..2 {
-        let v: Vec<usize> = t.iter().copied().collect();
-        for w in v.windows(2) {
-            if w[1] - w[0] >= 3 {
-                t.insert((w[0] + w[1]) / 2);
-            }
-        }
-    }
-    t.into_iter().filter(|&x| x >= 1).collect()
+    boundary_threads(topo, &[Strategy::CoresFirst], max)
 }

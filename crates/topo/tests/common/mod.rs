@@ -1,7 +1,11 @@
-//! Shared by the fixture tests: unpacks hwloc's recorded machines once per process.
+//! Shared by the fixture tests: unpacks hwloc's recorded machines (`trees.tar`, one
+//! `NAME.tar.bz2` per machine) once into the build's temporary directory and reuses them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+#![allow(dead_code)] // shared by several test binaries (`#[path]`), each using a part
 
+use std::hash::{Hash, Hasher};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -25,7 +29,7 @@ fn bundle() -> &'static serde_json::Map<String, serde_json::Value> {
     })
 }
 
-/// Names of every recorded machine (`NAME.tar.bz2` with an entry in `expected.json`).
+/// Names of every recorded machine (`NAME.tar.bz2` in trees.tar with an entry in `expected.json`).
 pub fn fixture_names() -> Vec<String> {
     let mut names: Vec<String> = bundle().keys().cloned().collect();
     names.sort();
@@ -39,21 +43,48 @@ pub fn expected(name: &str) -> serde_json::Value {
         .clone()
 }
 
-/// Unpacks every tarball into one temporary directory, once.
+/// Every member of `trees.tar`: (`NAME.tar.bz2`, its bytes), in archive order.
+pub fn tarballs() -> Vec<(String, Vec<u8>)> {
+    let file = std::fs::File::open(fixture_dir().join("trees.tar")).unwrap();
+    let mut archive = tar::Archive::new(file);
+    let mut out = Vec::new();
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let name = entry.path().unwrap().to_string_lossy().into_owned();
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).unwrap();
+        out.push((name, bytes));
+    }
+    out
+}
+
+/// The unpacked trees: `CARGO_TARGET_TMPDIR/topology-<content hash>`, made once and reused
+/// by later runs. It is unpacked beside that name and renamed into place, so test binaries
+/// running side by side never see a half-written tree (the first rename wins).
 fn unpacked() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        for name in fixture_names() {
-            let file = std::fs::File::open(fixture_dir().join(format!("{name}.tar.bz2"))).unwrap();
-            let mut archive = tar::Archive::new(bzip2::read::BzDecoder::new(file));
+        let tarballs = tarballs();
+        let mut hasher = std::hash::DefaultHasher::new();
+        tarballs.hash(&mut hasher);
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let dir = tmp.join(format!("topology-{:016x}", hasher.finish()));
+        if dir.is_dir() {
+            return dir;
+        }
+        let partial = tempfile::tempdir_in(tmp).unwrap();
+        for (name, bytes) in &tarballs {
+            let mut archive = tar::Archive::new(bzip2::read::BzDecoder::new(bytes.as_slice()));
             archive
-                .unpack(dir.path())
+                .unpack(partial.path())
                 .unwrap_or_else(|e| panic!("unpacking {name}: {e}"));
+        }
+        // Another binary may have renamed its copy first: then ours is dropped and theirs used.
+        if std::fs::rename(partial.path(), &dir).is_err() && !dir.is_dir() {
+            panic!("could not move the unpacked trees to {}", dir.display());
         }
         dir
     })
-    .path()
 }
 
 /// The root directory of a recorded machine, as if it were `/`.

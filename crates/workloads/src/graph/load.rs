@@ -1,6 +1,7 @@
 //! Reading graphs: SNAP edge lists (`#` comments), plain `.el` (two ids a line) and
 //! Matrix Market coordinate files (`pattern` or weighted, `general` or `symmetric`,
-//! 1-based). Errors name the file and the line.
+//! 1-based), and writing a graph back as an edge list. Errors name the file and the
+//! line.
 
 use std::path::Path;
 
@@ -17,6 +18,26 @@ pub enum LoadError {
     /// chain prints it once.
     #[error("{file}: {cause}")]
     Io { file: String, cause: std::io::Error },
+}
+
+/// Writes `g` as an edge list that [`load`] (and other tools) read back: `u v` with
+/// u < v, one undirected edge a line.
+///
+/// # Errors
+/// [`LoadError::Io`] naming the file.
+pub fn write_edge_list(g: &super::Graph, path: &Path) -> Result<(), LoadError> {
+    use std::io::Write;
+    let io = |cause| LoadError::Io {
+        file: path.display().to_string(),
+        cause,
+    };
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    for u in 0..g.vertices() as u32 {
+        for &v in g.neighbors(u).iter().filter(|&&v| u < v) {
+            writeln!(w, "{u} {v}").map_err(io)?;
+        }
+    }
+    w.flush().map_err(io)
 }
 
 /// Vertex count and edges of a file, by its extension (`.mtx` is Matrix Market,

@@ -9,9 +9,15 @@
 //! The FFTs are radix-2 (iterative, in place, per line); lines along x, y and z are
 //! shared out among the workers by plane (x, y) or by row (z). Any correct FFT gives
 //! NPB's values up to rounding far below the tolerance.
+//!
+//! The pieces a distributed FT needs (crates/mpi-nas: slabs of planes, transposed
+//! by MPI all-to-all) are public: [`Ft::initial_planes`], [`fft_axis`] on a slab,
+//! [`Ft::twiddle`], [`Ft::checksum_points`] and [`Ft::verify_sums`], so both
+//! versions compute and verify with the same code.
 
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
+use std::ops::Range;
 use std::time::Instant;
 
 use serde::Deserialize;
@@ -38,10 +44,11 @@ fn reference() -> FtReference {
     serde_json::from_value(v["FT"].clone()).expect("the embedded npb.json has the FT section")
 }
 
+/// A complex number of the grid.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct C {
-    re: f64,
-    im: f64,
+pub struct C {
+    pub re: f64,
+    pub im: f64,
 }
 
 impl C {
@@ -146,6 +153,100 @@ fn roots(n: usize) -> Vec<C> {
         .collect()
 }
 
+/// FFTs along one axis of a grid `data[z][y][x]` of `dims` (nx, ny, nz), with the
+/// pool's workers: `axis` 0 = x, 1 = y, 2 = z; `inverse` without normalisation.
+/// A slab of planes is such a grid (its own nz), and so is a transposed slab.
+///
+/// # Errors
+/// [`WorkloadError::BadParam`] when `data` is not nx * ny * nz long or a length is
+/// not a power of two.
+pub fn fft_axis(
+    pool: &Pool,
+    data: &mut [C],
+    dims: (usize, usize, usize),
+    axis: usize,
+    inverse: bool,
+) -> Result<(), WorkloadError> {
+    let (nx, ny, nz) = dims;
+    let n = [nx, ny, nz].get(axis).copied().unwrap_or(0);
+    if data.len() != nx * ny * nz || !n.is_power_of_two() {
+        return Err(WorkloadError::BadParam {
+            key: "grid".into(),
+            detail: format!(
+                "{} values for dims {dims:?}, axis {axis}: need nx * ny * nz values and a power-of-two line",
+                data.len()
+            ),
+        });
+    }
+    fft_axis_raw(pool, GridPtr(data.as_mut_ptr()), dims, axis, inverse);
+    Ok(())
+}
+
+/// FFTs along one axis of `grid`: `axis` 0 = x, 1 = y, 2 = z. x lines are
+/// contiguous and transformed in place; y and z lines are strided, so they are
+/// gathered eight adjacent lines at a time (each cache line read serves four
+/// complex values), transformed, and scattered back. x and y lines are shared
+/// out by plane, z lines by row.
+fn fft_axis_raw(
+    pool: &Pool,
+    grid: GridPtr,
+    dims: (usize, usize, usize),
+    axis: usize,
+    inverse: bool,
+) {
+    const BLOCK: usize = 8;
+    let (nx, ny, nz) = dims;
+    let (n, stride) = match axis {
+        0 => (nx, 1),
+        1 => (ny, nx),
+        _ => (nz, nx * ny),
+    };
+    let r = roots(n);
+    pool.broadcast(|w| {
+        let t = pool.threads();
+        if axis == 0 {
+            for k in chunk(nz, t, w, 1) {
+                for j in 0..ny {
+                    // SAFETY: this x line lies in this worker's plane k only.
+                    let line =
+                        unsafe { std::slice::from_raw_parts_mut(grid.at((k * ny + j) * nx), nx) };
+                    fft_line(line, &r, inverse);
+                }
+            }
+            return;
+        }
+        // First elements of the blocks this worker owns.
+        let blocks: Vec<usize> = if axis == 1 {
+            chunk(nz, t, w, 1)
+                .flat_map(|k| (0..nx).step_by(BLOCK).map(move |i| k * nx * ny + i))
+                .collect()
+        } else {
+            chunk(ny, t, w, 1)
+                .flat_map(|j| (0..nx).step_by(BLOCK).map(move |i| j * nx + i))
+                .collect()
+        };
+        let mut buf = vec![C::default(); BLOCK * n];
+        for first in blocks {
+            let width = BLOCK.min(nx - first % nx);
+            for s in 0..n {
+                for b in 0..width {
+                    // SAFETY: the block's lines belong to this worker alone.
+                    buf[b * n + s] = unsafe { *grid.at(first + b + s * stride) };
+                }
+            }
+            for b in 0..width {
+                fft_line(&mut buf[b * n..(b + 1) * n], &r, inverse);
+            }
+            for s in 0..n {
+                for b in 0..width {
+                    // SAFETY: as above.
+                    unsafe { *grid.at(first + b + s * stride) = buf[b * n + s] };
+                }
+            }
+        }
+    });
+}
+
 /// The FT workload at one class.
 pub struct Ft {
     class: String,
@@ -217,111 +318,94 @@ impl Ft {
         let (nx, ny, nz) = (self.nx, self.ny, self.nz);
         pool.broadcast(|w| {
             let planes = chunk(nz, pool.threads(), w, 1);
-            let mut x = super::rand::jump(SEED, (2 * nx * ny * planes.start) as u64, A);
-            for e in planes.start * nx * ny..planes.end * nx * ny {
-                x = next(x, A);
-                let re = x as f64 * R46;
-                x = next(x, A);
+            let first = planes.start * nx * ny;
+            deviates(nx * ny, planes, |e, v| {
                 // SAFETY: element e lies in this worker's planes.
-                unsafe {
-                    *grid.at(e) = C {
-                        re,
-                        im: x as f64 * R46,
-                    }
-                };
-            }
+                unsafe { *grid.at(first + e) = v };
+            });
         });
     }
 
-    /// FFTs along one axis of `grid`: `axis` 0 = x, 1 = y, 2 = z. x lines are
-    /// contiguous and transformed in place; y and z lines are strided, so they are
-    /// gathered eight adjacent lines at a time (each cache line read serves four
-    /// complex values), transformed, and scattered back. x and y lines are shared
-    /// out by plane, z lines by row.
-    fn fft_axis(&self, pool: &Pool, grid: GridPtr, axis: usize, inverse: bool) {
-        const BLOCK: usize = 8;
-        let (nx, ny, nz) = (self.nx, self.ny, self.nz);
-        let (n, stride) = match axis {
-            0 => (nx, 1),
-            1 => (ny, nx),
-            _ => (nz, nx * ny),
-        };
-        let r = roots(n);
-        pool.broadcast(|w| {
-            let t = pool.threads();
-            if axis == 0 {
-                for k in chunk(nz, t, w, 1) {
-                    for j in 0..ny {
-                        // SAFETY: this x line lies in this worker's plane k only.
-                        let line = unsafe {
-                            std::slice::from_raw_parts_mut(grid.at((k * ny + j) * nx), nx)
-                        };
-                        fft_line(line, &r, inverse);
-                    }
-                }
-                return;
-            }
-            // First elements of the blocks this worker owns.
-            let blocks: Vec<usize> = if axis == 1 {
-                chunk(nz, t, w, 1)
-                    .flat_map(|k| (0..nx).step_by(BLOCK).map(move |i| k * nx * ny + i))
-                    .collect()
-            } else {
-                chunk(ny, t, w, 1)
-                    .flat_map(|j| (0..nx).step_by(BLOCK).map(move |i| j * nx + i))
-                    .collect()
-            };
-            let mut buf = vec![C::default(); BLOCK * n];
-            for first in blocks {
-                let width = BLOCK.min(nx - first % nx);
-                for s in 0..n {
-                    for b in 0..width {
-                        // SAFETY: the block's lines belong to this worker alone.
-                        buf[b * n + s] = unsafe { *grid.at(first + b + s * stride) };
-                    }
-                }
-                for b in 0..width {
-                    fft_line(&mut buf[b * n..(b + 1) * n], &r, inverse);
-                }
-                for s in 0..n {
-                    for b in 0..width {
-                        // SAFETY: as above.
-                        unsafe { *grid.at(first + b + s * stride) = buf[b * n + s] };
-                    }
-                }
-            }
-        });
+    /// The initial conditions of `planes` (z), as a slab `[z][y][x]`.
+    pub fn initial_planes(&self, planes: Range<usize>) -> Vec<C> {
+        let mut slab = Vec::with_capacity(planes.len() * self.nx * self.ny);
+        deviates(self.nx * self.ny, planes, |_, v| slab.push(v));
+        slab
     }
 
     fn fft3(&self, pool: &Pool, grid: GridPtr, inverse: bool) {
         let order: [usize; 3] = if inverse { [2, 1, 0] } else { [0, 1, 2] };
         for axis in order {
-            self.fft_axis(pool, grid, axis, inverse);
+            fft_axis_raw(pool, grid, (self.nx, self.ny, self.nz), axis, inverse);
         }
     }
 
     /// exp(-4 alpha pi^2 (i'^2 + j'^2 + k'^2)), i' the signed frequency of i.
+    pub fn twiddle(&self, x: usize, y: usize, z: usize) -> f64 {
+        let f = |i: usize, n: usize| ((i + n / 2) % n) as i64 - (n / 2) as i64;
+        let (a, b, c) = (f(x, self.nx), f(y, self.ny), f(z, self.nz));
+        (-4.0 * ALPHA * PI * PI * (a * a + b * b + c * c) as f64).exp()
+    }
+
     fn index_map(&mut self) {
         let (nx, ny, nz) = (self.nx, self.ny, self.nz);
-        let f = |i: usize, n: usize| ((i + n / 2) % n) as i64 - (n / 2) as i64;
-        let ap = -4.0 * ALPHA * PI * PI;
         self.twiddle = (0..nz)
-            .flat_map(|k| {
-                (0..ny).flat_map(move |j| (0..nx).map(move |i| (f(i, nx), f(j, ny), f(k, nz))))
-            })
-            .map(|(a, b, c)| (ap * (a * a + b * b + c * c) as f64).exp())
+            .flat_map(|k| (0..ny).flat_map(move |j| (0..nx).map(move |i| (i, j, k))))
+            .map(|(i, j, k)| self.twiddle(i, j, k))
             .collect();
     }
 
-    fn checksum(&self) -> (f64, f64) {
+    /// The 1024 (x, y, z) points whose values, added up and divided by the number
+    /// of points, make each iteration's checksum.
+    pub fn checksum_points(&self) -> impl Iterator<Item = (usize, usize, usize)> {
         let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+        (1..=1024).map(move |j| (j % nx, (3 * j) % ny, (5 * j) % nz))
+    }
+
+    /// The grid's (nx, ny, nz) and the number of iterations.
+    pub fn shape(&self) -> ((usize, usize, usize), usize) {
+        ((self.nx, self.ny, self.nz), self.niter)
+    }
+
+    /// Checks a distributed run's checksums (each already divided by the number of
+    /// points) against the official values, with the run's time for the Mop/s.
+    pub fn verify_sums(
+        &mut self,
+        sums: Vec<(f64, f64)>,
+        seconds: f64,
+        pool: &Pool,
+    ) -> Verification {
+        self.sums = sums;
+        self.seconds = seconds;
+        self.verify(pool)
+    }
+
+    fn checksum(&self) -> (f64, f64) {
+        let (nx, ny, _) = (self.nx, self.ny, self.nz);
         let mut s = C::default();
-        for j in 1..=1024 {
-            let (q, r, t) = (j % nx, (3 * j) % ny, (5 * j) % nz);
+        for (q, r, t) in self.checksum_points() {
             s = s.add(self.u1.data[(t * ny + r) * nx + q]);
         }
         let n = self.total() as f64;
         (s.re / n, s.im / n)
+    }
+}
+
+/// NPB's deviate stream for `planes` of `plane` elements each: `put(e, value)`
+/// with e counted from the first plane's first element.
+fn deviates(plane: usize, planes: Range<usize>, mut put: impl FnMut(usize, C)) {
+    let mut x = super::rand::jump(SEED, (2 * plane * planes.start) as u64, A);
+    for e in 0..planes.len() * plane {
+        x = next(x, A);
+        let re = x as f64 * R46;
+        x = next(x, A);
+        put(
+            e,
+            C {
+                re,
+                im: x as f64 * R46,
+            },
+        );
     }
 }
 
