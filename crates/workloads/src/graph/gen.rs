@@ -5,6 +5,8 @@
 //! blocks of 2^18, block b from seed 27491095 + b (GAP's scheme), so the graph is
 //! the same whatever the thread count.
 
+use std::sync::Mutex;
+
 use crate::pool::{chunk, Pool};
 
 const SEED: u64 = 27_491_095;
@@ -21,10 +23,22 @@ impl SplitMix {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The integer `k` of 53 random bits below which `k / 2^53 < p`: comparing `k` with
+/// it decides exactly what comparing the unit draw `k / 2^53` with `p` would.
+const fn below(p: f64) -> u64 {
+    let t = p * (1u64 << 53) as f64;
+    let floor = t as u64;
+    if floor as f64 == t {
+        floor
+    } else {
+        floor + 1
     }
 }
+
+/// The Kronecker quadrant bounds on 53-bit draws: A, A + B, A + B + C.
+const AB: [u64; 3] = [below(0.57), below(0.76), below(0.95)];
 
 /// Which generator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,16 +56,12 @@ fn edge(kind: Kind, scale: u32, rng: &mut SplitMix) -> (u32, u32) {
         Kind::Kronecker => {
             let (mut u, mut v) = (0u32, 0u32);
             for bit in 0..scale {
-                let r = rng.unit();
-                let (du, dv) = if r < 0.57 {
-                    (0, 0)
-                } else if r < 0.76 {
-                    (0, 1)
-                } else if r < 0.95 {
-                    (1, 0)
-                } else {
-                    (1, 1)
-                };
+                // Quadrant by draw r: [0, A) top-left, [A, A+B) top-right, [A+B,
+                // A+B+C) bottom-left, the rest bottom-right; without branches, which
+                // a draw this random would mispredict about once a bit.
+                let k = rng.next() >> 11;
+                let du = u32::from(k >= AB[1]);
+                let dv = (u32::from(k >= AB[0]) & u32::from(k < AB[1])) | u32::from(k >= AB[2]);
                 u |= du << bit;
                 v |= dv << bit;
             }
@@ -60,25 +70,37 @@ fn edge(kind: Kind, scale: u32, rng: &mut SplitMix) -> (u32, u32) {
     }
 }
 
-/// Vertex count and edges of `kind` at `scale` (edge factor 16).
+/// Vertex count and edges of `kind` at `scale` (edge factor 16). Each worker
+/// writes its blocks straight into its own run of the one edge list (no copies, no
+/// regrowing).
 pub fn generate(kind: Kind, scale: u32, pool: &Pool) -> (usize, Vec<(u32, u32)>) {
     let n = 1usize << scale;
     let m = 16 * n;
     let blocks = m.div_ceil(BLOCK);
     let perm = permutation(n, kind);
-    let parts: Vec<Vec<(u32, u32)>> = pool.broadcast(|w| {
-        let mut out = Vec::new();
-        for b in chunk(blocks, pool.threads(), w, 1) {
-            let mut rng = SplitMix(SEED + b as u64);
-            let len = BLOCK.min(m - b * BLOCK);
-            out.extend((0..len).map(|_| {
+    let t = pool.threads();
+    let mut edges = vec![(0u32, 0u32); m];
+    let mut slots = Vec::with_capacity(t);
+    let mut rest = &mut edges[..];
+    for w in 0..t {
+        let mine = chunk(blocks, t, w, 1);
+        let len = (mine.end * BLOCK).min(m) - (mine.start * BLOCK).min(m);
+        let (part, tail) = rest.split_at_mut(len);
+        slots.push(Mutex::new(Some((mine.start, part))));
+        rest = tail;
+    }
+    pool.broadcast(|w| {
+        let taken = slots[w].lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some((first, part)) = taken else { return };
+        for (i, block) in part.chunks_mut(BLOCK).enumerate() {
+            let mut rng = SplitMix(SEED + (first + i) as u64);
+            for e in block {
                 let (u, v) = edge(kind, scale, &mut rng);
-                (perm[u as usize], perm[v as usize])
-            }));
+                *e = (perm[u as usize], perm[v as usize]);
+            }
         }
-        out
     });
-    (n, parts.concat())
+    (n, edges)
 }
 
 /// Graph500 scrambles Kronecker vertex ids (so hubs are not all low numbers);
@@ -107,6 +129,17 @@ mod tests {
             let (_, b) = generate(kind, 10, &p2);
             assert_eq!((n, a.len()), (1024, 16 * 1024));
             assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn integer_bounds_decide_as_the_unit_draw_did() {
+        let unit = |k: u64| k as f64 / (1u64 << 53) as f64;
+        for p in [0.57, 0.76, 0.95] {
+            let b = below(p);
+            for k in b.saturating_sub(3)..b + 3 {
+                assert_eq!(unit(k) < p, k < b, "p {p}, k {k}");
+            }
         }
     }
 
