@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
+use scalescope_analysis::hops::HopInference;
 use scalescope_report::mem as report_mem;
+use scalescope_results::mem::{self as doc_mem, C2cDocument, LatencyDocument, MatrixDocument};
 use scalescope_topo::Source;
 use scalescope_workloads::mem;
 use scalescope_workloads::mem::matrix::MemMatrix;
@@ -45,21 +47,19 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         threads_per_node: args.threads_per_node,
     };
     let m = mem::matrix::measure(&topo, &cfg)?;
-    let one_node = m.cpu_nodes.len() == 1 && m.memory_nodes.len() == 1;
-    let virt = serde_json::to_value(Source::Live.virtualization())?;
-    let mut doc =
-        report_mem::matrix_document(&topo.summary(), virt, serde_json::to_value(&m)?, one_node);
+    let virt = Source::Live.virtualization();
+    let mut doc = MatrixDocument::<HopInference>::new(&topo.summary(), virt, doc_mem::part(&m)?);
     // The same inference `analyze matrix.json` runs on the file later.
-    let (bw_hops, lat_hops) = scalescope_analysis::matrix_doc::infer_doc(&doc)?;
+    let (bw_hops, lat_hops) = scalescope_analysis::matrix_doc::infer_matrix(&doc)?;
     if args.json {
-        doc["bandwidth_hops"] = serde_json::to_value(&bw_hops)?;
-        doc["latency_hops"] = serde_json::to_value(&lat_hops)?;
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        doc.bandwidth_hops = Some(bw_hops);
+        doc.latency_hops = Some(lat_hops);
+        println!("{}", doc_mem::to_json(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!("{}\n", topo.summary());
     print_matrices(&m);
-    if one_node {
+    if doc.note.is_some() {
         println!("\n1x1 matrix: this machine has one NUMA node, so there is no remote memory to compare and no hop structure to infer.");
         return Ok(ExitCode::SUCCESS);
     }
@@ -91,9 +91,8 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
     let rungs = mem::matrix::ladder(cpu, &mem::matrix::ladder_sizes(max), 5_000_000)?;
     let caches = mem::caches_of(&topo, cpu);
     if args.json {
-        let rungs = serde_json::to_value(&rungs)?;
-        let doc = report_mem::latency_document(&topo.summary(), cpu, rungs, &caches);
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        let doc = LatencyDocument::new(&topo.summary(), cpu, doc_mem::part(&rungs)?, &caches);
+        println!("{}", doc_mem::to_json(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     let ladder: Vec<(u64, f64)> = rungs.iter().map(|r| (r.bytes as u64, r.ns)).collect();
@@ -106,8 +105,8 @@ fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
     let cpus = mem::usable_cpus(&topo, args.cpus.as_deref())?;
     let m = mem::c2c::measure(&topo, &cpus, args.node, args.round_trips, args.samples)?;
     if args.json {
-        let doc = report_mem::c2c_document(&topo.summary(), serde_json::to_value(&m)?);
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        let doc = C2cDocument::new(&topo.summary(), doc_mem::part(&m)?);
+        println!("{}", doc_mem::to_json(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     let text = report_mem::C2cText {
@@ -148,8 +147,9 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
         nt: args.nt,
     };
     if args.run.json {
-        let doc = scalescope_report::kernels::stream_document(&run, &report, evidence.as_ref());
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        let doc = scalescope_report::kernels::stream_document(&run, &report, evidence.as_ref())
+            .context("the STREAM report's kernels")?;
+        println!("{}", doc_mem::to_json(&doc)?);
     } else {
         let names = &scalescope_workloads::stream::KERNELS;
         print!(

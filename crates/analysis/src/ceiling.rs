@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use scalescope_place::Strategy;
+use scalescope_results::mem::{self, MemDocError, StreamDocument, STREAM_KIND};
 use scalescope_topo::Topology;
 
 use crate::events::usage;
@@ -25,8 +26,9 @@ pub struct Ceiling {
 /// Why a document is not a ceiling.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CeilingError {
-    #[error("{0}: not a `scalescope.mem-stream` document (kind {1})")]
-    Kind(String, String),
+    /// Another kind, or a field of the wrong shape.
+    #[error("{0}: {1}")]
+    Doc(String, MemDocError),
     #[error("{0}: missing or invalid `{1}`")]
     Field(String, &'static str),
 }
@@ -36,20 +38,25 @@ pub enum CeilingError {
 /// # Errors
 /// A document of another kind, or one without threads, placement or triad GB/s.
 pub fn from_stream_doc(source: &str, doc: &serde_json::Value) -> Result<Ceiling, CeilingError> {
-    let kind = doc["kind"].as_str().unwrap_or("none");
-    if kind != "scalescope.mem-stream" {
-        return Err(CeilingError::Kind(source.into(), kind.into()));
-    }
+    let doc: StreamDocument =
+        mem::read(doc, STREAM_KIND).map_err(|e| CeilingError::Doc(source.into(), e))?;
+    from_stream(source, &doc)
+}
+
+/// The ceiling a `mem stream` document read from `source` measured.
+///
+/// # Errors
+/// A placement that is not a strategy, or no positive triad GB/s.
+pub fn from_stream(source: &str, doc: &StreamDocument) -> Result<Ceiling, CeilingError> {
     let field = |f: &'static str| CeilingError::Field(source.into(), f);
     Ok(Ceiling {
         source: source.into(),
-        threads: doc["threads"].as_u64().ok_or_else(|| field("threads"))? as usize,
-        placement: doc["placement"]
-            .as_str()
-            .and_then(|p| p.parse().ok())
-            .ok_or_else(|| field("placement"))?,
-        gb_per_s: doc["kernels"]["triad"]["gb_per_s"]
-            .as_f64()
+        threads: doc.threads,
+        placement: doc.placement.parse().map_err(|_| field("placement"))?,
+        gb_per_s: doc
+            .kernels
+            .get("triad")
+            .map(|k| k.gb_per_s)
             .filter(|v| *v > 0.0)
             .ok_or_else(|| field("kernels.triad.gb_per_s"))?,
     })

@@ -4,86 +4,53 @@
 
 use crate::hops::{infer, HopInference, MatrixInput};
 
+use scalescope_results::mem::{self, MatrixDocument, MemDocError, MATRIX_KIND};
+
 /// Why a document cannot be analysed as a matrix.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum MatrixDocError {
-    #[error("not a `scalescope.mem-matrix` document (kind {0})")]
-    Kind(String),
+    /// Another kind, or a field of the wrong shape.
+    #[error(transparent)]
+    Doc(#[from] MemDocError),
     #[error("`matrix.{0}` is missing or not a square matrix of numbers")]
     Field(&'static str),
 }
 
-fn square(v: &serde_json::Value, name: &'static str) -> Result<Vec<Vec<f64>>, MatrixDocError> {
-    let rows: Option<Vec<Vec<f64>>> = v.as_array().map(|rows| {
-        rows.iter()
-            .filter_map(|r| {
-                r.as_array()
-                    .map(|c| c.iter().filter_map(|x| x.as_f64()).collect())
-            })
-            .collect()
-    });
-    match rows {
-        Some(m) if !m.is_empty() && m.iter().all(|r| r.len() == m.len()) => Ok(m),
-        _ => Err(MatrixDocError::Field(name)),
+fn square<'a>(m: &'a [Vec<f64>], name: &'static str) -> Result<&'a [Vec<f64>], MatrixDocError> {
+    if !m.is_empty() && m.iter().all(|r| r.len() == m.len()) {
+        Ok(m)
+    } else {
+        Err(MatrixDocError::Field(name))
     }
-}
-
-fn samples(v: &serde_json::Value) -> Vec<Vec<Vec<f64>>> {
-    v.as_array()
-        .map(|rows| {
-            rows.iter()
-                .map(|r| {
-                    r.as_array()
-                        .map(|cells| {
-                            cells
-                                .iter()
-                                .map(|c| {
-                                    c.as_array()
-                                        .map(|s| s.iter().filter_map(|x| x.as_f64()).collect())
-                                        .unwrap_or_default()
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default()
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// (bandwidth, latency) hop inference of a `mem matrix --json` document.
 ///
 /// # Errors
-/// Another kind of document, or a matrix that is missing or not square.
+/// Another kind of document, a field of the wrong shape, or a matrix that is missing
+/// or not square.
 pub fn infer_doc(doc: &serde_json::Value) -> Result<(HopInference, HopInference), MatrixDocError> {
-    let kind = doc["kind"].as_str().unwrap_or("none");
-    if kind != "scalescope.mem-matrix" {
-        return Err(MatrixDocError::Kind(kind.into()));
-    }
-    let m = &doc["matrix"];
-    let bw = square(&m["bandwidth_gb_per_s"], "bandwidth_gb_per_s")?;
-    let lat = square(&m["latency_ns"], "latency_ns")?;
-    let slit: Vec<Vec<u32>> = m["slit"]
-        .as_array()
-        .map(|rows| {
-            rows.iter()
-                .filter_map(|r| {
-                    r.as_array().map(|c| {
-                        c.iter()
-                            .filter_map(|x| x.as_u64().map(|v| v as u32))
-                            .collect()
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let slit = (!slit.is_empty()).then_some(slit.as_slice());
-    let (bs, ls) = (
-        samples(&m["bandwidth_samples"]),
-        samples(&m["latency_samples"]),
-    );
-    let caveat =
-        scalescope_topo::virt::emulated_caveat(doc["virtualization"]["hypervisor"].as_str());
+    let doc: MatrixDocument<serde::de::IgnoredAny> = mem::read(doc, MATRIX_KIND)?;
+    infer_matrix(&doc)
+}
+
+/// (bandwidth, latency) hop inference of a matrix document already read (or just
+/// measured: `mem matrix` runs the same inference `analyze matrix.json` runs later).
+///
+/// # Errors
+/// A bandwidth or latency matrix that is missing or not square.
+pub fn infer_matrix<H>(
+    doc: &MatrixDocument<H>,
+) -> Result<(HopInference, HopInference), MatrixDocError> {
+    let m = &doc.matrix;
+    let bw = square(&m.bandwidth_gb_per_s, "bandwidth_gb_per_s")?;
+    let lat = square(&m.latency_ns, "latency_ns")?;
+    let slit = (!m.slit.is_empty()).then_some(m.slit.as_slice());
+    let hypervisor = doc
+        .virtualization
+        .as_ref()
+        .and_then(|v| v.hypervisor.as_deref());
+    let caveat = scalescope_topo::virt::emulated_caveat(hypervisor);
     let input = |values, samples, higher_is_closer| MatrixInput {
         values,
         samples,
@@ -93,8 +60,8 @@ pub fn infer_doc(doc: &serde_json::Value) -> Result<(HopInference, HopInference)
         timing_caveat: caveat.as_deref(),
     };
     Ok((
-        infer(&input(&bw, &bs, true)),
-        infer(&input(&lat, &ls, false)),
+        infer(&input(bw, &m.bandwidth_samples, true)),
+        infer(&input(lat, &m.latency_samples, false)),
     ))
 }
 

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use scalescope_results::evidence::RunEvidence;
+use scalescope_results::mem::StreamDocument;
 use scalescope_results::ranks::LaunchCheck;
 use scalescope_results::workload::{SetupCosts, Verification, WorkloadReport};
 use serde_json::{json, Value};
@@ -264,21 +265,30 @@ pub struct StreamRun<'a> {
 
 /// The `mem stream --json` document: the run's report, its kernels and the sampler's
 /// evidence, with the verdict spelled out.
-pub fn stream_document(s: &StreamRun, r: &WorkloadReport, evidence: Option<&RunEvidence>) -> Value {
+///
+/// # Errors
+/// A report whose `detail` lacks the STREAM kernels or the array size.
+pub fn stream_document(
+    s: &StreamRun,
+    r: &WorkloadReport,
+    evidence: Option<&RunEvidence>,
+) -> Result<StreamDocument, serde_json::Error> {
     let v = &r.verification;
-    json!({
-        "kind": "scalescope.mem-stream",
-        "schema_version": crate::mem::SCHEMA_VERSION,
-        "threads": r.threads,
-        "placement": s.placement,
-        "mem": s.mem,
-        "verified": v.passed(),
-        "verdict": v.verdict(),
-        "verification": v.why(),
-        "array_bytes": r.detail["array_bytes"],
-        "kernels": r.detail["kernels"],
-        "report": r,
-        "evidence": evidence,
+    // The workload's own detail (free-form in every report) holds the kernels.
+    let detail = &r.detail;
+    Ok(StreamDocument {
+        kind: scalescope_results::mem::STREAM_KIND.into(),
+        schema_version: scalescope_results::mem::SCHEMA_VERSION,
+        threads: r.threads,
+        placement: s.placement.into(),
+        mem: s.mem.into(),
+        verified: v.passed(),
+        verdict: v.verdict().into(),
+        verification: v.why().into(),
+        array_bytes: serde_json::from_value(detail["array_bytes"].clone())?,
+        kernels: serde_json::from_value(detail["kernels"].clone())?,
+        report: Some(r.clone()),
+        evidence: evidence.cloned(),
     })
 }
 

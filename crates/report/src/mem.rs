@@ -1,9 +1,14 @@
-//! The memory measurements' documents (`mem matrix|latency|c2c --json`), their text,
-//! and the report sections drawn from them: bandwidth, latency and SLIT matrices
+//! The memory measurements' text, and the report sections drawn from their documents
+//! (`mem matrix|latency|c2c --json`, typed in `scalescope_results::mem`):
+//! bandwidth, latency and SLIT matrices
 //! and core-to-core latency as heatmaps, the latency ladder as a curve with the cache
 //! sizes shaded.
 
-use serde_json::{json, Value};
+use scalescope_analysis::hops::HopInference;
+use scalescope_results::mem::{
+    self, C2cDocument, CacheSize, LatencyDocument, MatrixDocument, MemDocError,
+};
+use serde_json::Value;
 
 use crate::svg::{Band, Heatmap, LineChart, Series, PALETTE};
 use crate::Chart;
@@ -16,24 +21,15 @@ pub struct Section {
     pub charts: Vec<Chart>,
 }
 
-fn f64s(v: &Value) -> Vec<Vec<Option<f64>>> {
-    v.as_array()
-        .map(|rows| {
-            rows.iter()
-                .map(|r| {
-                    r.as_array()
-                        .map(|c| c.iter().map(Value::as_f64).collect())
-                        .unwrap_or_default()
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+fn labels<T: std::fmt::Display>(v: &[T], prefix: &str) -> Vec<String> {
+    v.iter().map(|x| format!("{prefix}{x}")).collect()
 }
 
-fn labels(v: &Value, prefix: &str) -> Vec<String> {
-    v.as_array()
-        .map(|a| a.iter().map(|x| format!("{prefix}{}", x)).collect())
-        .unwrap_or_default()
+/// Cells as the heatmap takes them.
+fn cells<T: Copy + Into<f64>>(m: &[Vec<T>]) -> Vec<Vec<Option<f64>>> {
+    m.iter()
+        .map(|r| r.iter().map(|&c| Some(c.into())).collect())
+        .collect()
 }
 
 /// One heatmap chart, its file named with `prefix`.
@@ -42,7 +38,7 @@ fn heat(
     file: &str,
     title: &str,
     axes: (Vec<String>, Vec<String>),
-    values: &Value,
+    values: Vec<Vec<Option<f64>>>,
     unit: &str,
 ) -> Chart {
     Chart {
@@ -52,7 +48,7 @@ fn heat(
             title: title.to_string(),
             rows: axes.0,
             cols: axes.1,
-            values: f64s(values),
+            values,
             unit: unit.to_string(),
         }
         .to_svg(),
@@ -62,26 +58,36 @@ fn heat(
 /// The section for one memory document, or an error naming what is missing.
 ///
 /// # Errors
-/// A sentence when the document is not a known kind or lacks a field.
+/// A sentence when the document is not a known kind or a field has the wrong shape.
 pub fn section(label: &str, doc: &Value, prefix: &str) -> Result<Section, String> {
-    let kind = doc["kind"]
-        .as_str()
-        .ok_or("no `kind` field: not a scalescope document")?;
-    let machine = doc["machine"].as_str().unwrap_or("").to_string();
-    match kind {
-        "scalescope.mem-matrix" => Ok(matrix_section(label, doc, prefix, machine)),
-        "scalescope.mem-c2c" => Ok(c2c_section(label, doc, prefix, machine)),
-        "scalescope.mem-latency" => latency_section(label, doc, prefix, machine),
+    let kind = mem::kind_of(doc).ok_or_else(|| MemDocError::NoKind.to_string())?;
+    let e = |e: MemDocError| e.to_string();
+    match kind.as_str() {
+        mem::MATRIX_KIND => Ok(matrix_section(
+            label,
+            &mem::read(doc, mem::MATRIX_KIND).map_err(e)?,
+            prefix,
+        )),
+        mem::C2C_KIND => Ok(c2c_section(
+            label,
+            &mem::read(doc, mem::C2C_KIND).map_err(e)?,
+            prefix,
+        )),
+        mem::LATENCY_KIND => Ok(latency_section(
+            label,
+            &mem::read(doc, mem::LATENCY_KIND).map_err(e)?,
+            prefix,
+        )),
         other => Err(format!("unknown document kind `{other}`")),
     }
 }
 
 /// Bandwidth, latency and SLIT heatmaps of a `mem matrix` document, with its hop notes.
-fn matrix_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Section {
-    let m = &doc["matrix"];
+fn matrix_section(label: &str, doc: &MatrixDocument<HopInference>, prefix: &str) -> Section {
+    let m = &doc.matrix;
     let axes = (
-        labels(&m["cpu_nodes"], "cpu node "),
-        labels(&m["memory_nodes"], "mem node "),
+        labels(&m.cpu_nodes, "cpu node "),
+        labels(&m.memory_nodes, "mem node "),
     );
     let mut charts = vec![
         heat(
@@ -89,7 +95,7 @@ fn matrix_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Se
             "matrix-bandwidth.svg",
             "Read bandwidth",
             axes.clone(),
-            &m["bandwidth_gb_per_s"],
+            cells(&m.bandwidth_gb_per_s),
             "GB/s",
         ),
         heat(
@@ -97,27 +103,28 @@ fn matrix_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Se
             "matrix-latency.svg",
             "Load latency",
             axes.clone(),
-            &m["latency_ns"],
+            cells(&m.latency_ns),
             "ns",
         ),
     ];
-    if m["slit"].as_array().is_some_and(|s| !s.is_empty()) {
+    if !m.slit.is_empty() {
         charts.push(heat(
             prefix,
             "matrix-slit.svg",
             "Firmware distances (SLIT)",
             axes,
-            &m["slit"],
+            cells(&m.slit),
             "SLIT",
         ));
     }
-    let mut notes = vec![machine];
-    for key in ["bandwidth_hops", "latency_hops"] {
-        notes.extend(hop_notes(key, &doc[key]));
+    let mut notes = vec![doc.machine.clone()];
+    for (key, h) in [
+        ("bandwidth hops", &doc.bandwidth_hops),
+        ("latency hops", &doc.latency_hops),
+    ] {
+        notes.extend(h.iter().flat_map(|h| hop_notes(key, h)));
     }
-    if let Some(n) = doc["note"].as_str() {
-        notes.push(n.to_string());
-    }
+    notes.extend(doc.note.clone());
     Section {
         title: format!("NUMA matrices ({label})"),
         notes,
@@ -126,36 +133,24 @@ fn matrix_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Se
 }
 
 /// The notes of one hop inference: its levels, its noise note and its disagreements.
-fn hop_notes(key: &str, h: &Value) -> Vec<String> {
+fn hop_notes(what: &str, h: &HopInference) -> Vec<String> {
     let mut notes = vec![format!(
-        "{}: {} distance levels, at most {} hop(s)",
-        key.replace('_', " "),
-        h["levels"].as_array().map_or(0, Vec::len),
-        h["max_hops"]
+        "{what}: {} distance levels, at most {} hop(s)",
+        h.levels.len(),
+        h.max_hops
     )];
-    notes.extend(h["noise"]["note"].as_str().map(String::from));
-    notes.extend(
-        h["disagreements"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|d| d.as_str().map(String::from)),
-    );
+    notes.extend(h.noise.note.clone());
+    notes.extend(h.disagreements.iter().cloned());
     notes
 }
 
 /// The core-to-core heatmap of a `mem c2c` document, with the per-relationship means.
-fn c2c_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Section {
-    let c = &doc["c2c"];
-    let cpus = labels(&c["cpus"], "");
-    let mut notes = vec![machine];
-    for s in c["summary"].as_array().into_iter().flatten() {
-        notes.push(format!(
-            "{}: {} pairs, mean {:.1} ns",
-            s[0].as_str().unwrap_or(""),
-            s[1],
-            s[2].as_f64().unwrap_or(f64::NAN)
-        ));
+fn c2c_section(label: &str, doc: &C2cDocument, prefix: &str) -> Section {
+    let c = &doc.c2c;
+    let cpus = labels(&c.cpus, "");
+    let mut notes = vec![doc.machine.clone()];
+    for (relation, pairs, mean, _, _) in &c.summary {
+        notes.push(format!("{relation}: {pairs} pairs, mean {mean:.1} ns"));
     }
     Section {
         title: format!("Core-to-core latency ({label})"),
@@ -165,30 +160,22 @@ fn c2c_section(label: &str, doc: &Value, prefix: &str, machine: String) -> Secti
             "c2c.svg",
             "Core-to-core latency (one-way)",
             (cpus.clone(), cpus),
-            &c["ns"],
+            c.ns.clone(),
             "ns",
         )],
     }
 }
 
 /// The latency ladder of a `mem latency` document, with the cache sizes shaded.
-fn latency_section(
-    label: &str,
-    doc: &Value,
-    prefix: &str,
-    machine: String,
-) -> Result<Section, String> {
-    let rungs = doc["rungs"].as_array().ok_or("no `rungs`")?;
-    let points = rungs
+fn latency_section(label: &str, doc: &LatencyDocument, prefix: &str) -> Section {
+    let points = doc
+        .rungs
         .iter()
-        .filter_map(|r| Some((r["bytes"].as_f64()?, r["ns"].as_f64()?, None)))
+        .map(|r| (r.bytes as f64, r.ns, None))
         .collect();
-    let x_max = rungs
-        .last()
-        .and_then(|r| r["bytes"].as_f64())
-        .unwrap_or(1.0);
+    let x_max = doc.rungs.last().map_or(1.0, |r| r.bytes as f64);
     let chart = LineChart {
-        title: format!("Load latency from CPU {}", doc["cpu"]),
+        title: format!("Load latency from CPU {}", doc.cpu),
         x_label: "working set".into(),
         y_label: "ns per load".into(),
         series: vec![Series {
@@ -197,21 +184,21 @@ fn latency_section(
             color: PALETTE[0].into(),
             dashed: false,
         }],
-        bands: cache_bands(doc, x_max),
+        bands: cache_bands(&doc.caches, x_max),
         y_from_zero: true,
         log2_x: true,
         x_bytes: true,
         ..Default::default()
     };
-    Ok(Section {
+    Section {
         title: format!("Latency ladder ({label})"),
-        notes: vec![machine],
+        notes: vec![doc.machine.clone()],
         charts: vec![Chart {
             file: format!("{prefix}latency-ladder.svg"),
             title: "Latency ladder".into(),
             svg: chart.to_svg(),
         }],
-    })
+    }
 }
 
 /// A node-by-node matrix as a text table: `title`, then one row per CPU node and one
@@ -238,22 +225,18 @@ pub fn text_table(
 }
 
 /// One region per cache level of a latency document: working sets past it.
-fn cache_bands(doc: &serde_json::Value, x_max: f64) -> Vec<Band> {
-    doc["caches"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| {
-            Some(Band {
-                from: c["size_bytes"].as_f64()?,
-                to: x_max,
-                label: format!("past L{}", c["level"]),
-                tooltip: format!(
-                    "working sets larger than the L{} cache ({} bytes)",
-                    c["level"], c["size_bytes"]
-                ),
-                ..Default::default()
-            })
+fn cache_bands(caches: &[CacheSize], x_max: f64) -> Vec<Band> {
+    caches
+        .iter()
+        .map(|c| Band {
+            from: c.size_bytes as f64,
+            to: x_max,
+            label: format!("past L{}", c.level),
+            tooltip: format!(
+                "working sets larger than the L{} cache ({} bytes)",
+                c.level, c.size_bytes
+            ),
+            ..Default::default()
         })
         .collect()
 }
@@ -389,53 +372,7 @@ pub fn c2c_table(
     out
 }
 
-/// Version of the `mem matrix|latency|c2c|stream --json` documents (docs/json.md).
-pub const SCHEMA_VERSION: u32 = 1;
-
-/// Said of a matrix measured on a machine with one NUMA node.
-pub const ONE_NODE_NOTE: &str =
-    "1x1: this machine has one NUMA node, so there is no remote memory to compare";
-
-/// The `mem matrix --json` document: the machine's summary, its virtualization (the
-/// hop inference reads it: no structure from timings under emulation), the measured
-/// matrix, and [`ONE_NODE_NOTE`] where there was one node.
-pub fn matrix_document(
-    machine: &str,
-    virtualization: Value,
-    matrix: Value,
-    one_node: bool,
-) -> Value {
-    json!({
-        "kind": "scalescope.mem-matrix",
-        "schema_version": SCHEMA_VERSION,
-        "machine": machine,
-        "virtualization": virtualization,
-        "matrix": matrix,
-        "note": one_node.then_some(ONE_NODE_NOTE),
-    })
-}
-
-/// The `mem latency --json` document: the ladder's rungs measured from `cpu`, and the
-/// caches (level, bytes) it passes.
-pub fn latency_document(machine: &str, cpu: u32, rungs: Value, caches: &[(u8, u64)]) -> Value {
-    let caches: Vec<Value> = caches
-        .iter()
-        .map(|(l, s)| json!({"level": l, "size_bytes": s}))
-        .collect();
-    json!({
-        "kind": "scalescope.mem-latency",
-        "schema_version": SCHEMA_VERSION,
-        "machine": machine,
-        "cpu": cpu,
-        "rungs": rungs,
-        "caches": caches,
-    })
-}
-
-/// The `mem c2c --json` document: the machine's summary and the measurement.
-pub fn c2c_document(machine: &str, c2c: Value) -> Value {
-    json!({"kind": "scalescope.mem-c2c", "schema_version": SCHEMA_VERSION, "machine": machine, "c2c": c2c})
-}
+pub use scalescope_results::mem::{ONE_NODE_NOTE, SCHEMA_VERSION};
 
 /// The latency ladder as text: one row per working set (bytes, ns per load), each cache
 /// level marked at the first working set past it. `caches` are (level, size in bytes).

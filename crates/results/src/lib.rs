@@ -2,8 +2,8 @@
 //! machine and the command ([`store::Header`], [`fingerprint`]), one record per run
 //! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), the
 //! append-only `results.jsonl` that holds them ([`store::ResultsStore`],
-//! [`store::read_results`]), and the report and verification verdict of a built-in
-//! workload ([`workload`]).
+//! [`store::read_results`]), the report and verification verdict of a built-in
+//! workload ([`workload`]), and the memory measurements' documents ([`mem`]).
 //!
 //! Everything downstream of a sweep (analysis, reports, comparisons) reads these
 //! types; nothing here starts a process, so those crates never depend on the one that
@@ -12,6 +12,7 @@
 pub mod evidence;
 pub mod fingerprint;
 pub mod import;
+pub mod mem;
 pub mod plan;
 pub mod ranks;
 pub mod store;

@@ -21,6 +21,7 @@ mod target_text;
 use serde::{Deserialize, Serialize};
 
 use scalescope_place::Strategy;
+use scalescope_results::mem;
 use scalescope_results::store::{Header, RunRecord};
 
 use crate::ceiling::Ceiling;
@@ -195,10 +196,14 @@ pub fn target_bandwidth(
 ) -> Result<TargetBandwidth, String> {
     let mut best: Option<(f64, String)> = None;
     for (label, doc) in docs {
-        let gbps = match doc["kind"].as_str() {
-            Some("scalescope.mem-matrix") => matrix_local_mean(doc).ok_or_else(|| {
-                format!("{label}: `matrix.bandwidth_gb_per_s` is missing or not square")
-            })?,
+        let gbps = match mem::kind_of(doc).as_deref() {
+            Some(mem::MATRIX_KIND) => {
+                let m: mem::MatrixDocument<serde::de::IgnoredAny> =
+                    mem::read(doc, mem::MATRIX_KIND).map_err(|e| format!("{label}: {e}"))?;
+                matrix_local_mean(&m.matrix).ok_or_else(|| {
+                    format!("{label}: `matrix.bandwidth_gb_per_s` is missing or not square")
+                })?
+            }
             _ => {
                 let c = crate::ceiling::from_stream_doc(label, doc).map_err(|e| {
                     format!("{e} (expected a `mem stream --json` or `mem matrix --json` document)")
@@ -218,18 +223,11 @@ pub fn target_bandwidth(
     })
 }
 
-fn matrix_local_mean(doc: &serde_json::Value) -> Option<f64> {
-    let rows = doc["matrix"]["bandwidth_gb_per_s"].as_array()?;
-    let diag: Vec<f64> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| r.as_array().and_then(|c| c.get(i)).and_then(|v| v.as_f64()))
-        .collect::<Option<Vec<f64>>>()?;
-    (!diag.is_empty()
-        && rows
-            .iter()
-            .all(|r| r.as_array().is_some_and(|c| c.len() == rows.len())))
-    .then(|| diag.iter().sum::<f64>() / diag.len() as f64)
+/// The mean of a square bandwidth matrix's local (diagonal) cells.
+fn matrix_local_mean(m: &mem::NodeMatrix) -> Option<f64> {
+    let rows = &m.bandwidth_gb_per_s;
+    (!rows.is_empty() && rows.iter().all(|r| r.len() == rows.len()))
+        .then(|| (0..rows.len()).map(|i| rows[i][i]).sum::<f64>() / rows.len() as f64)
 }
 
 /// One held-out point: measured and predicted times relative to one thread.
