@@ -247,6 +247,17 @@ fn check_launched_sweep(dir: &Path, launcher: &str) {
         assert_eq!(run["ranks"]["check"]["all_inside_plan"], true, "{run}");
         assert_eq!(run["placement_check"]["inside_plan"], true, "{run}");
     }
+    // The analysis gives the hyper-threading-doubling finding, like mpi-check.
+    let text = std::fs::read_to_string(dir.join("report/analysis.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let findings = v["results"][0]["analysis"]["findings"].as_array().unwrap();
+    let doubling: Vec<&str> = findings
+        .iter()
+        .filter_map(|f| f["title"].as_str())
+        .filter(|t| t.contains("two per core"))
+        .collect();
+    assert_eq!(doubling.len(), 1, "{findings:?}");
+    println!("sweep through {launcher}: {}", doubling[0]);
 }
 
 /// `sweep --launcher` arguments: FT class S at one and two ranks per core, one run

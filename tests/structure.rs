@@ -236,7 +236,7 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
     // cannot creep back up; a new command's printing may raise the ratchet, never
     // past the goal.
     const CMD_LINES_GOAL: usize = 1_200;
-    const CMD_LINES_NOW: usize = 1000;
+    const CMD_LINES_NOW: usize = 996;
     assert!(
         total < CMD_LINES_GOAL,
         "src/cmd/ has {total} lines (issue 13: under {CMD_LINES_GOAL})"

@@ -1,17 +1,17 @@
 //! One module per subcommand, or per family of them (`kernels`: graph, npb, tpch,
-//! sync; `machine`: topo, place; `mem`; `analyze`: analyze, report, compare); each
-//! takes its parsed arguments and returns an exit code.
+//! sync; `machine`: topo, place; `other_machines`: import, predict; `mem`;
+//! `analyze`: analyze, report, compare); each takes its parsed arguments and returns
+//! an exit code.
 //! Command modules never call each other: what they share lives in [`crate::shared`]
 //! or in the libraries.
 
 pub mod analyze;
 mod docs;
-mod import;
 mod kernels;
 mod machine;
 pub mod mem;
 mod mpi;
-mod predict;
+mod other_machines;
 mod sweep;
 mod tour;
 mod workload_child;
@@ -34,8 +34,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Sweep(args)) => sweep::run(&args),
         Some(Command::Mem(cmd)) => mem::run(&cmd),
         Some(Command::Analyze(args)) => analyze::run_analyze(&args),
-        Some(Command::Import(args)) => import::run(&args),
-        Some(Command::Predict(args)) => predict::run(&args),
+        Some(Command::Import(args)) => other_machines::import(&args),
+        Some(Command::Predict(args)) => other_machines::predict(&args),
         Some(Command::Report(args)) => analyze::run_report(&args),
         Some(Command::Compare(args)) => analyze::run_compare(&args),
         Some(Command::Npb(cmd)) => kernels::npb(&cmd),

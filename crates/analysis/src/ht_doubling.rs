@@ -5,7 +5,10 @@
 //! is the ratio of the medians of the program's figure of merit (higher is better,
 //! Mop/s for NAS kernels) over the verified runs at each count.
 
+use std::collections::BTreeMap;
+
 use scalescope_results::ranks::LaunchCheck;
+use scalescope_results::store::{Header, RunRecord, RunStatus};
 
 /// The median of finite values; `None` when there is none.
 fn median(values: &[f64]) -> Option<f64> {
@@ -94,6 +97,65 @@ pub fn doublings(launches: &[LaunchCheck]) -> Vec<Doubling> {
     out
 }
 
+/// The doublings of a sweep through a launcher (`sweep --launcher`): for each
+/// placement and node count, the points at N and 2N ranks per node, over the
+/// measured runs that ended ok (verified, for a program that reports a verdict),
+/// with the first figure the runs report (Mop/s for NAS kernels).
+pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doubling> {
+    if header.plan.launch.is_none() {
+        return Vec::new();
+    }
+    let program = header
+        .command
+        .argv
+        .iter()
+        .map(|a| a.rsplit('/').next().unwrap_or(a))
+        .collect::<Vec<_>>()
+        .join(" ");
+    // (placement, nodes, ranks per node) -> (figure, values)
+    let mut groups: BTreeMap<(String, usize, usize), (String, Vec<f64>)> = BTreeMap::new();
+    for r in records
+        .iter()
+        .filter(|r| !r.warmup && r.status == RunStatus::Ok)
+    {
+        let (Some(ranks), Some((name, value))) = (&r.ranks, r.metrics.iter().next()) else {
+            continue;
+        };
+        let key = (
+            r.point.placement.to_string(),
+            ranks.nodes,
+            ranks.ranks_per_node,
+        );
+        let entry = groups
+            .entry(key)
+            .or_insert_with(|| (name.clone(), Vec::new()));
+        if &entry.0 == name {
+            entry.1.push(*value);
+        }
+    }
+    let mut out = Vec::new();
+    for ((placement, nodes, n), (figure, base)) in &groups {
+        let Some((f2, doubled)) = groups.get(&(placement.clone(), *nodes, 2 * n)) else {
+            continue;
+        };
+        let (Some(b), Some(d)) = (median(base), median(doubled)) else {
+            continue;
+        };
+        if f2 == figure && b > 0.0 {
+            out.push(Doubling {
+                workload: format!("{program} ({placement}, {nodes} nodes)"),
+                figure: figure.clone(),
+                base_ranks: *n,
+                base_median: b,
+                doubled_median: d,
+                gain: d / b,
+                runs_each: (base.len(), doubled.len()),
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -156,6 +218,104 @@ mod tests {
         assert_eq!(d[0].base_ranks, 16);
         assert!((d[0].gain - 1.4).abs() < 1e-12);
         assert!(d[0].sentence().contains("+40%"), "{}", d[0].sentence());
+    }
+
+    /// A launched sweep: N ranks per node at `rpn`, each run's mops, ok or not.
+    fn sweep(points: &[(usize, &[f64], bool)]) -> (Header, Vec<RunRecord>) {
+        use scalescope_place::{MemPolicy, Strategy};
+        use scalescope_results::plan::Plan;
+        use scalescope_results::ranks::{LaunchPlan, RunRanks};
+        let topo = scalescope_topo::Source::Synthetic("package:1 core:2 pu:1".into())
+            .load()
+            .unwrap();
+        let record = |rpn: usize, m: f64, ok: bool| -> RunRecord {
+            let v = serde_json::json!({
+                "threads": rpn, "placement": "compact", "mem": "first-touch",
+                "rep": 0, "warmup": false, "thread_cpus": [], "started_unix_secs": 0.0,
+                "wall_secs": 1.0, "user_secs": null, "sys_secs": null, "max_rss_bytes": null,
+                "status": if ok { "ok" } else { "failed" }, "exit_code": 0, "signal": null,
+                "error": null, "metrics": {"mops": m}, "placement_check": null,
+                "stdout_log": null, "stderr_log": null,
+            });
+            let mut r: RunRecord = serde_json::from_value(v).unwrap();
+            r.ranks = Some(RunRanks {
+                launcher: "srun".into(),
+                hosts: vec!["n1".into()],
+                nodes: 1,
+                ranks_per_node: rpn,
+                threads_per_rank: 1,
+                command: String::new(),
+                check: None,
+            });
+            r
+        };
+        let records = points
+            .iter()
+            .flat_map(|(rpn, ms, ok)| ms.iter().map(move |m| record(*rpn, *m, *ok)))
+            .collect();
+        let header = Header {
+            schema: "scalescope.results".into(),
+            schema_version: 3,
+            scalescope_version: "test".into(),
+            started_unix_secs: 0.0,
+            command: scalescope_results::store::CommandSpec {
+                kind: "external".into(),
+                argv: vec!["/opt/scalescope-mpi-nas".into(), "ep".into(), "B".into()],
+                shell: false,
+                workload: None,
+                params: Default::default(),
+                env: vec![],
+                metrics: vec![],
+            },
+            plan: Plan {
+                threads: points.iter().map(|p| p.0).collect(),
+                placements: vec![Strategy::Compact],
+                mems: vec![MemPolicy::FirstTouch],
+                reps: 3,
+                warmup: 0,
+                options: Default::default(),
+                order: Default::default(),
+                launch: Some(LaunchPlan {
+                    launcher: "srun".into(),
+                    program: "srun".into(),
+                    extra_args: vec![],
+                    hosts: vec!["n1".into()],
+                    ranks_per_node: vec!["16".into(), "32".into()],
+                    threads_per_rank: 1,
+                }),
+            },
+            timeout_secs: None,
+            kill_grace_secs: None,
+            machine: scalescope_results::fingerprint::Fingerprint::read(
+                std::path::Path::new("/nonexistent"),
+                &topo,
+            ),
+        };
+        (header, records)
+    }
+
+    #[test]
+    fn a_launched_sweep_gives_the_doubling_over_its_ok_runs() {
+        let (h, r) = sweep(&[
+            (16, &[100.0, 90.0, 110.0], true),
+            (32, &[140.0, 135.0, 150.0], true),
+            (32, &[1.0], false),
+        ]);
+        let d = doublings_in_sweep(&h, &r);
+        assert_eq!(d.len(), 1);
+        assert!((d[0].gain - 1.4).abs() < 1e-12, "{:?}", d[0]);
+        assert_eq!(d[0].runs_each, (3, 3));
+        let s = d[0].sentence();
+        assert!(
+            s.starts_with("scalescope-mpi-nas ep B (compact, 1 nodes): 32 ranks"),
+            "{s}"
+        );
+        // Without a launch, or without the doubled point, no finding.
+        let mut direct = h.clone();
+        direct.plan.launch = None;
+        assert!(doublings_in_sweep(&direct, &r).is_empty());
+        let (h, r) = sweep(&[(16, &[100.0], true), (24, &[140.0], true)]);
+        assert!(doublings_in_sweep(&h, &r).is_empty());
     }
 
     #[test]

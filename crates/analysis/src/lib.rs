@@ -265,6 +265,16 @@ pub fn analyze_with(
         ceilings,
     );
     evidence_findings::add(&mut findings, &curves, &evidence);
+    findings.extend(
+        ht_doubling::doublings_in_sweep(header, records)
+            .iter()
+            .map(|d| {
+                let mut f =
+                    finding::Finding::new(finding::FindingKind::SmtYield, "info", d.sentence());
+                f.boundary = finding::Boundary::Smt;
+                f
+            }),
+    );
     Analysis {
         schema_version: ANALYSIS_SCHEMA_VERSION,
         machine: topo.summary(),

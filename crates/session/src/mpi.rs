@@ -135,6 +135,20 @@ pub fn launch_plan(
     s: &LaunchSettings,
     topo: &Topology,
 ) -> Result<(LaunchPlan, Vec<usize>), SessionError> {
+    // A sweep's setting errors name the field; the command adds the dashes.
+    launch_plan_flagged(s, topo).map_err(|e| match e {
+        SessionError::Setting { field, detail } => SessionError::Setting {
+            field: field.trim_start_matches("--"),
+            detail,
+        },
+        e => e,
+    })
+}
+
+fn launch_plan_flagged(
+    s: &LaunchSettings,
+    topo: &Topology,
+) -> Result<(LaunchPlan, Vec<usize>), SessionError> {
     let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
     let hosts = hosts_of(s.nodes.as_deref(), s.hostfile.as_ref())?;
     let mut totals: Vec<usize> = values_of(&s.ranks_per_node)?

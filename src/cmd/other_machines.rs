@@ -1,15 +1,19 @@
-//! `scalescope import`: a CSV measured elsewhere becomes a results directory (the
-//! parsing and the header live in the results crate).
+//! The commands about a machine other than this one, named by `--synthetic`,
+//! `--hwloc-xml` or `--sysfs-root`: `scalescope import` (a CSV measured there becomes
+//! a results directory; the parsing and the header live in the results crate) and
+//! `scalescope predict` (the request from the flags, the prediction for that machine
+//! printed as text or JSON, and its report section written when asked).
 
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use scalescope_results::import::{check_fits, header, parse_csv, ImportOptions};
 use scalescope_results::store::ResultsStore;
+use scalescope_session::predict::{prediction, Request};
 
-use crate::cli::ImportArgs;
+use crate::cli::{ImportArgs, PredictArgs};
 
-pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
+pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     let s = &args.source;
     if s.synthetic.is_none() && s.hwloc_xml.is_none() && s.sysfs_root.is_none() {
         bail!("the machine the curve was measured on is needed: give --synthetic SPEC, --hwloc-xml FILE or --sysfs-root DIR");
@@ -49,5 +53,30 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         imported.plan.threads.len(),
         topo.summary()
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn predict(args: &PredictArgs) -> anyhow::Result<ExitCode> {
+    let s = &args.source;
+    let named = s.sysfs_root.is_some() || s.hwloc_xml.is_some() || s.synthetic.is_some();
+    let p = prediction(&Request {
+        from: args.from.clone(),
+        to: args.to.clone(),
+        source: named.then(|| crate::shared::source_of(s)),
+        ceilings: args.ceilings.clone(),
+        node_gbps: args.node_gbps,
+        from_ceilings: args.from_ceilings.clone(),
+        basis: args.basis.clone(),
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&p)?);
+    } else {
+        print!("{}", scalescope_report::predict::text(&p));
+    }
+    if let Some(dir) = &args.out {
+        let section = scalescope_report::predict::section(&p, "");
+        let index = scalescope_report::html::write_dir(&[], &[section], dir)?;
+        eprintln!("report: {}", index.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
