@@ -310,7 +310,11 @@ pub fn stream_text(
         human(3 * s.array_bytes),
         s.ntimes.saturating_sub(1),
         if s.nt { ", non-temporal stores" } else { "" },
-        crate::mem::stream_table(&r.detail["kernels"], names),
+        crate::mem::stream_table(
+            // The workload's own detail; a report without kernels shows NaN rows.
+            &serde_json::from_value(r.detail["kernels"].clone()).unwrap_or_default(),
+            names
+        ),
         evidence_and_verdict(evidence, &r.verification, ""),
     )
 }

@@ -4,9 +4,11 @@
 //! and core-to-core latency as heatmaps, the latency ladder as a curve with the cache
 //! sizes shaded.
 
+use std::collections::BTreeMap;
+
 use scalescope_analysis::hops::HopInference;
 use scalescope_results::mem::{
-    self, C2cDocument, CacheSize, LatencyDocument, MatrixDocument, MemDocError,
+    self, C2cDocument, CacheSize, LatencyDocument, MatrixDocument, MemDocError, StreamKernel,
 };
 use serde_json::Value;
 
@@ -398,22 +400,22 @@ pub fn ladder_text(cpu: u32, rungs: &[(u64, f64)], caches: &[(u8, u64)]) -> Stri
     out
 }
 
-/// The STREAM kernels of a `mem stream` report's `detail.kernels` as a table
-/// (GB/s, best, average and worst seconds per kernel, in `names` order).
-pub fn stream_table(kernels: &Value, names: &[&str]) -> String {
+/// The STREAM kernels of a `mem stream` run as a table (GB/s, best, average and
+/// worst seconds per kernel, in `names` order; NaN for a kernel it lacks).
+pub fn stream_table(kernels: &BTreeMap<String, StreamKernel>, names: &[&str]) -> String {
     let mut out = format!(
         "{:<8} {:>12} {:>12} {:>12} {:>12}\n",
         "kernel", "GB/s", "best s", "avg s", "max s"
     );
     for name in names {
-        let k = &kernels[name];
-        let f = |key: &str| k[key].as_f64().unwrap_or(f64::NAN);
+        let k = kernels.get(*name);
+        let f = |v: fn(&StreamKernel) -> f64| k.map_or(f64::NAN, v);
         out += &format!(
             "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}\n",
-            f("gb_per_s"),
-            f("best_secs"),
-            f("avg_secs"),
-            f("max_secs")
+            f(|k| k.gb_per_s),
+            f(|k| k.best_secs),
+            f(|k| k.avg_secs),
+            f(|k| k.max_secs)
         );
     }
     out
