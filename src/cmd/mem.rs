@@ -48,7 +48,7 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     };
     let m = mem::matrix::measure(&topo, &cfg)?;
     let virt = Source::Live.virtualization();
-    let mut doc = MatrixDocument::<HopInference>::new(&topo.summary(), virt, doc_mem::part(&m)?);
+    let mut doc = MatrixDocument::<HopInference>::new(&topo.summary(), virt, m);
     // The same inference `analyze matrix.json` runs on the file later.
     let (bw_hops, lat_hops) = scalescope_analysis::matrix_doc::infer_matrix(&doc)?;
     if args.json {
@@ -58,13 +58,13 @@ fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!("{}\n", topo.summary());
-    print_matrices(&m);
+    print_matrices(&doc.matrix);
     if doc.note.is_some() {
         println!("\n1x1 matrix: this machine has one NUMA node, so there is no remote memory to compare and no hop structure to infer.");
         return Ok(ExitCode::SUCCESS);
     }
     for (what, h) in [("bandwidth", &bw_hops), ("latency", &lat_hops)] {
-        print!("{}", report_mem::hops_text(what, h, &m.cpu_nodes));
+        print!("{}", report_mem::hops_text(what, h, &doc.matrix.cpu_nodes));
     }
     Ok(ExitCode::SUCCESS)
 }

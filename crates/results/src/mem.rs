@@ -1,7 +1,9 @@
 //! The memory measurements' documents (`mem stream|matrix|latency|c2c --json`) as
 //! types: what the commands write and what `analyze`, `predict` and `report` read
-//! back (schema in docs/json.md, "Memory documents"). The measured parts mirror the
-//! workloads' results in their serde form, so this crate depends on no workload; the
+//! back (schema in docs/json.md, "Memory documents"). The node matrix is the type the
+//! workloads measure into; the latency rungs and core-to-core pairs mirror theirs
+//! in serde form (theirs use machine types: `usize`, a relation enum), so this
+//! crate depends on no workload; the
 //! matrix document's hop inferences are a type parameter, filled in by the analysis
 //! that owns them. Reading checks the `kind` first and names it; a value of the
 //! wrong shape is named by its path in the document.

@@ -36,24 +36,9 @@ pub struct MatrixConfig {
     pub threads_per_node: Option<usize>,
 }
 
-/// The measured matrices: rows are CPU nodes, columns memory nodes.
-#[derive(Debug, Clone, Serialize)]
-pub struct MemMatrix {
-    pub cpu_nodes: Vec<u32>,
-    pub memory_nodes: Vec<u32>,
-    pub bandwidth_gb_per_s: Vec<Vec<f64>>,
-    pub latency_ns: Vec<Vec<f64>>,
-    /// Every pass of every bandwidth cell, GB/s.
-    pub bandwidth_samples: Vec<Vec<Vec<f64>>>,
-    /// Every chase of every latency cell, ns.
-    pub latency_samples: Vec<Vec<Vec<f64>>>,
-    /// Fraction of each bandwidth buffer's pages found on the asked node (None:
-    /// numa_maps unavailable).
-    pub placement_verified: Vec<Vec<Option<f64>>>,
-    /// The firmware's SLIT distances between the same nodes (empty if none).
-    pub slit: Vec<Vec<u32>>,
-    pub threads_per_node: Vec<usize>,
-}
+/// The measured matrices (rows CPU nodes, columns memory nodes): the results
+/// crate's type, so the `mem matrix` document carries them as measured.
+pub use scalescope_results::mem::NodeMatrix as MemMatrix;
 
 fn io_err(what: &str, e: std::io::Error) -> WorkloadError {
     WorkloadError::BadParam {
