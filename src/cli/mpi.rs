@@ -54,14 +54,16 @@ impl MpiCheckArgs {
     /// The session's settings, as given.
     pub fn settings(&self) -> scalescope_session::mpi::MpiSettings {
         scalescope_session::mpi::MpiSettings {
-            launcher: self.launcher.clone(),
-            launcher_path: self.launcher_path.clone(),
-            launcher_args: self.launcher_arg.clone(),
-            ranks_per_node: self.ranks_per_node.clone(),
-            threads_per_rank: self.threads_per_rank,
+            launch: scalescope_session::mpi::LaunchSettings {
+                launcher: self.launcher.clone(),
+                launcher_path: self.launcher_path.clone(),
+                launcher_args: self.launcher_arg.clone(),
+                ranks_per_node: self.ranks_per_node.clone(),
+                threads_per_rank: self.threads_per_rank,
+                nodes: self.nodes.clone(),
+                hostfile: self.hostfile.clone(),
+            },
             strategy: self.strategy.clone(),
-            nodes: self.nodes.clone(),
-            hostfile: self.hostfile.clone(),
             timeout: std::time::Duration::from_secs(self.timeout),
             reps: self.reps,
             program: self.program.clone(),

@@ -18,17 +18,12 @@ use scalescope_topo::Topology;
 
 use crate::SessionError;
 
-/// What `mpi-check` was asked, as given on the command line.
+/// What `mpi-check` was asked, as given on the command line: a launch like a
+/// sweep's, and what to run and check.
 #[derive(Debug, Clone)]
 pub struct MpiSettings {
-    pub launcher: String,
-    pub launcher_path: Option<String>,
-    pub launcher_args: Vec<String>,
-    pub ranks_per_node: Vec<String>,
-    pub threads_per_rank: usize,
+    pub launch: LaunchSettings,
     pub strategy: String,
-    pub nodes: Option<String>,
-    pub hostfile: Option<PathBuf>,
     pub timeout: Duration,
     pub reps: usize,
     pub program: Vec<String>,
@@ -52,9 +47,7 @@ pub fn check(
     s: &MpiSettings,
     each: impl FnMut(&LaunchCheck),
 ) -> Result<MpiCheck, SessionError> {
-    let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
-    let hosts = hosts_of(s.nodes.as_deref(), s.hostfile.as_ref())?;
-    let values = values_of(&s.ranks_per_node)?;
+    let l = Launch::of(&s.launch)?;
     let strategy: Strategy = s
         .strategy
         .parse()
@@ -63,15 +56,12 @@ pub fn check(
             detail: e.to_string(),
         })?;
     let req = CheckRequest {
-        launcher,
-        program: s
-            .launcher_path
-            .clone()
-            .unwrap_or_else(|| launcher.to_string()),
-        extra_args: s.launcher_args.clone(),
-        hosts,
-        values,
-        threads_per_rank: s.threads_per_rank,
+        launcher: l.launcher,
+        program: l.program,
+        extra_args: s.launch.launcher_args.clone(),
+        hosts: l.hosts,
+        values: l.values,
+        threads_per_rank: s.launch.threads_per_rank,
         strategy,
         timeout: s.timeout,
         probe: probe_argv()?,
@@ -83,6 +73,30 @@ pub fn check(
     let doublings = scalescope_analysis::ht_doubling::doublings(&doc.launches);
     doc.findings = doublings.iter().map(|d| d.sentence()).collect();
     Ok(doc)
+}
+
+/// A launch's settings read: the launcher, the program that starts it (its path
+/// if given), the hosts and the ranks-per-node values.
+struct Launch {
+    launcher: Launcher,
+    program: String,
+    hosts: Vec<String>,
+    values: Vec<RanksPerNode>,
+}
+
+impl Launch {
+    fn of(s: &LaunchSettings) -> Result<Launch, SessionError> {
+        let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
+        Ok(Launch {
+            launcher,
+            program: s
+                .launcher_path
+                .clone()
+                .unwrap_or_else(|| launcher.to_string()),
+            hosts: hosts_of(s.nodes.as_deref(), s.hostfile.as_ref())?,
+            values: values_of(&s.ranks_per_node)?,
+        })
+    }
 }
 
 /// The hosts: `--nodes`, a hostfile, `SLURM_JOB_NODELIST`, else this machine.
@@ -149,21 +163,18 @@ fn launch_plan_flagged(
     s: &LaunchSettings,
     topo: &Topology,
 ) -> Result<(LaunchPlan, Vec<usize>), SessionError> {
-    let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
-    let hosts = hosts_of(s.nodes.as_deref(), s.hostfile.as_ref())?;
-    let mut totals: Vec<usize> = values_of(&s.ranks_per_node)?
+    let l = Launch::of(s)?;
+    let mut totals: Vec<usize> = l
+        .values
         .iter()
-        .map(|v| v.resolve(topo) * hosts.len())
+        .map(|v| v.resolve(topo) * l.hosts.len())
         .collect();
     totals.dedup();
     let plan = LaunchPlan {
-        launcher: launcher.to_string(),
-        program: s
-            .launcher_path
-            .clone()
-            .unwrap_or_else(|| launcher.to_string()),
+        launcher: l.launcher.to_string(),
+        program: l.program,
         extra_args: s.launcher_args.clone(),
-        hosts,
+        hosts: l.hosts,
         ranks_per_node: s.ranks_per_node.clone(),
         threads_per_rank: s.threads_per_rank.max(1),
     };
