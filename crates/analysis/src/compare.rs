@@ -10,7 +10,7 @@ use crate::stats::summarize;
 use scalescope_results::plan::Point;
 use scalescope_results::store::{Header, RunRecord, RunStatus};
 
-use crate::welch::welch_t_test;
+use crate::stats::welch_t_test;
 use crate::Basis;
 
 /// One point measured in both.

@@ -156,11 +156,26 @@ pub(crate) fn curve(
         perf: &perf,
         boundaries: &boundaries,
     });
-    let knees = found
+    let implied = crate::predict::implied::implied_knees(
+        &crate::predict::implied::Curve {
+            topo,
+            placement: pl,
+            threads: &threads,
+            perf: &perf,
+            breaks: &breaks,
+        },
+        &found.knees,
+    );
+    let mut knees: Vec<AttributedKnee> = found
         .knees
         .into_iter()
         .map(|k| attribute(k, &events))
         .collect();
+    knees.extend(implied.into_iter().map(|(k, by)| AttributedKnee {
+        implied_by: Some(by),
+        ..attribute(k, &events)
+    }));
+    knees.sort_by_key(|k| k.knee.threads);
     Some(Curve {
         placement: pl.clone(),
         mem: mem.clone(),
@@ -217,5 +232,6 @@ fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
             .map_or(Boundary::None, |e| boundary_of(&e.kind)),
         cause,
         knee,
+        implied_by: None,
     }
 }

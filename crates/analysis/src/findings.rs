@@ -12,6 +12,7 @@ use crate::ceiling::{self, Ceiling};
 use crate::curve::boundary_of;
 use crate::events::EventKind;
 use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::predict::implied::MechanismFit;
 use crate::quality::Quality;
 use crate::{AttributedKnee, Basis, Curve, CurvePoint, PlacementComparison, SmtYield};
 
@@ -325,7 +326,50 @@ fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
             },
         ));
     }
+    if let Some(by) = &k.implied_by {
+        implied_evidence(&mut f, kn, by);
+    }
     f
+}
+
+/// A knee implied by the whole-curve mechanism model: the parameters it rests on
+/// and the tests the model passed, and what would decide it locally.
+fn implied_evidence(f: &mut Finding, kn: &crate::knee::Knee, by: &MechanismFit) {
+    f.title
+        .push_str(" (implied by the mechanism model fitted to the whole curve)");
+    let params: Vec<String> = by
+        .params
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {:.3} [{:.3}, {:.3}]",
+                p.name, p.value, p.ci95.0, p.ci95.1
+            )
+        })
+        .collect();
+    f.evidence.push(Evidence::new(
+        format!(
+            "implied by the mechanism model fitted to every point: {}; lack of fit F = {:.2} ({}, {} df), p = {:.2}; AICc {:.1} against {} {:.1}",
+            params.join(", "),
+            by.lack_of_fit_f,
+            by.lack_of_fit_df.0,
+            by.lack_of_fit_df.1,
+            by.lack_of_fit_p,
+            by.aicc,
+            by.beaten,
+            by.beaten_aicc
+        ),
+        EvidenceItem::Fit {
+            model: "mechanism".into(),
+            params: by.params.iter().map(|p| (p.name.clone(), p.value)).collect(),
+            aicc: Some(by.aicc),
+            r_squared: by.r_squared,
+        },
+    ));
+    f.check = Some(format!(
+        "the bend rests on parameters measured elsewhere on the curve; more repetitions at {} and {} and a point between them would let the local test confirm or refute it",
+        kn.threads, kn.next_threads
+    ));
 }
 
 /// Advice whose premise is the measured topology event itself.

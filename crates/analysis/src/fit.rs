@@ -102,7 +102,7 @@ fn wsse(pts: &[FitPoint], w: &[f64], model: impl Fn(f64) -> f64) -> f64 {
 }
 
 /// R^2 of `model` against the observed speedups (unweighted).
-fn r_squared(pts: &[FitPoint], model: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn r_squared(pts: &[FitPoint], model: impl Fn(f64) -> f64) -> f64 {
     let mean = pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64;
     let ss_tot: f64 = pts.iter().map(|p| (p.1 - mean).powi(2)).sum();
     let ss_res: f64 = pts.iter().map(|p| (p.1 - model(p.0)).powi(2)).sum();
@@ -207,7 +207,7 @@ pub fn fit_usl(pts: &[FitPoint]) -> Option<UslFit> {
 }
 
 /// Solves the normal equations `a x = b` (Gaussian elimination, partial pivoting).
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+pub(crate) fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     let n = b.len();
     for c in 0..n {
         let piv = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
@@ -273,6 +273,12 @@ fn aicc(n: usize, k: usize, wsse: f64) -> Option<f64> {
     (n > k + 1).then(|| {
         nf * (wsse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
     })
+}
+
+/// The AICc of a model with `k` parameters on the points, scored as every
+/// candidate of [`choose`] is (so it can compete with them).
+pub(crate) fn aicc_of(pts: &[FitPoint], k: usize, model: impl Fn(f64) -> f64) -> Option<f64> {
+    aicc(pts.len(), k, wsse(pts, &weights(pts), model))
 }
 
 fn sign_runs(res: &[f64]) -> usize {

@@ -25,7 +25,6 @@ pub mod predict;
 pub mod quality;
 pub mod stats;
 pub mod summary;
-pub mod welch;
 
 use std::collections::BTreeMap;
 
@@ -147,6 +146,10 @@ pub struct AttributedKnee {
     /// `coincides` (inside the interval) or `none`.
     pub attribution: String,
     pub boundary: Boundary,
+    /// Set when the knee is implied by the mechanism model fitted to the whole
+    /// curve rather than found by the local test (docs/ANALYSIS.md, Knees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implied_by: Option<predict::implied::MechanismFit>,
 }
 
 /// Speedup against thread count for one placement and memory policy.

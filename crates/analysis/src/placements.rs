@@ -143,7 +143,7 @@ fn compare_at(
     };
     let ((best, bv), (worst, wv)) = (by(true)?, by(false)?);
     let (ratio, ci95, _) = boot::interval(&[wv.clone(), bv.clone()], t as u64, |m| m[1] / m[0]);
-    let p_value = crate::welch::welch_t_test(&bv, &wv).map(|w| w.p_value);
+    let p_value = crate::stats::welch_t_test(&bv, &wv).map(|w| w.p_value);
     Some(PlacementComparison {
         threads: t,
         mem: mem.clone(),

@@ -154,6 +154,9 @@ struct Tally {
     visible_attributed: usize,
     high_single_rep: usize,
     curves: usize,
+    /// Knees implied by the whole-curve mechanism model, and those attributed right.
+    implied: usize,
+    implied_right: usize,
 }
 
 /// Whether a detected knee (threads, next) shows truth k (a change between k and
@@ -184,17 +187,25 @@ fn score(a: &Analysis, truth: &[Truth], grid: &[usize], tally: &mut Tally) {
             tally.detected_at_truth += 1;
         } else if std::env::var_os("CORPUS_FP").is_some() {
             eprintln!(
-                "FP {} knee {} {:?} {} change {:.2}; truth {:?}",
+                "FP {} knee {}{} {:?} {} change {:.2}; truth {:?}",
                 a.machine,
                 k.knee.threads,
+                if k.implied_by.is_some() {
+                    " (implied)"
+                } else {
+                    ""
+                },
                 k.boundary,
                 k.knee.confidence.label,
                 k.knee.change,
                 truth.iter().map(|t| t.k).collect::<Vec<_>>()
             );
         }
-        if real.iter().any(|t| t.boundaries.contains(&k.boundary)) {
-            tally.attributed_right += 1;
+        let right = real.iter().any(|t| t.boundaries.contains(&k.boundary));
+        tally.attributed_right += usize::from(right);
+        if k.implied_by.is_some() {
+            tally.implied += 1;
+            tally.implied_right += usize::from(right);
         }
     }
     for t in &big {
@@ -314,6 +325,8 @@ fn add(all: &mut Tally, t: &Tally) {
     all.visible += t.visible;
     all.visible_attributed += t.visible_attributed;
     all.curves += t.curves;
+    all.implied += t.implied;
+    all.implied_right += t.implied_right;
 }
 
 /// The corpus at every noise level for `seeds`; the total.
@@ -322,32 +335,39 @@ fn table(name: &str, seeds: std::ops::Range<u64>) -> Tally {
     eprintln!("| reps, CV | curves | true knees >= 15% | knees reported | detection precision | detection recall | attribution precision | attribution recall | of them >= 15% of the mean slope | attribution recall there |");
     eprintln!("|---|---|---|---|---|---|---|---|---|---|");
     let mut all = Tally::default();
+    let mut short = Vec::new();
     for (reps, cv) in [(3, 0.02), (3, 0.05), (5, 0.02), (5, 0.05)] {
         let t = corpus(&[reps], &[cv], seeds.clone());
         let r = print(&format!("{reps}, {:.0}%", cv * 100.0), &t);
-        assert!(
-            r.att_p >= 0.9,
-            "{name}: attribution precision {:.3} at {reps} reps {cv}: {t:?}",
-            r.att_p
-        );
+        if r.att_p < 0.9 {
+            short.push(format!(
+                "precision {:.3} at {reps} reps {cv}: {t:?}",
+                r.att_p
+            ));
+        }
         add(&mut all, &t);
     }
     print("all", &all);
+    eprintln!(
+        "{name}: {} of the knees implied by the mechanism model, {} attributed right",
+        all.implied, all.implied_right
+    );
+    // The whole table is printed before any level fails it.
+    assert!(short.is_empty(), "{name}: attribution {short:?}");
     all
 }
 
-/// Attribution recall the detector must keep (a regression floor). Issue 16's bar
-/// is 0.8; the detector reaches about 0.78 on both seed sets and the misses that
-/// remain are mostly bends the boundary design cannot resolve at 2-5% CV
-/// (docs/ANALYSIS.md lists them), so the bar itself is reported, not asserted.
-const RECALL_FLOOR: f64 = 0.75;
+/// Issue 16's bar for attribution recall over every knee of >= 15%, over all four
+/// noise levels of a seed set (the local test with the knees the whole-curve
+/// mechanism model implies; docs/ANALYSIS.md).
+const RECALL_FLOOR: f64 = 0.8;
 
 /// Issue 16's acceptance on the seeds the detector was studied on and on held-out
 /// seeds it never saw. A true knee is a change of the per-thread slope of the
 /// noise-free speedup of at least 15% of the slope before it (`Truth::change`).
 /// Attribution precision >= 0.9 at every noise level and overall; attribution
-/// recall over every such knee is printed against the bar (0.8) and held at
-/// [`RECALL_FLOOR`]; recall over the knees that also change the slope by >= 15% of
+/// recall over every such knee, over the four levels, >= [`RECALL_FLOOR`] (the
+/// bar, 0.8); recall over the knees that also change the slope by >= 15% of
 /// the curve's mean slope (a weaker definition) must reach 0.8.
 #[test]
 fn realistic_noise_meets_the_precision_and_recall_bar() {
@@ -415,5 +435,87 @@ fn straight_curves_rarely_get_a_knee() {
         }
         eprintln!("{reps} reps, CV {cv}: {bent} of 300 straight curves got a knee");
         assert!(bent <= 15, "{reps} reps, CV {cv}: {bent} of 300");
+    }
+}
+
+/// Runs of `speedup` over the boundary design of `topo` (lognormal noise).
+fn records_of(
+    topo: &Topology,
+    reps: usize,
+    cv: f64,
+    seed: u64,
+    speedup: impl Fn(usize) -> f64,
+) -> Analysis {
+    let threads = design(topo, topo.usable_cpus().len());
+    let h = header(topo, threads, reps);
+    let mut rng = Rng(seed);
+    let sigma = (1.0 + cv * cv).ln().sqrt();
+    let mut records = Vec::new();
+    for point in h.plan.points() {
+        let s = speedup(point.threads);
+        for rep in 0..reps {
+            let noise = (sigma * rng.normal() - sigma * sigma / 2.0).exp();
+            records.push(run(point.clone(), rep, 100.0 / s * noise));
+        }
+    }
+    analyze(&h, &records, &Basis::Time)
+}
+
+/// Where SMT siblings move to the remote node (2 x 8 x 2 at 24) the slope goes
+/// from y to y x r, below the local test's noise; the whole-curve model implies
+/// it from the yield and the remote rate measured elsewhere, and says so.
+#[test]
+fn a_knee_implied_by_the_mechanism_model_names_its_parameters() {
+    let topo = Source::Synthetic(SHAPES[0].into()).load().unwrap();
+    let m = &MECHANISMS[1]; // remote: r = 0.7, y = 0.2
+    let implied: Vec<_> = (0..4)
+        .flat_map(|seed| {
+            let a = records_of(&topo, 5, 0.02, seed, |p| speedup(m, rate(&topo, m, p)));
+            a.findings
+                .into_iter()
+                .filter(|f| f.title.contains("implied by the mechanism model"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!implied.is_empty(), "no implied knee in four curves");
+    for f in &implied {
+        assert_eq!(
+            (f.after_threads, f.boundary),
+            (Some(24), Boundary::None),
+            "{f:?}"
+        );
+        let text: Vec<&str> = f.evidence.iter().map(|e| e.text.as_str()).collect();
+        let fit = text
+            .iter()
+            .find(|t| t.contains("lack of fit"))
+            .expect("fit evidence");
+        assert!(fit.contains("remote") && fit.contains("smt_yield"), "{fit}");
+        assert!(f.check.is_some());
+    }
+}
+
+/// A curve no mechanism of the model produces (a steepening by half at the second
+/// node, as a working set that starts to fit in the caches would give) fails the
+/// lack-of-fit test: nothing is implied.
+#[test]
+fn a_curve_the_model_cannot_describe_implies_nothing() {
+    let topo = Source::Synthetic(SHAPES[0].into()).load().unwrap();
+    let cache = |p: usize| {
+        let p = p as f64;
+        if p <= 8.0 {
+            p
+        } else if p <= 16.0 {
+            8.0 + 1.5 * (p - 8.0)
+        } else {
+            20.0 + 0.3 * (p - 16.0)
+        }
+    };
+    for seed in 0..4 {
+        let a = records_of(&topo, 5, 0.02, seed, cache);
+        assert!(
+            a.curves[0].knees.iter().all(|k| k.implied_by.is_none()),
+            "{:?}",
+            a.curves[0].knees
+        );
     }
 }

@@ -413,10 +413,21 @@ fn aicc(n: usize, free: &Free, sse: f64) -> Option<f64> {
 /// one (a parameter is dropped, back to its starting value, while that lowers the
 /// AICc), so a mechanism the data do not need does not steer the extrapolation.
 pub fn select(points: &[CalPoint], c: &Coverage, start: Params) -> (Free, Fitted) {
+    select_from(points, c, start, start)
+}
+
+/// [`select`] starting the fit at `start` but dropping a parameter back to its
+/// value in `dropped` (e.g. "no such mechanism").
+pub fn select_from(
+    points: &[CalPoint],
+    c: &Coverage,
+    start: Params,
+    dropped: Params,
+) -> (Free, Fitted) {
     let choices = Free::choices(c);
     let all = Free::determinable(c);
     if choices.len() != 1 || choices[0] != all {
-        return fit_best_choice(points, &choices, start);
+        return fit_best_choice(points, &choices, dropped);
     }
     let n = c.distinct_points;
     let (mut free, mut fit) = (all, fit_points(points, &all, start));
@@ -427,7 +438,7 @@ pub fn select(points: &[CalPoint], c: &Coverage, start: Params) -> (Free, Fitted
             .filter(|i| flags[*i])
             .map(|i| {
                 let fewer = Free::from_flags(|j| flags[j] && j != i);
-                let f = fit_points(points, &fewer, reset(fit.params, i, &start));
+                let f = fit_points(points, &fewer, reset(fit.params, i, &dropped));
                 (fewer, f, aicc(n, &fewer, f.sse))
             })
             .min_by(|a, b| a.2.unwrap_or(f64::MAX).total_cmp(&b.2.unwrap_or(f64::MAX)));

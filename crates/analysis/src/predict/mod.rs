@@ -12,8 +12,12 @@
 //! with the measured one; the same held-out points predicted by the USL fitted per
 //! placement on the same lower points (the extrapolation the R `usl` package would
 //! make) for comparison.
+//!
+//! Also the knees the model implies when fitted to one whole curve ([`implied`]),
+//! which `analyze` adds to the local test's.
 
 pub mod calibrate;
+pub mod implied;
 pub mod model;
 pub mod target;
 mod target_text;
