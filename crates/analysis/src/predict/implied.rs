@@ -325,6 +325,44 @@ struct Passed {
     lof: (f64, usize, f64),
 }
 
+/// The model's AICc and R^2 against every model `analyze` fits, all on the same
+/// points: the means' speedups, each weighted by its noise (the pooled CV times
+/// the speedup over the root of its runs). None unless the model has the least.
+fn compete(
+    c: &Curve,
+    points: &[CalPoint],
+    best: &Fitted,
+    k: usize,
+    cv: f64,
+) -> Option<(f64, f64, String, f64)> {
+    let base = mean(c.perf.first()?);
+    let pts: Vec<FitPoint> = c
+        .threads
+        .iter()
+        .zip(c.perf)
+        .map(|(&t, v)| {
+            let s = mean(v) / base;
+            (t as f64, s, cv * s / (v.len() as f64).sqrt())
+        })
+        .collect();
+    let (others, _, _) = fit::choose(&pts, c.threads[0] == 1, c.breaks);
+    let s = Scales::default();
+    let model = |t: f64| {
+        let l = points.iter().find(|p| p.layout.threads as f64 == t);
+        l.map_or(f64::NAN, |l| {
+            best.scale / time(&best.params, &s, &l.layout) / base
+        })
+    };
+    let aicc = fit::aicc_of(&pts, k, model)?;
+    let (beaten, beaten_aicc) = others
+        .candidates
+        .iter()
+        .filter(|m| m.rejected.is_none())
+        .filter_map(|m| Some((m.model.clone(), m.aicc?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    (aicc < beaten_aicc).then(|| (aicc, fit::r_squared(&pts, model), beaten, beaten_aicc))
+}
+
 /// Fits the model and applies the lack-of-fit and AICc tests.
 fn accept(c: &Curve) -> Option<Accepted> {
     let (cv, df) = pooled_cv(c.perf)?;
@@ -356,37 +394,7 @@ fn accept(c: &Curve) -> Option<Accepted> {
         .collect();
     let cs = coords(&free);
     let k = cs.len() + 1;
-    // Every model competes on the same points: the means' speedups, each weighted
-    // by its noise (the pooled CV times the speedup over the root of its runs).
-    let base = mean(c.perf.first()?);
-    let pts: Vec<FitPoint> = c
-        .threads
-        .iter()
-        .zip(c.perf)
-        .map(|(&t, v)| {
-            let s = mean(v) / base;
-            (t as f64, s, cv * s / (v.len() as f64).sqrt())
-        })
-        .collect();
-    let (others, _, _) = fit::choose(&pts, c.threads[0] == 1, c.breaks);
-    let s = Scales::default();
-    let model = |t: f64| {
-        let l = points.iter().find(|p| p.layout.threads as f64 == t);
-        l.map_or(f64::NAN, |l| {
-            best.scale / time(&best.params, &s, &l.layout) / base
-        })
-    };
-    let aicc = fit::aicc_of(&pts, k, model)?;
-    let r_squared = fit::r_squared(&pts, model);
-    let (beaten, beaten_aicc) = others
-        .candidates
-        .iter()
-        .filter(|m| m.rejected.is_none())
-        .filter_map(|m| Some((m.model.clone(), m.aicc?)))
-        .min_by(|a, b| a.1.total_cmp(&b.1))?;
-    if aicc.is_nan() || aicc >= beaten_aicc {
-        return None;
-    }
+    let (aicc, r_squared, beaten, beaten_aicc) = compete(c, &points, &best, k, cv)?;
     let widen = crate::stats::t_quantile(df) / 1.96;
     let draws = draws(&points, &reps, &cs, &best, var, widen)?;
     let params = cs
