@@ -337,6 +337,7 @@ fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
 fn implied_evidence(f: &mut Finding, kn: &crate::knee::Knee, by: &MechanismFit) {
     f.title
         .push_str(" (implied by the mechanism model fitted to the whole curve)");
+    f.advice = Some("where the added threads land changes at this count (a new node, SMT sharing, or siblings on another node); the bend follows from the mechanisms the model measured elsewhere on the curve (the parameters below), not from a local test".into());
     let params: Vec<String> = by
         .params
         .iter()
