@@ -25,7 +25,7 @@ pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
     let mut workload = build(&args.name, &params, &topo)?;
     let pool = Pool::new(&sets, None)?;
-    let report = execute_with(workload.as_mut(), &pool, &args.inputs.inputs())?;
+    let report = execute_with(workload.as_mut(), &pool, &args.inputs())?;
     let figures: Vec<String> = report
         .figures
         .iter()

@@ -126,6 +126,12 @@ pub trait Workload {
     fn answer_slot(&self) -> Option<(AnswerBook, String)> {
         None
     }
+    /// After `prepare`, the token of the cache file it checked in full or wrote
+    /// (a sweep hands it to its runs, [`Inputs::verified`]); `None` where there is
+    /// no such file or it was checked less than fully.
+    fn verified_input(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The shared trial loop without a cache, every run checked.
@@ -199,6 +205,14 @@ pub fn execute_with(
     })
 }
 
+/// What a sweep's preparation of its shared input cost, and the token of the cache
+/// file it checked in full, for its runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prepared {
+    pub setup: SetupCosts,
+    pub verified: Option<String>,
+}
+
 /// Prepares the shared input of the workload `name` once (a sweep does this before
 /// its runs): the cache file and its answers. Returns what was prepared, or `None`
 /// for a workload whose runs share nothing.
@@ -211,7 +225,7 @@ pub fn prepare_inputs(
     topo: &scalescope_topo::Topology,
     inputs: &Inputs,
     pool: &Pool,
-) -> Result<Option<SetupCosts>, WorkloadError> {
+) -> Result<Option<Prepared>, WorkloadError> {
     let mut workload = build(name, params, topo)?;
     workload.use_inputs(inputs);
     if inputs.cache.is_none() || !workload.shares_inputs() {
@@ -220,9 +234,12 @@ pub fn prepare_inputs(
     inputs.create_dir()?;
     let t = Instant::now();
     workload.prepare(pool)?;
-    Ok(Some(SetupCosts {
-        prepare_secs: t.elapsed().as_secs_f64(),
-        ..workload.setup()
+    Ok(Some(Prepared {
+        setup: SetupCosts {
+            prepare_secs: t.elapsed().as_secs_f64(),
+            ..workload.setup()
+        },
+        verified: workload.verified_input(),
     }))
 }
 
