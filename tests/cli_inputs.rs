@@ -76,6 +76,10 @@ fn graph_count_and_the_same_sweep_point_give_one_verdict() {
         let input = r["setup"]["input"].as_str().unwrap();
         assert!(input.starts_with("cache "), "{input}");
         assert!(r["setup"]["load_secs"].as_f64().is_some());
+        // The sweep checked the file in full once; each run, finding it unchanged,
+        // checks its header and offsets only.
+        let check = r["setup"]["input_check"].as_str().unwrap();
+        assert!(check.contains("checked by the sweep"), "{check}");
     }
     // The answer was computed once, beside the cached graph.
     let cache = out.join("inputs");
@@ -105,6 +109,9 @@ fn graph_count_and_the_same_sweep_point_give_one_verdict() {
         .as_str()
         .unwrap()
         .starts_with("cache "));
+    // A command outside a sweep checks the whole file.
+    let check = cached["setup"]["input_check"].as_str().unwrap();
+    assert!(check.starts_with("full"), "{check}");
 }
 
 fn corrupt_the(dir: &Path, ext: &str) -> std::path::PathBuf {

@@ -280,6 +280,19 @@ pub struct WorkloadChildArgs {
     pub params: Vec<(String, String)>,
     #[command(flatten)]
     pub inputs: InputArgs,
+    /// The token of the cache file the sweep checked in full before its runs.
+    #[arg(long, value_name = "TOKEN")]
+    pub verified_input: Option<String>,
+}
+
+impl WorkloadChildArgs {
+    /// The inputs with the sweep's token of the file it checked.
+    pub fn inputs(&self) -> scalescope_workloads::Inputs {
+        scalescope_workloads::Inputs {
+            verified: self.verified_input.clone(),
+            ..self.inputs.inputs()
+        }
+    }
 }
 
 /// Where prepared inputs are cached and which runs are checked (the kernel
@@ -303,6 +316,7 @@ impl InputArgs {
         scalescope_workloads::Inputs {
             cache: self.input_cache.clone(),
             verify: self.verify,
+            verified: None,
         }
     }
 }

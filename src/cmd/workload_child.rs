@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use scalescope_topo::{CpuSet, Source};
-use scalescope_workloads::{build, execute_with, Pool};
+use scalescope_workloads::{build_here, execute_with, Pool};
 
 use crate::cli::WorkloadChildArgs;
 
@@ -22,10 +22,9 @@ pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
         })
         .collect::<anyhow::Result<_>>()?;
     let params: BTreeMap<String, String> = args.params.iter().cloned().collect();
-    let topo = Source::Live.load()?;
-    let mut workload = build(&args.name, &params, &topo)?;
+    let mut workload = build_here(&args.name, &params, || anyhow::Ok(Source::Live.load()?))?;
     let pool = Pool::new(&sets, None)?;
-    let report = execute_with(workload.as_mut(), &pool, &args.inputs.inputs())?;
+    let report = execute_with(workload.as_mut(), &pool, &args.inputs())?;
     let figures: Vec<String> = report
         .figures
         .iter()

@@ -28,9 +28,13 @@ pub fn verdict_line(v: &Verification) -> String {
 pub fn setup_line(s: &SetupCosts) -> String {
     let part = |name: &str, v: Option<f64>| v.map(|v| format!(", {name} {v:.3} s"));
     format!(
-        "set-up: {:.3} s preparing the input ({}{}{}{}), {:.3} s verifying",
+        "set-up: {:.3} s preparing the input ({}{}{}{}{}), {:.3} s verifying",
         s.prepare_secs,
         s.input,
+        s.input_check
+            .as_ref()
+            .map(|c| format!(", checked: {c}"))
+            .unwrap_or_default(),
         part("first-touch", s.first_touch_secs).unwrap_or_default(),
         part("load", s.load_secs).unwrap_or_default(),
         part("build", s.build_secs).unwrap_or_default(),

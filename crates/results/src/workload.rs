@@ -119,6 +119,10 @@ pub struct SetupCosts {
     pub input: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_bytes: Option<u64>,
+    /// Which check the cached input had before use (absent where nothing was
+    /// checked: an input built in memory, or files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_check: Option<String>,
 }
 
 /// What every workload run reports. In JSON the verdict is spelled out three ways

@@ -54,6 +54,7 @@ fn inputs_of(s: &SweepSettings, out: &Path, template: &mut JobTemplate) -> Input
     Inputs {
         cache: Some(dir),
         verify: s.verify,
+        verified: None,
     }
 }
 

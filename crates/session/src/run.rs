@@ -56,7 +56,7 @@ pub struct Finished {
 pub fn prepare_inputs(
     planned: &Planned,
     inputs: &scalescope_workloads::Inputs,
-) -> Result<Option<scalescope_results::workload::SetupCosts>, SessionError> {
+) -> Result<Option<scalescope_workloads::Prepared>, SessionError> {
     let command = &planned.header.command;
     let Some(name) = &command.workload else {
         return Ok(None);
@@ -80,6 +80,21 @@ pub fn prepare_inputs(
     )?)
 }
 
+/// Tells every workload run the token of the input its sweep just checked in full
+/// (`--verified-input`), so a run that finds that same file unchanged skips the
+/// checks that read all of it.
+fn hand_over(planned: &mut Planned, prepared: Option<&scalescope_workloads::Prepared>) {
+    if let (true, Some(token)) = (
+        planned.template.workload,
+        prepared.and_then(|p| p.verified.as_ref()),
+    ) {
+        planned
+            .template
+            .argv
+            .extend(["--verified-input".into(), token.clone()]);
+    }
+}
+
 /// Runs every job not yet in the results file, then summarises, analyses and
 /// (if asked) writes the report.
 ///
@@ -87,12 +102,14 @@ pub fn prepare_inputs(
 /// I/O on the results file, `summary.csv` or the report directory.
 pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, SessionError> {
     let Ready {
-        planned,
+        mut planned,
         mut store,
         earlier,
         inputs,
     } = ready;
     let prepared = prepare_inputs(&planned, &inputs)?;
+    hand_over(&mut planned, prepared.as_ref());
+    let prepared = prepared.map(|p| p.setup);
     let setup = SweepSetup {
         header: &planned.header,
         template: &planned.template,

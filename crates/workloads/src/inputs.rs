@@ -50,6 +50,11 @@ pub struct Inputs {
     /// The cache directory; `None` builds the input in memory for this run only.
     pub cache: Option<PathBuf>,
     pub verify: VerifyPolicy,
+    /// A sweep run's token of the cache file its sweep checked in full before the
+    /// runs (see `blob::Blob::token`): a run whose file still has that identity skips
+    /// the O(size) checks. `None` (the commands, the sweep's own preparation) checks
+    /// in full.
+    pub verified: Option<String>,
 }
 
 /// FNV-1a 64 of a key: short file names for long parameter lists.
@@ -230,6 +235,7 @@ mod tests {
         let inputs = Inputs {
             cache: Some(dir.path().to_path_buf()),
             verify: VerifyPolicy::All,
+            verified: None,
         };
         let a = inputs.file("graph v2 kron:10", "csr").unwrap();
         let b = inputs.file("graph v2 kron:11", "csr").unwrap();

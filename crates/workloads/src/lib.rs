@@ -126,6 +126,12 @@ pub trait Workload {
     fn answer_slot(&self) -> Option<(AnswerBook, String)> {
         None
     }
+    /// After `prepare`, the token of the cache file it checked in full or wrote
+    /// (a sweep hands it to its runs, [`Inputs::verified`]); `None` where there is
+    /// no such file or it was checked less than fully.
+    fn verified_input(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The shared trial loop without a cache, every run checked.
@@ -199,6 +205,14 @@ pub fn execute_with(
     })
 }
 
+/// What a sweep's preparation of its shared input cost, and the token of the cache
+/// file it checked in full, for its runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prepared {
+    pub setup: SetupCosts,
+    pub verified: Option<String>,
+}
+
 /// Prepares the shared input of the workload `name` once (a sweep does this before
 /// its runs): the cache file and its answers. Returns what was prepared, or `None`
 /// for a workload whose runs share nothing.
@@ -211,7 +225,7 @@ pub fn prepare_inputs(
     topo: &scalescope_topo::Topology,
     inputs: &Inputs,
     pool: &Pool,
-) -> Result<Option<SetupCosts>, WorkloadError> {
+) -> Result<Option<Prepared>, WorkloadError> {
     let mut workload = build(name, params, topo)?;
     workload.use_inputs(inputs);
     if inputs.cache.is_none() || !workload.shares_inputs() {
@@ -220,9 +234,12 @@ pub fn prepare_inputs(
     inputs.create_dir()?;
     let t = Instant::now();
     workload.prepare(pool)?;
-    Ok(Some(SetupCosts {
-        prepare_secs: t.elapsed().as_secs_f64(),
-        ..workload.setup()
+    Ok(Some(Prepared {
+        setup: SetupCosts {
+            prepare_secs: t.elapsed().as_secs_f64(),
+            ..workload.setup()
+        },
+        verified: workload.verified_input(),
     }))
 }
 
@@ -237,6 +254,33 @@ pub fn build(
 ) -> Result<Box<dyn Workload>, WorkloadError> {
     match name {
         "stream" => Ok(Box::new(stream::Stream::from_params(params, topo)?)),
+        other => build_without_topology(other, params),
+    }
+}
+
+/// [`build`] on this machine, discovering its topology (`topo`) only for the one
+/// workload that reads it (`stream` sizes its arrays from the LLC): a sweep's run of
+/// any other skips that walk of sysfs (about 1 ms of every run).
+///
+/// # Errors
+/// As [`build`], or `topo`'s.
+pub fn build_here<E: From<WorkloadError>>(
+    name: &str,
+    params: &BTreeMap<String, String>,
+    topo: impl FnOnce() -> Result<scalescope_topo::Topology, E>,
+) -> Result<Box<dyn Workload>, E> {
+    match name {
+        "stream" => Ok(build(name, params, &topo()?)?),
+        other => Ok(build_without_topology(other, params)?),
+    }
+}
+
+/// Every workload but `stream`.
+fn build_without_topology(
+    name: &str,
+    params: &BTreeMap<String, String>,
+) -> Result<Box<dyn Workload>, WorkloadError> {
+    match name {
         "ep" => Ok(Box::new(npb_ep::Ep::from_params(params)?)),
         "is" => Ok(Box::new(npb_is::Is::from_params(params)?)),
         "ft" => Ok(Box::new(npb_ft::Ft::from_params(params)?)),

@@ -5,7 +5,10 @@
 //! edges), each 16 KiB block with its CRC-32. A run maps the file read-only (its
 //! pages are the page cache's, shared by every run, nothing copied), and the workers
 //! check every block's CRC, that the offsets rise and that the neighbours are
-//! vertices, each its share.
+//! vertices, each its share. A run handed the token of a full check of this very file
+//! by its sweep ([`load_trusting`]; same device, inode, size, times and header
+//! checksum) checks the header and the offsets only: the O(edges) passes are the
+//! sweep's, once.
 //!
 //! Format 1 (still read, no longer written), little-endian:
 //!
@@ -44,7 +47,18 @@ pub struct Loaded {
     pub load_secs: f64,
     pub bytes: u64,
     pub fingerprint: String,
+    /// Which check the file had ([`FULL_CHECK`] or [`TOKEN_CHECK`]).
+    pub check: &'static str,
+    /// The token of the file checked in full (none after a lighter check, or for
+    /// format 1, which is read into memory).
+    pub token: Option<String>,
 }
+
+/// What a full check covers (the `setup.input_check` of the run).
+pub const FULL_CHECK: &str = "full: every block's CRC, the offsets and the neighbours";
+/// What a run trusting its sweep's check covers.
+pub const TOKEN_CHECK: &str =
+    "header and offsets; blocks and neighbours checked by the sweep (same file, unchanged)";
 
 fn blob_err(e: BlobError) -> LoadError {
     match e {
@@ -88,6 +102,20 @@ pub fn save(g: &Graph, path: &Path, source: &str) -> Result<(), LoadError> {
 /// # Errors
 /// [`LoadError::Syntax`] (line 0) naming what is wrong with the file.
 pub fn load(path: &Path, pool: &Pool) -> Result<(Graph, Loaded), LoadError> {
+    load_trusting(path, pool, None)
+}
+
+/// [`load`], but skipping the block and neighbour checks when `token` is the
+/// [`Loaded::token`] of a full check of this same, unchanged file (any other token,
+/// or none, checks in full).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_trusting(
+    path: &Path,
+    pool: &Pool,
+    token: Option<&str>,
+) -> Result<(Graph, Loaded), LoadError> {
     let mut start = [0u8; 20];
     let version = std::fs::File::open(path)
         .and_then(|f| std::os::unix::fs::FileExt::read_exact_at(&f, &mut start, 0))
@@ -103,16 +131,19 @@ pub fn load(path: &Path, pool: &Pool) -> Result<(Graph, Loaded), LoadError> {
                 load_secs: t.elapsed().as_secs_f64(),
                 bytes,
                 fingerprint: format!("v1-{bytes}"),
+                check: FULL_CHECK,
                 ..Loaded::default()
             };
             return Ok((g, loaded));
         }
         _ => Blob::open(path, MAGIC, &[VERSION]).map_err(blob_err)?,
     };
-    load_v2(&blob, pool).map_err(blob_err)
+    let mut blob = blob;
+    let trusted = blob.trust(token);
+    load_v2(&blob, pool, trusted).map_err(blob_err)
 }
 
-fn load_v2(blob: &Blob, pool: &Pool) -> Result<(Graph, Loaded), BlobError> {
+fn load_v2(blob: &Blob, pool: &Pool, trusted: bool) -> Result<(Graph, Loaded), BlobError> {
     let t = Instant::now();
     let map = blob.map(true)?;
     let offsets = blob.column::<u64>(&map, 0, pool)?;
@@ -133,7 +164,7 @@ fn load_v2(blob: &Blob, pool: &Pool) -> Result<(Graph, Loaded), BlobError> {
             if o.windows(2).any(|w| w[0] > w[1]) {
                 out.push("offsets do not rise to the entry count".to_string());
             }
-            let r = crate::pool::chunk(m, t_n, i, 1);
+            let r = crate::pool::chunk(if trusted { 0 } else { m }, t_n, i, 1);
             if let Some(v) = neighbors[r]
                 .iter()
                 .copied()
@@ -160,6 +191,8 @@ fn load_v2(blob: &Blob, pool: &Pool) -> Result<(Graph, Loaded), BlobError> {
         load_secs: t.elapsed().as_secs_f64(),
         bytes: (offsets.len() * 8 + neighbors.len() * 4) as u64,
         fingerprint: blob.fingerprint(),
+        check: if trusted { TOKEN_CHECK } else { FULL_CHECK },
+        token: (!trusted).then(|| blob.token()),
     };
     Ok((Graph { offsets, neighbors }, loaded))
 }

@@ -60,6 +60,8 @@ pub struct GraphCount {
     cached: Option<(std::path::PathBuf, String)>,
     /// The independent answer, computed once per cached input.
     answer: Option<Answer>,
+    /// The token of the cache file checked in full (or written) by this prepare.
+    verified: Option<String>,
 }
 
 fn bad(key: &str, detail: String) -> WorkloadError {
@@ -112,6 +114,7 @@ impl GraphCount {
             setup: SetupCosts::default(),
             cached: None,
             answer: None,
+            verified: None,
         })
     }
 
@@ -245,8 +248,11 @@ impl GraphCount {
         pool: &Pool,
     ) -> Result<Graph, WorkloadError> {
         let shown = path.display();
-        let g = match super::cache::load(path, pool) {
+        let token = self.inputs.verified.as_deref();
+        let g = match super::cache::load_trusting(path, pool, token) {
             Ok((g, loaded)) => {
+                self.setup.input_check = Some(loaded.check.to_string());
+                self.verified = loaded.token;
                 self.setup.first_touch_secs = loaded.first_touch_secs;
                 self.setup.load_secs = Some(loaded.load_secs);
                 self.setup.input_bytes = Some(loaded.bytes);
@@ -271,6 +277,8 @@ impl GraphCount {
         let blob = crate::blob::Blob::open(path, b"SCALESCOPE-CSR\0\0", &[super::cache::VERSION])?;
         self.setup.input_bytes = Some((g.offsets.len() * 8 + g.neighbors.len() * 4) as u64);
         self.cached = Some((path.to_path_buf(), blob.fingerprint()));
+        // Written from the graph in memory just now: its blocks are what was built.
+        self.verified = Some(blob.token());
         Ok(g)
     }
 
@@ -347,6 +355,10 @@ impl Workload for GraphCount {
         self.setup.clone()
     }
 
+    fn verified_input(&self) -> Option<String> {
+        self.verified.clone()
+    }
+
     fn answer_slot(&self) -> Option<(AnswerBook, String)> {
         let (path, fingerprint) = self.cached.as_ref()?;
         Some((AnswerBook::beside(path, fingerprint), self.kernel_key()))
@@ -358,6 +370,7 @@ impl Workload for GraphCount {
             input: "built in memory".into(),
             ..SetupCosts::default()
         };
+        self.verified = None;
         let cache = self
             .cache_key()
             .and_then(|key| self.inputs.file(&key, "csr"));
@@ -479,5 +492,89 @@ impl Workload for GraphCount {
             d.extend(extra.clone());
         }
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cache::{FULL_CHECK, TOKEN_CHECK};
+    use super::*;
+    use crate::graph::tests::pool;
+
+    /// A run of triangle counting on kron:10 given `token` on the cache in `dir`: its
+    /// set-up, and the token of the file it checked in full (or wrote).
+    fn run_with(dir: &std::path::Path, token: Option<String>) -> (SetupCosts, Option<String>) {
+        let params: BTreeMap<String, String> = [("graph", "kron:10"), ("pattern", "triangle")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut w = GraphCount::from_params(&params).unwrap();
+        w.use_inputs(&Inputs {
+            cache: Some(dir.to_path_buf()),
+            verified: token,
+            ..Inputs::default()
+        });
+        w.prepare(&pool(2)).unwrap();
+        (w.setup(), w.verified_input())
+    }
+
+    /// The `.csr` in `dir` with one neighbour byte flipped: `how` 0 through a new file
+    /// renamed over it (another inode), 1 written in place (the same inode and size),
+    /// 2 in place with its modification time set back (only the change time differs).
+    fn corrupt(dir: &std::path::Path, how: usize) {
+        let file = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "csr"))
+            .unwrap();
+        let mut bytes = std::fs::read(&file).unwrap();
+        let at = bytes.len() - 64;
+        bytes[at] ^= 0x40;
+        let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+        // Past the coarse clock's tick, so a rewrite's times differ.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if how == 0 {
+            let tmp = file.with_extension("new");
+            std::fs::write(&tmp, &bytes).unwrap();
+            std::fs::rename(&tmp, &file).unwrap();
+        } else {
+            std::fs::write(&file, &bytes).unwrap();
+        }
+        if how == 2 {
+            let f = std::fs::File::options().write(true).open(&file).unwrap();
+            f.set_modified(mtime).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_token_spares_the_full_check_only_on_the_file_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let (built, token) = run_with(dir.path(), None);
+        assert!(
+            built.input.starts_with("built and cached"),
+            "{}",
+            built.input
+        );
+        let token = token.expect("the file written is named");
+        let (trusted, none) = run_with(dir.path(), Some(token.clone()));
+        assert_eq!(trusted.input_check.as_deref(), Some(TOKEN_CHECK));
+        assert!(trusted.input.starts_with("cache "), "{}", trusted.input);
+        assert_eq!(none, None, "a run that trusted a token vouches for nothing");
+        // Replaced (another inode), rewritten in place, rewritten with its old mtime:
+        // each time the token of the last full check no longer names the file.
+        for how in 0..3 {
+            let (full, token) = run_with(dir.path(), None);
+            assert_eq!(full.input_check.as_deref(), Some(FULL_CHECK), "{how}");
+            corrupt(dir.path(), how);
+            let (s, _) = run_with(dir.path(), token);
+            assert!(
+                s.input.starts_with("rebuilt and cached") && s.input.contains("checksum mismatch"),
+                "corruption {how}: {}",
+                s.input
+            );
+        }
+        // A token of another shape (or a forged one) checks in full.
+        let (s, _) = run_with(dir.path(), Some(format!("{token}x")));
+        assert_eq!(s.input_check.as_deref(), Some(FULL_CHECK));
     }
 }
