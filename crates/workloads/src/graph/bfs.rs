@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use super::Graph;
+use super::{Graph, Relabelled};
 use crate::pool::{chunk, Pool, SpinBarrier};
 
 const ALPHA: u64 = 15;
@@ -304,6 +304,17 @@ pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
         .collect()
 }
 
+/// BFS from `source` (an original id) on a graph renumbered by degree when the
+/// input was prepared; the parent tree comes back in the original ids (the mapping
+/// back is part of the time).
+pub fn bfs_relabelled(r: &Relabelled, source: u32, pool: &Pool) -> Vec<u32> {
+    let parent = bfs(&r.graph, r.new[source as usize], pool);
+    r.to_original(&parent, pool, |p| match p {
+        NONE => NONE,
+        p => r.old[p as usize],
+    })
+}
+
 /// Checks a parent tree against a serial BFS: the same vertices are reached, and
 /// every reached vertex's parent is a neighbour one level closer to the source.
 ///
@@ -369,6 +380,8 @@ mod tests {
                 let parent = bfs(&g, source, &p);
                 let edges = verify(&g, source, &parent).unwrap();
                 assert!(edges > 0);
+                let parent = bfs_relabelled(&Relabelled::new(&g, &p), source, &p);
+                assert_eq!(verify(&g, source, &parent), Ok(edges));
             }
         }
     }
@@ -389,16 +402,18 @@ mod tests {
                 let g = Graph::from_edges(n, &e, &p);
                 let hub = (0..n as u32).max_by_key(|&v| g.degree(v)).unwrap();
                 let leaf = (0..n as u32).find(|&v| g.degree(v) == 1).unwrap_or(1);
+                let r = Relabelled::new(&g, &p);
                 for source in [hub, leaf, 5, n as u32 - 1] {
-                    let parent = bfs(&g, source, &p);
-                    verify(&g, source, &parent).unwrap_or_else(|e| {
-                        panic!("{kind:?} {threads} threads from {source}: {e}")
-                    });
-                    checked += 1;
+                    for parent in [bfs(&g, source, &p), bfs_relabelled(&r, source, &p)] {
+                        verify(&g, source, &parent).unwrap_or_else(|e| {
+                            panic!("{kind:?} {threads} threads from {source}: {e}")
+                        });
+                        checked += 1;
+                    }
                 }
             }
         }
-        assert_eq!(checked, 24);
+        assert_eq!(checked, 48);
     }
 
     #[test]

@@ -16,8 +16,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::count::DegreeRanks;
-use super::Graph;
+use super::{Graph, Relabelled};
 use crate::pool::Pool;
 pub use crate::sync::{rtm_available, transaction_status, Aborts, ElidedLock, Sync};
 
@@ -70,35 +69,35 @@ pub fn pagerank(
     })
 }
 
-/// Pull PageRank over the graph renumbered by degree rank. The hubs' contributions,
-/// which most lists read, then share cache lines (Graph500 scrambles ids, so in
-/// vertex order they are spread over the whole array), and vertices of one degree
-/// are visited together, so the loops over their lists run the same number of times
-/// in a row (in vertex order the lengths are random and every list's end is a
-/// mispredicted branch; on a degree-sorted graph an iteration took 1.1-1.5x less).
-/// Ranking and renumbering are part of the time (a quarter of it at kron:19, eight
-/// iterations; the renumbering fused into the first iteration was no faster).
+/// Pull PageRank over the graph renumbered by degree ([`Relabelled`]), the
+/// renumbering part of the time.
 fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
-    let ranks = DegreeRanks::new(g);
+    pagerank_relabelled(&Relabelled::new(g, pool), tolerance, pool)
+}
+
+/// Pull PageRank on a graph renumbered by degree when the input was prepared; the
+/// scores come back in the original ids (the mapping back is part of the time). The
+/// hubs' contributions, which most lists read, share cache lines (Graph500
+/// scrambles ids, so in vertex order they are spread over the whole array), and
+/// vertices of one degree are visited together, so the loop over their lists runs
+/// the same number of times in a row (in vertex order the lengths are random and
+/// every list's end is a mispredicted branch).
+pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks {
+    let g = &r.graph;
     let n = g.vertices();
     // Vertex ranges with about the same number of list entries, claimed by the workers.
-    let vertex_ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
-    let ids = renumber(g, &ranks, &vertex_ranges, pool);
-    let rank_ranges = super::work_ranges(n, pool, |r| ranks.offset(r));
-    let (by_rank, iterations) = iterate(
-        n,
-        tolerance,
-        first_contributions(&ranks),
-        |contrib, scores, next| pull(&ranks, &ids, contrib, scores, next, &rank_ranges, pool),
-    );
-    let mut scores = vec![0.0; n];
-    super::for_each_range(&mut scores, &vertex_ranges, pool, |vs, part| {
-        for (s, v) in part.iter_mut().zip(vs) {
-            *s = by_rank[ranks.rank[v] as usize];
-        }
+    let ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
+    let first = (0..n as u32)
+        .map(|v| match g.degree(v) {
+            0 => 0.0,
+            d => (1.0 / n as f64 / d as f64) as f32,
+        })
+        .collect();
+    let (by_new, iterations) = iterate(n, tolerance, first, |contrib, scores, next| {
+        pull(r, contrib, scores, next, &ranges, pool)
     });
     Ranks {
-        scores,
+        scores: r.to_original(&by_new, pool, |s| s),
         iterations,
         transactions: 0,
         aborts: Aborts::default(),
@@ -181,115 +180,37 @@ fn contributions(
     });
 }
 
-/// The contributions of uniform scores, by rank (written in rank order: the ranks of
-/// one degree are consecutive).
-fn first_contributions(ranks: &DegreeRanks) -> Vec<f32> {
-    let n = ranks.rank.len() as f64;
-    (ranks.degrees())
-        .map(|d| {
-            if d > 0 {
-                (1.0 / n / d as f64) as f32
-            } else {
-                0.0
-            }
-        })
-        .collect()
-}
-
-/// The graph's lists renumbered by rank: each vertex's list, its ids mapped through
-/// `rank`, written as the list of its own rank (in the layout of
-/// [`DegreeRanks::list_start`]). The graph's lists are read in order, the writes
-/// jump. Ids are scrambled, so once the rank array outgrows the L2 cache nearly every
-/// lookup misses it (4 ns an entry at kron:19, a fault-in of the new pages
-/// included); renumbering the long lists one L2-sized tile of ids at a time was
-/// tried and was 1.5x slower, the runs per tile being short. `ranks` must be `g`'s.
-fn renumber(
-    g: &Graph,
-    ranks: &DegreeRanks,
-    vertex_ranges: &[Range<usize>],
-    pool: &Pool,
-) -> Vec<u32> {
-    let n = g.vertices();
-    let entries = g.neighbors.len();
-    assert_eq!(ranks.offset(n), entries);
-    // Every entry is written below before any is read, so the buffer starts
-    // uninitialised (zeroing it would cost a pass over memory of its own).
-    let mut ids: Vec<u32> = Vec::with_capacity(entries);
-    let out = super::Disjoint(ids.as_mut_ptr());
-    // Units only to hand the vertex ranges out; every write goes through `out`.
-    super::for_each_range(&mut vec![(); n], vertex_ranges, pool, |vs, _| {
-        let out = &out;
-        for v in vs {
-            let list = g.neighbors(v as u32);
-            let start = ranks.list_start(ranks.rank[v] as usize, list.len());
-            for (i, &w) in list.iter().enumerate() {
-                // SAFETY: v's rank's list, start..start + list.len(), lies inside the
-                // `entries` reserved (`ranks` are g's, so the ranks of one degree tile
-                // that degree's lists) and is written by this worker alone: `rank` is
-                // a permutation and v lies in one range only.
-                unsafe { out.0.add(start + i).write(ranks.rank[w as usize]) };
-            }
-        }
-    });
-    // SAFETY: every vertex's list was written, and the lists of all ranks tile
-    // 0..entries.
-    unsafe { ids.set_len(entries) };
-    ids
-}
-
-/// One pull iteration, in rank order over the renumbered lists, each worker
-/// writing its own ranges of `next`; returns the sum of absolute score changes.
-/// The ranks of a range are walked one degree at a time, so every list the inner
-/// loop sums has the same length until the degree changes.
+/// One pull iteration over the renumbered graph, each worker writing its own ranges
+/// of `next` and of the next contributions (single precision); returns the sum of
+/// absolute score changes.
 fn pull(
-    ranks: &DegreeRanks,
-    ids: &[u32],
+    r: &Relabelled,
     contrib: &[f32],
     scores: &[f64],
     (next, next_contrib): (&mut [f64], &mut [f32]),
-    rank_ranges: &[Range<usize>],
+    ranges: &[Range<usize>],
     pool: &Pool,
 ) -> f64 {
-    let n = scores.len();
-    assert!(ranks.rank.len() == n && ids.len() == ranks.offset(n) && contrib.len() == n);
+    let (g, n) = (&r.graph, scores.len());
+    assert!(g.vertices() == n && contrib.len() == n);
     let base = (1.0 - DAMPING) / n as f64;
-    let lengths = rank_ranges.iter().map(Range::len);
+    let lengths = ranges.iter().map(Range::len);
     super::for_each_split2(
         next,
         next_contrib,
         lengths,
         pool,
         |w, part, part_contrib| {
-            let rs = rank_ranges[w].clone();
             let mut error = 0.0;
-            let mut r = rs.start;
-            while r < rs.end {
-                let d = ranks.degree(r);
-                let run = r..ranks.of_degree(d).end.min(rs.end);
-                let at = r - rs.start..run.end - rs.start;
-                let lists = ids[ranks.list_start(r, d)..][..d * run.len()].chunks_exact(d.max(1));
-                let (part, part_contrib) = (&mut part[at.clone()], &mut part_contrib[at]);
-                if d == 0 {
-                    // No neighbours: the base score, and the zero contribution both
-                    // buffers start with.
-                    for (s, r) in part.iter_mut().zip(run.clone()) {
-                        *s = base;
-                        error += (base - scores[r]).abs();
-                    }
-                } else {
-                    for (((s, c), list), r) in part
-                        .iter_mut()
-                        .zip(part_contrib)
-                        .zip(lists)
-                        .zip(run.clone())
-                    {
-                        // SAFETY: the renumbering wrote only ranks, which are below n.
-                        *s = base + DAMPING * unsafe { gather_sum(list, contrib) };
-                        *c = (*s / d as f64) as f32;
-                        error += (*s - scores[r]).abs();
-                    }
-                }
-                r = run.end;
+            for ((s, c), v) in part.iter_mut().zip(part_contrib).zip(ranges[w].clone()) {
+                let list = g.neighbors(v as u32);
+                // SAFETY: a relabelled graph's lists hold new ids, which are below n.
+                *s = base + DAMPING * unsafe { gather_sum(list, contrib) };
+                *c = match list.len() {
+                    0 => 0.0,
+                    d => (*s / d as f64) as f32,
+                };
+                error += (*s - scores[v]).abs();
             }
             error
         },
@@ -524,23 +445,13 @@ mod tests {
     }
 
     #[test]
-    fn renumbered_lists_are_the_graphs_lists_mapped_to_ranks() {
+    fn a_prepared_relabelling_gives_the_reference_scores_in_original_ids() {
         let p = pool(3);
         let (n, e) = generate(Kind::Kronecker, 10, &p);
         let g = Graph::from_edges(n, &e, &p);
-        let ranks = DegreeRanks::new(&g);
-        let ranges = crate::graph::work_ranges(n, &p, |v| g.offsets[v] as usize);
-        let ids = renumber(&g, &ranks, &ranges, &p);
-        assert_eq!(ids.len(), g.neighbors.len());
-        for v in 0..n as u32 {
-            let d = g.degree(v);
-            let start = ranks.list_start(ranks.rank[v as usize] as usize, d);
-            let want: Vec<u32> = g
-                .neighbors(v)
-                .iter()
-                .map(|&w| ranks.rank[w as usize])
-                .collect();
-            assert_eq!(ids[start..start + d], want[..], "vertex {v}");
-        }
+        let r = pagerank_relabelled(&Relabelled::new(&g, &p), 1e-4, &p);
+        verify(&g, &r).unwrap();
+        let direct = pagerank(&g, &Sync::Pull, 1, 1e-4, &p).unwrap();
+        assert_eq!((r.scores, r.iterations), (direct.scores, direct.iterations));
     }
 }
