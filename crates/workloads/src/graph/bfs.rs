@@ -50,14 +50,30 @@ struct Search<'g> {
     visited: Vec<AtomicU64>,
     slots: [Slot; 3],
     barrier: SpinBarrier,
+    /// One worker: plain loads and stores where a team needs read-modify-writes.
+    solo: bool,
+    /// The renumbering the graph came from, and the parent tree in original ids that
+    /// the workers write from it at the end (empty without one).
+    map: Option<&'g Relabelled>,
+    out: Vec<AtomicU32>,
 }
 
+/// `n` zeroed atomics from a zeroed allocation: the system hands out zero pages, so
+/// the parts never touched (most of a queue) cost nothing, and the rest no extra
+/// pass of stores.
 fn atomics32(n: usize) -> Vec<AtomicU32> {
-    (0..n).map(|_| AtomicU32::new(0)).collect()
+    let mut v = std::mem::ManuallyDrop::new(vec![0u32; n]);
+    // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, and the
+    // allocation is handed over whole (pointer, length and capacity), never freed twice.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU32>(), v.len(), v.capacity()) }
 }
 
+/// As [`atomics32`], for 64-bit words.
 fn atomics64(n: usize) -> Vec<AtomicU64> {
-    (0..n).map(|_| AtomicU64::new(0)).collect()
+    let mut v = std::mem::ManuallyDrop::new(vec![0u64; n]);
+    // SAFETY: as in `atomics32`: AtomicU64 has the size, alignment and bit validity
+    // of u64 (on every target with 64-bit atomics, which this module needs).
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity()) }
 }
 
 /// Where one worker is in the search; identical in every worker after each barrier.
@@ -121,13 +137,51 @@ impl Search<'_> {
         (c.queue, c.step) = (next, c.step + 1);
     }
 
-    /// Every parent unset but the source's.
+    /// Every parent unset but the source's; the source and the padding past `n`
+    /// visited.
     fn init(&self, w: usize, t: usize, source: u32) {
         for v in chunk(self.n, t, w, 16) {
             let p = if v == source as usize { source } else { NONE };
             self.parent[v].store(p, Ordering::Relaxed);
         }
+        if w == 0 {
+            self.mark_visited(source);
+            let last = self.visited.len() - 1;
+            let tail = !0u64 << (self.n - 64 * last) % 64;
+            if self.n % 64 != 0 {
+                self.visited[last].fetch_or(tail, Ordering::Relaxed);
+            }
+        }
         self.barrier.wait();
+    }
+
+    /// Sets v's visited bit (a top-down step keeps the visited bitmap as it claims
+    /// vertices, so a switch to bottom-up needs no pass over the parents).
+    #[inline]
+    fn mark_visited(&self, v: u32) {
+        let (word, bit) = (&self.visited[v as usize / 64], 1u64 << (v % 64));
+        if self.solo {
+            word.store(word.load(Ordering::Relaxed) | bit, Ordering::Relaxed);
+        } else {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    /// Makes `u` the parent of unvisited `v`; false if v has one (in a team, a
+    /// compare-and-swap decides which worker claims it).
+    #[inline]
+    fn claim_vertex(&self, v: u32, u: u32) -> bool {
+        let p = &self.parent[v as usize];
+        if p.load(Ordering::Relaxed) != NONE {
+            return false;
+        }
+        if self.solo {
+            p.store(u, Ordering::Relaxed);
+            true
+        } else {
+            p.compare_exchange(NONE, u, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        }
     }
 
     /// One top-down step: the frontier's unvisited neighbours claim a parent (CAS).
@@ -139,11 +193,8 @@ impl Search<'_> {
         while let Some(r) = Self::claim(slot, c.len, TD_CLAIM) {
             for u in cur[r].iter().map(|u| u.load(Ordering::Relaxed)) {
                 for &v in self.g.neighbors(u) {
-                    let p = &self.parent[v as usize];
-                    if p.load(Ordering::Relaxed) == NONE
-                        && p.compare_exchange(NONE, u, Ordering::Relaxed, Ordering::Relaxed)
-                            .is_ok()
-                    {
+                    if self.claim_vertex(v, u) {
+                        self.mark_visited(v);
                         local.push(v);
                         scout += self.g.degree(v) as u64;
                     }
@@ -156,20 +207,10 @@ impl Search<'_> {
         self.end_queue_step(slot, next, &mut local, scout, c);
     }
 
-    /// From queue to bitmap: the visited bitmap from the parents (padding past `n`
-    /// counts as visited), then the frontier's bits. Uses no counters, so it takes
-    /// no step of the rotation.
+    /// From queue to bitmap: the frontier's bits (the visited bitmap is kept up to
+    /// date all along). Uses no counters, so it takes no step of the rotation.
     fn to_bitmap(&self, w: usize, t: usize, c: &Cursor) {
-        let words = self.visited.len();
-        for word in chunk(words, t, w, 8) {
-            let mut vis = 0u64;
-            for b in 0..64 {
-                let v = word * 64 + b;
-                if v >= self.n || self.parent[v].load(Ordering::Relaxed) != NONE {
-                    vis |= 1 << b;
-                }
-            }
-            self.visited[word].store(vis, Ordering::Relaxed);
+        for word in chunk(self.visited.len(), t, w, 8) {
             self.bits[0][word].store(0, Ordering::Relaxed);
         }
         self.barrier.wait();
@@ -251,8 +292,22 @@ impl Search<'_> {
         }
     }
 
-    /// The whole search as worker `w` of `t` runs it.
+    /// The whole search as worker `w` of `t` runs it, then its share of the parent
+    /// tree in original ids where the graph was renumbered (every parent is final:
+    /// each step ends at the barrier).
     fn run(&self, w: usize, t: usize, source: u32) {
+        self.search(w, t, source);
+        if let Some(r) = self.map {
+            for v in chunk(self.n, t, w, 16) {
+                let p = self.parent[r.new[v] as usize].load(Ordering::Relaxed);
+                let p = if p == NONE { NONE } else { r.old[p as usize] };
+                self.out[v].store(p, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The search as worker `w` of `t` runs it.
+    fn search(&self, w: usize, t: usize, source: u32) {
         self.init(w, t, source);
         let mut c = Cursor {
             step: 0,
@@ -282,37 +337,49 @@ impl Search<'_> {
 /// claim work in chunks as they go (a slowed worker takes less), and meet at a
 /// spinning barrier between steps.
 pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
-    let n = g.vertices();
-    let t = pool.threads();
-    let words = n.div_ceil(64);
-    let search = Search {
-        g,
-        n,
-        parent: atomics32(n),
-        queue: [atomics32(n.max(1)), atomics32(n.max(1))],
-        bits: [atomics64(words), atomics64(words)],
-        visited: atomics64(words),
-        slots: Default::default(),
-        barrier: SpinBarrier::new(t),
-    };
+    let search = Search::new(g, None, pool.threads());
     search.queue[0][0].store(source, Ordering::Relaxed);
-    pool.broadcast(|w| search.run(w, t, source));
-    search
-        .parent
-        .into_iter()
-        .map(AtomicU32::into_inner)
-        .collect()
+    pool.broadcast(|w| search.run(w, pool.threads(), source));
+    into_u32s(search.parent)
 }
 
 /// BFS from `source` (an original id) on a graph renumbered by degree when the
-/// input was prepared; the parent tree comes back in the original ids (the mapping
-/// back is part of the time).
+/// input was prepared; the parent tree comes back in the original ids, mapped by
+/// the same workers at the end of the search (part of the time).
 pub fn bfs_relabelled(r: &Relabelled, source: u32, pool: &Pool) -> Vec<u32> {
-    let parent = bfs(&r.graph, r.new[source as usize], pool);
-    r.to_original(&parent, pool, |p| match p {
-        NONE => NONE,
-        p => r.old[p as usize],
-    })
+    let search = Search::new(&r.graph, Some(r), pool.threads());
+    let s = r.new[source as usize];
+    search.queue[0][0].store(s, Ordering::Relaxed);
+    pool.broadcast(|w| search.run(w, pool.threads(), s));
+    into_u32s(search.out)
+}
+
+impl<'g> Search<'g> {
+    fn new(g: &'g Graph, map: Option<&'g Relabelled>, t: usize) -> Search<'g> {
+        let n = g.vertices();
+        let words = n.div_ceil(64);
+        Search {
+            g,
+            n,
+            parent: atomics32(n),
+            queue: [atomics32(n.max(1)), atomics32(n.max(1))],
+            bits: [atomics64(words), atomics64(words)],
+            visited: atomics64(words),
+            slots: Default::default(),
+            barrier: SpinBarrier::new(t),
+            solo: t == 1,
+            map,
+            out: atomics32(if map.is_some() { n } else { 0 }),
+        }
+    }
+}
+
+/// The values of atomics no thread uses any more, without a pass over them.
+fn into_u32s(v: Vec<AtomicU32>) -> Vec<u32> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: u32 has the size, alignment and bit validity of AtomicU32; the vector is
+    // owned (no thread holds a reference) and its allocation is handed over whole.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<u32>(), v.len(), v.capacity()) }
 }
 
 /// Checks a parent tree against a serial BFS: the same vertices are reached, and
