@@ -147,8 +147,8 @@ impl Search<'_> {
         if w == 0 {
             self.mark_visited(source);
             let last = self.visited.len() - 1;
-            let tail = !0u64 << (self.n - 64 * last) % 64;
-            if self.n % 64 != 0 {
+            if !self.n.is_multiple_of(64) {
+                let tail = !0u64 << (self.n - 64 * last);
                 self.visited[last].fetch_or(tail, Ordering::Relaxed);
             }
         }
