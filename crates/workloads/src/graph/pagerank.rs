@@ -13,11 +13,11 @@
 //! Results are verified against an independent serial pull PageRank.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::{Graph, Relabelled};
-use crate::pool::Pool;
+use crate::pool::{chunk, Pool, SpinBarrier};
 pub use crate::sync::{rtm_available, transaction_status, Aborts, ElidedLock, Sync};
 
 pub const DAMPING: f64 = 0.85;
@@ -85,22 +85,137 @@ fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
 pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks {
     let g = &r.graph;
     let n = g.vertices();
-    // Vertex ranges with about the same number of list entries, claimed by the workers.
-    let ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
-    let first = (0..n as u32)
-        .map(|v| match g.degree(v) {
-            0 => 0.0,
-            d => (1.0 / n as f64 / d as f64) as f32,
-        })
-        .collect();
-    let (by_new, iterations) = iterate(n, tolerance, first, |contrib, scores, next| {
-        pull(r, contrib, scores, next, &ranges, pool)
+    let mut scores = [vec![1.0 / n as f64; n], vec![0.0; n]];
+    let first = (0..n as u32).map(|v| match g.degree(v) {
+        0 => 0.0,
+        d => (1.0 / n as f64 / d as f64) as f32,
     });
+    let mut contrib = [first.collect(), vec![0.0f32; n]];
+    let mut out = vec![0.0; n];
+    let [s0, s1] = &mut scores;
+    let [c0, c1] = &mut contrib;
+    let team = Team {
+        r,
+        tolerance,
+        // Vertex ranges with about the same number of list entries, claimed by the
+        // workers.
+        ranges: super::work_ranges(n, pool, |v| g.offsets[v] as usize),
+        scores: [Buf::of(s0), Buf::of(s1)],
+        contrib: [Buf::of(c0), Buf::of(c1)],
+        out: Buf::of(&mut out),
+        claims: Default::default(),
+        errors: Default::default(),
+        barrier: SpinBarrier::new(pool.threads()),
+    };
+    let iterations = pool.broadcast(|w| team.run(w, pool.threads()))[0];
     Ranks {
-        scores: r.to_original(&by_new, pool, |s| s),
+        scores: out,
         iterations,
         transactions: 0,
         aborts: Aborts::default(),
+    }
+}
+
+/// A buffer the workers of a [`Team`] share: each iteration reads one of a pair
+/// whole and writes the other in ranges no two workers share, a barrier between.
+struct Buf<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: a `Buf` is only read while no worker writes it and written at positions
+// one worker owns (see `Team`), with values that may move between threads; the
+// vector it points into outlives the broadcast.
+unsafe impl<T: Send> std::marker::Sync for Buf<T> {}
+
+impl<T> Buf<T> {
+    fn of(v: &mut [T]) -> Buf<T> {
+        Buf {
+            ptr: v.as_mut_ptr(),
+            len: v.len(),
+        }
+    }
+
+    /// # Safety
+    /// No worker writes the buffer while the slice lives.
+    unsafe fn all(&self) -> &[T] {
+        // SAFETY: ptr and len come from one live slice; the caller excludes writes.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// # Safety
+    /// `at` lies in the buffer, and no other worker reads or writes it while the
+    /// slice lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn part(&self, at: Range<usize>) -> &mut [T] {
+        assert!(at.start <= at.end && at.end <= self.len);
+        // SAFETY: in bounds (asserted); the caller makes the range this worker's alone.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at.start), at.len()) }
+    }
+}
+
+/// The workers of one pull PageRank: they stay in one team for every iteration
+/// (a spinning barrier between iterations instead of a return to the pool, whose
+/// sleeping workers a VM can take milliseconds to wake), claim vertex ranges as they
+/// go, and map the scores back to the original ids at the end. Iteration i reads
+/// scores and contributions `i % 2` and writes the other pair; its claim counter
+/// and error sum are slot `i % 3`, reset by worker 0 two iterations after use.
+struct Team<'r> {
+    r: &'r Relabelled,
+    tolerance: f64,
+    ranges: Vec<Range<usize>>,
+    scores: [Buf<f64>; 2],
+    contrib: [Buf<f32>; 2],
+    out: Buf<f64>,
+    claims: [AtomicUsize; 3],
+    errors: [AtomicU64; 3],
+    barrier: SpinBarrier,
+}
+
+impl Team<'_> {
+    /// Worker `w` of `t`: every iteration, then its share of the mapping back.
+    /// Returns the iterations run (the same in every worker).
+    fn run(&self, w: usize, t: usize) -> usize {
+        let n = self.r.new.len();
+        let mut it = 0;
+        loop {
+            let (cur, next) = (it % 2, 1 - it % 2);
+            if w == 0 {
+                self.claims[(it + 1) % 3].store(0, Ordering::Relaxed);
+                self.errors[(it + 1) % 3].store(0, Ordering::Relaxed);
+            }
+            // SAFETY: the `cur` buffers are written only in the iteration before
+            // and after this one, each behind a barrier.
+            let (scores, contrib) = unsafe { (self.scores[cur].all(), self.contrib[cur].all()) };
+            let mut error = 0.0;
+            loop {
+                let i = self.claims[it % 3].fetch_add(1, Ordering::Relaxed);
+                let Some(vs) = self.ranges.get(i) else { break };
+                // SAFETY: range i is claimed by this worker alone, the ranges are
+                // disjoint and lie in 0..n, and nobody reads `next` this iteration.
+                let (s, c) = unsafe {
+                    (
+                        self.scores[next].part(vs.clone()),
+                        self.contrib[next].part(vs.clone()),
+                    )
+                };
+                error += pull_range(&self.r.graph, vs.clone(), contrib, scores, (s, c));
+            }
+            add_f64(&self.errors[it % 3], error);
+            self.barrier.wait();
+            it += 1;
+            let total = f64::from_bits(self.errors[(it - 1) % 3].load(Ordering::Relaxed));
+            if total < self.tolerance || it == MAX_ITERS {
+                break;
+            }
+        }
+        // SAFETY: the last iteration's scores are final (its barrier passed), and
+        // this worker's chunk of `out` is its own.
+        let (fin, out) = unsafe { (self.scores[it % 2].all(), self.out.part(chunk(n, t, w, 8))) };
+        for (o, v) in out.iter_mut().zip(chunk(n, t, w, 8)) {
+            *o = fin[self.r.new[v] as usize];
+        }
+        it
     }
 }
 
@@ -180,43 +295,31 @@ fn contributions(
     });
 }
 
-/// One pull iteration over the renumbered graph, each worker writing its own ranges
-/// of `next` and of the next contributions (single precision); returns the sum of
-/// absolute score changes.
-fn pull(
-    r: &Relabelled,
+/// One range `vs` of a pull iteration over a renumbered graph (ids below n):
+/// writes the new scores and their contributions (single precision), returns the
+/// sum of absolute score changes.
+fn pull_range(
+    g: &Graph,
+    vs: Range<usize>,
     contrib: &[f32],
     scores: &[f64],
     (next, next_contrib): (&mut [f64], &mut [f32]),
-    ranges: &[Range<usize>],
-    pool: &Pool,
 ) -> f64 {
-    let (g, n) = (&r.graph, scores.len());
-    assert!(g.vertices() == n && contrib.len() == n);
+    let n = scores.len();
+    assert!(contrib.len() == n && g.vertices() == n);
     let base = (1.0 - DAMPING) / n as f64;
-    let lengths = ranges.iter().map(Range::len);
-    super::for_each_split2(
-        next,
-        next_contrib,
-        lengths,
-        pool,
-        |w, part, part_contrib| {
-            let mut error = 0.0;
-            for ((s, c), v) in part.iter_mut().zip(part_contrib).zip(ranges[w].clone()) {
-                let list = g.neighbors(v as u32);
-                // SAFETY: a relabelled graph's lists hold new ids, which are below n.
-                *s = base + DAMPING * unsafe { gather_sum(list, contrib) };
-                *c = match list.len() {
-                    0 => 0.0,
-                    d => (*s / d as f64) as f32,
-                };
-                error += (*s - scores[v]).abs();
-            }
-            error
-        },
-    )
-    .iter()
-    .sum()
+    let mut error = 0.0;
+    for ((s, c), v) in next.iter_mut().zip(next_contrib).zip(vs) {
+        let list = g.neighbors(v as u32);
+        // SAFETY: a relabelled graph's lists hold new ids, which are below n.
+        *s = base + DAMPING * unsafe { gather_sum(list, contrib) };
+        *c = match list.len() {
+            0 => 0.0,
+            d => (*s / d as f64) as f32,
+        };
+        error += (*s - scores[v]).abs();
+    }
+    error
 }
 
 /// The sum of `contrib` over `ids`, in four independent running sums so the adds do
