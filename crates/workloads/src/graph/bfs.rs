@@ -52,8 +52,9 @@ struct Search<'g> {
     barrier: SpinBarrier,
     /// One worker: plain loads and stores where a team needs read-modify-writes.
     solo: bool,
-    /// The renumbering the graph came from, and the parent tree in original ids that
-    /// the workers write from it at the end (empty without one).
+    /// The renumbering the graph came from (then `parent`, indexed by new id, holds
+    /// original ids), and the parent tree in original ids that the workers gather
+    /// from it at the end (empty without one).
     map: Option<&'g Relabelled>,
     out: Vec<AtomicU32>,
 }
@@ -141,7 +142,11 @@ impl Search<'_> {
     /// visited.
     fn init(&self, w: usize, t: usize, source: u32) {
         for v in chunk(self.n, t, w, 16) {
-            let p = if v == source as usize { source } else { NONE };
+            let p = if v == source as usize {
+                self.label(source)
+            } else {
+                NONE
+            };
             self.parent[v].store(p, Ordering::Relaxed);
         }
         if w == 0 {
@@ -164,6 +169,16 @@ impl Search<'_> {
             word.store(word.load(Ordering::Relaxed) | bit, Ordering::Relaxed);
         } else {
             word.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    /// The id `u` has in the parent tree: its original id where the graph was
+    /// renumbered (the parents are stored so, and one gather maps the tree back).
+    #[inline]
+    fn label(&self, u: u32) -> u32 {
+        match self.map {
+            Some(r) => r.old[u as usize],
+            None => u,
         }
     }
 
@@ -192,8 +207,9 @@ impl Search<'_> {
         let mut scout = 0u64;
         while let Some(r) = Self::claim(slot, c.len, TD_CLAIM) {
             for u in cur[r].iter().map(|u| u.load(Ordering::Relaxed)) {
+                let label = self.label(u);
                 for &v in self.g.neighbors(u) {
-                    if self.claim_vertex(v, u) {
+                    if self.claim_vertex(v, label) {
                         self.mark_visited(v);
                         local.push(v);
                         scout += self.g.degree(v) as u64;
@@ -240,7 +256,7 @@ impl Search<'_> {
                     if let Some(&p) = self.g.neighbors(v as u32).iter().find(|&&u| {
                         front[u as usize / 64].load(Ordering::Relaxed) & (1 << (u % 64)) != 0
                     }) {
-                        self.parent[v].store(p, Ordering::Relaxed);
+                        self.parent[v].store(self.label(p), Ordering::Relaxed);
                         new |= 1 << b;
                     }
                 }
@@ -300,7 +316,6 @@ impl Search<'_> {
         if let Some(r) = self.map {
             for v in chunk(self.n, t, w, 16) {
                 let p = self.parent[r.new[v] as usize].load(Ordering::Relaxed);
-                let p = if p == NONE { NONE } else { r.old[p as usize] };
                 self.out[v].store(p, Ordering::Relaxed);
             }
         }
