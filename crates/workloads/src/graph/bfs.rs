@@ -6,7 +6,9 @@
 //! frontier bitmap), and back when the frontier shrinks below n/beta vertices.
 //! The result is a parent tree, verified against an independent serial BFS.
 
+use std::cell::UnsafeCell;
 use std::collections::VecDeque;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use super::{Graph, Relabelled};
@@ -43,7 +45,7 @@ struct Search<'g> {
     n: usize,
     parent: Vec<AtomicU32>,
     /// Frontier queues, current and next, by parity.
-    queue: [Vec<AtomicU32>; 2],
+    queue: [Cells; 2],
     /// Frontier bitmaps of bottom-up steps, current and next, by parity.
     bits: [Vec<AtomicU64>; 2],
     /// Visited vertices (and the padding past `n`), kept during bottom-up steps.
@@ -56,7 +58,7 @@ struct Search<'g> {
     /// original ids), and the parent tree in original ids that the workers gather
     /// from it at the end (empty without one).
     map: Option<&'g Relabelled>,
-    out: Vec<AtomicU32>,
+    out: Cells,
 }
 
 /// `n` zeroed atomics from a zeroed allocation: the system hands out zero pages, so
@@ -112,8 +114,10 @@ impl Search<'_> {
     /// Appends a worker's gathered vertices to queue `q`.
     fn flush(&self, slot: &Slot, q: usize, local: &mut Vec<u32>) {
         let at = slot.len.fetch_add(local.len(), Ordering::Relaxed);
-        for (dst, &v) in self.queue[q][at..at + local.len()].iter().zip(local.iter()) {
-            dst.store(v, Ordering::Relaxed);
+        for (i, &v) in (at..).zip(local.iter()) {
+            // SAFETY: positions at..at + len were reserved by this worker alone, and
+            // queue q is read only after the step's barrier.
+            unsafe { self.queue[q].set(i, v) };
         }
         local.clear();
     }
@@ -206,7 +210,9 @@ impl Search<'_> {
         let mut local = Vec::new();
         let mut scout = 0u64;
         while let Some(r) = Self::claim(slot, c.len, TD_CLAIM) {
-            for u in cur[r].iter().map(|u| u.load(Ordering::Relaxed)) {
+            // SAFETY: the current queue was filled up to c.len before the last barrier
+            // and nobody writes it during this step.
+            for u in r.map(|i| unsafe { cur.get(i) }) {
                 let label = self.label(u);
                 for &v in self.g.neighbors(u) {
                     if self.claim_vertex(v, label) {
@@ -231,7 +237,8 @@ impl Search<'_> {
         }
         self.barrier.wait();
         for i in chunk(c.len, t, w, 16) {
-            let v = self.queue[c.queue][i].load(Ordering::Relaxed);
+            // SAFETY: as in `top_down`: filled before the barrier, not written now.
+            let v = unsafe { self.queue[c.queue].get(i) };
             self.bits[0][v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
         }
         self.barrier.wait();
@@ -316,7 +323,8 @@ impl Search<'_> {
         if let Some(r) = self.map {
             for v in chunk(self.n, t, w, 16) {
                 let p = self.parent[r.new[v] as usize].load(Ordering::Relaxed);
-                self.out[v].store(p, Ordering::Relaxed);
+                // SAFETY: v lies in this worker's chunk; `out` is read after the team.
+                unsafe { self.out.set(v, p) };
             }
         }
     }
@@ -353,7 +361,8 @@ impl Search<'_> {
 /// spinning barrier between steps.
 pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
     let search = Search::new(g, None, pool.threads());
-    search.queue[0][0].store(source, Ordering::Relaxed);
+    // SAFETY: no worker runs yet.
+    unsafe { search.queue[0].set(0, source) };
     pool.broadcast(|w| search.run(w, pool.threads(), source));
     into_u32s(search.parent)
 }
@@ -364,9 +373,11 @@ pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
 pub fn bfs_relabelled(r: &Relabelled, source: u32, pool: &Pool) -> Vec<u32> {
     let search = Search::new(&r.graph, Some(r), pool.threads());
     let s = r.new[source as usize];
-    search.queue[0][0].store(s, Ordering::Relaxed);
+    // SAFETY: no worker runs yet.
+    unsafe { search.queue[0].set(0, s) };
     pool.broadcast(|w| search.run(w, pool.threads(), s));
-    into_u32s(search.out)
+    // SAFETY: the workers set every vertex's cell (their chunks tile 0..n).
+    unsafe { search.out.into_vec() }
 }
 
 impl<'g> Search<'g> {
@@ -377,15 +388,58 @@ impl<'g> Search<'g> {
             g,
             n,
             parent: atomics32(n),
-            queue: [atomics32(n.max(1)), atomics32(n.max(1))],
+            queue: [Cells::new(n.max(1)), Cells::new(n.max(1))],
             bits: [atomics64(words), atomics64(words)],
             visited: atomics64(words),
             slots: Default::default(),
             barrier: SpinBarrier::new(t),
             solo: t == 1,
             map,
-            out: atomics32(if map.is_some() { n } else { 0 }),
+            out: Cells::new(if map.is_some() { n } else { 0 }),
         }
+    }
+}
+
+/// `u32` cells that start uninitialised (no pass of zeroes, and a queue's pages that
+/// no step reaches are never touched), each set by one worker and read only after a
+/// barrier (or the team's end) orders the read after the write.
+struct Cells(Vec<UnsafeCell<MaybeUninit<u32>>>);
+
+// SAFETY: cells are accessed only as `set` and `get` require: no cell is written by
+// one thread while another reads or writes it.
+unsafe impl std::marker::Sync for Cells {}
+
+impl Cells {
+    fn new(n: usize) -> Cells {
+        let mut v = Vec::with_capacity(n);
+        // SAFETY: MaybeUninit needs no initialisation, and n fit the capacity.
+        unsafe { v.set_len(n) };
+        Cells(v)
+    }
+
+    /// # Safety
+    /// No other thread reads or writes cell i until a barrier.
+    #[inline]
+    unsafe fn set(&self, i: usize, x: u32) {
+        // SAFETY: exclusive access to cell i, as the caller promises.
+        unsafe { (*self.0[i].get()).write(x) };
+    }
+
+    /// # Safety
+    /// Cell i was set before a barrier this thread passed, and nobody writes it now.
+    #[inline]
+    unsafe fn get(&self, i: usize) -> u32 {
+        // SAFETY: set and not being written, as the caller promises.
+        unsafe { (*self.0[i].get()).assume_init() }
+    }
+
+    /// # Safety
+    /// Every cell was set.
+    unsafe fn into_vec(self) -> Vec<u32> {
+        let mut v = std::mem::ManuallyDrop::new(self.0);
+        // SAFETY: UnsafeCell<MaybeUninit<u32>> has u32's layout, every cell holds a
+        // value (the caller promises), and the allocation is handed over whole.
+        unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<u32>(), v.len(), v.capacity()) }
     }
 }
 
