@@ -1,10 +1,11 @@
 //! PageRank as in the GAP benchmark suite (pr.cc): damping 0.85, at most 20
 //! iterations, stop when the sum of absolute score changes drops below the
 //! tolerance (1e-4). The pull form reads each vertex's in-neighbours' contributions
-//! (no synchronisation) over the graph renumbered by degree rank, so the hubs'
-//! contributions share cache lines and vertices of one degree run together;
-//! contributions in single precision (half the bytes; relative error below 1e-6,
-//! against the tolerance's 1e-4), summed in double precision. The push form adds each
+//! (no synchronisation) over the graph renumbered by degree (hubs first), so the
+//! hubs' contributions share cache lines and vertices of one degree run together;
+//! only contributions are kept, in single precision (half the bytes; scores are
+//! contribution times degree, relative error below 1e-6, against the tolerance's
+//! 1e-4), summed in double precision. The push form adds each
 //! vertex's contribution into its neighbours' next scores, which needs
 //! synchronisation, selectable to compare the mechanisms of the irregular-algorithms
 //! study: one coarse lock, K striped locks, or atomics (a compare-and-swap loop on
@@ -85,14 +86,12 @@ fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
 pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks {
     let g = &r.graph;
     let n = g.vertices();
-    let mut scores = [vec![1.0 / n as f64; n], vec![0.0; n]];
     let first = (0..n as u32).map(|v| match g.degree(v) {
         0 => 0.0,
         d => (1.0 / n as f64 / d as f64) as f32,
     });
     let mut contrib = [first.collect(), vec![0.0f32; n]];
     let mut out = vec![0.0; n];
-    let [s0, s1] = &mut scores;
     let [c0, c1] = &mut contrib;
     let team = Team {
         r,
@@ -100,7 +99,6 @@ pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks
         // Vertex ranges with about the same number of list entries, claimed by the
         // workers.
         ranges: super::work_ranges(n, pool, |v| g.offsets[v] as usize),
-        scores: [Buf::of(s0), Buf::of(s1)],
         contrib: [Buf::of(c0), Buf::of(c1)],
         out: Buf::of(&mut out),
         claims: Default::default(),
@@ -164,7 +162,6 @@ struct Team<'r> {
     r: &'r Relabelled,
     tolerance: f64,
     ranges: Vec<Range<usize>>,
-    scores: [Buf<f64>; 2],
     contrib: [Buf<f32>; 2],
     out: Buf<f64>,
     claims: [AtomicUsize; 3],
@@ -184,22 +181,17 @@ impl Team<'_> {
                 self.claims[(it + 1) % 3].store(0, Ordering::Relaxed);
                 self.errors[(it + 1) % 3].store(0, Ordering::Relaxed);
             }
-            // SAFETY: the `cur` buffers are written only in the iteration before
-            // and after this one, each behind a barrier.
-            let (scores, contrib) = unsafe { (self.scores[cur].all(), self.contrib[cur].all()) };
+            // SAFETY: the `cur` buffer is written only in the iterations before and
+            // after this one, each behind a barrier.
+            let contrib = unsafe { self.contrib[cur].all() };
             let mut error = 0.0;
             loop {
                 let i = self.claims[it % 3].fetch_add(1, Ordering::Relaxed);
                 let Some(vs) = self.ranges.get(i) else { break };
                 // SAFETY: range i is claimed by this worker alone, the ranges are
                 // disjoint and lie in 0..n, and nobody reads `next` this iteration.
-                let (s, c) = unsafe {
-                    (
-                        self.scores[next].part(vs.clone()),
-                        self.contrib[next].part(vs.clone()),
-                    )
-                };
-                error += pull_range(&self.r.graph, vs.clone(), contrib, scores, (s, c));
+                let c = unsafe { self.contrib[next].part(vs.clone()) };
+                error += pull_range(&self.r.graph, vs.clone(), contrib, it == 0, c);
             }
             add_f64(&self.errors[it % 3], error);
             self.barrier.wait();
@@ -209,11 +201,13 @@ impl Team<'_> {
                 break;
             }
         }
-        // SAFETY: the last iteration's scores are final (its barrier passed), and
-        // this worker's chunk of `out` is its own.
-        let (fin, out) = unsafe { (self.scores[it % 2].all(), self.out.part(chunk(n, t, w, 8))) };
+        // SAFETY: the last iteration's contributions are final (its barrier
+        // passed), and this worker's chunk of `out` is its own.
+        let (fin, out) = unsafe { (self.contrib[it % 2].all(), self.out.part(chunk(n, t, w, 8))) };
+        let base = (1.0 - DAMPING) / n as f64;
         for (o, v) in out.iter_mut().zip(chunk(n, t, w, 8)) {
-            *o = fin[self.r.new[v] as usize];
+            let u = self.r.new[v];
+            *o = score(fin[u as usize], self.r.graph.degree(u), base);
         }
         it
     }
@@ -295,29 +289,47 @@ fn contributions(
     });
 }
 
+/// A vertex's score from its contribution (score / degree, single precision;
+/// relative error 6e-8): a vertex without neighbours has the base score (after the
+/// first iteration), so no scores are kept beside the contributions.
+#[inline]
+fn score(contrib: f32, degree: usize, base: f64) -> f64 {
+    match degree {
+        0 => base,
+        d => f64::from(contrib) * d as f64,
+    }
+}
+
 /// One range `vs` of a pull iteration over a renumbered graph (ids below n):
-/// writes the new scores and their contributions (single precision), returns the
-/// sum of absolute score changes.
+/// writes the new contributions (single precision), returns the sum of absolute
+/// score changes, the previous scores taken from the previous contributions (the
+/// stopping rule's sum then moves by at most 6e-8 of the scores' sum, 1, against
+/// its tolerance of 1e-4; a score array would cost a read and a write of 8 bytes a
+/// vertex each iteration).
 fn pull_range(
     g: &Graph,
     vs: Range<usize>,
     contrib: &[f32],
-    scores: &[f64],
-    (next, next_contrib): (&mut [f64], &mut [f32]),
+    first: bool,
+    next_contrib: &mut [f32],
 ) -> f64 {
-    let n = scores.len();
-    assert!(contrib.len() == n && g.vertices() == n);
+    let n = contrib.len();
+    assert!(g.vertices() == n);
     let base = (1.0 - DAMPING) / n as f64;
     let mut error = 0.0;
-    for ((s, c), v) in next.iter_mut().zip(next_contrib).zip(vs) {
+    for (c, v) in next_contrib.iter_mut().zip(vs) {
         let list = g.neighbors(v as u32);
         // SAFETY: a relabelled graph's lists hold new ids, which are below n.
-        *s = base + DAMPING * unsafe { gather_sum(list, contrib) };
+        let s = base + DAMPING * unsafe { gather_sum(list, contrib) };
+        let old = match (list.len(), first) {
+            (0, true) => 1.0 / n as f64,
+            (d, _) => score(contrib[v], d, base),
+        };
         *c = match list.len() {
             0 => 0.0,
-            d => (*s / d as f64) as f32,
+            d => (s / d as f64) as f32,
         };
-        error += (*s - scores[v]).abs();
+        error += (s - old).abs();
     }
     error
 }
