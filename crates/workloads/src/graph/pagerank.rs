@@ -475,8 +475,9 @@ pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
 }
 
 /// The largest relative difference from the reference that [`verify`] accepts:
-/// single-precision contributions round each by at most 2^-24 (6e-8), and damping
-/// keeps the accumulated error within 1 / (1 - 0.85) of that, 4e-7.
+/// single-precision contributions round each by at most 2^-24 (6e-8), damping
+/// keeps the accumulated error within 1 / (1 - 0.85) of that, 4e-7, and a score
+/// read back from its contribution adds one more rounding, 6e-8.
 pub const VERIFY_RELATIVE: f64 = 1e-6;
 
 #[cfg(test)]
