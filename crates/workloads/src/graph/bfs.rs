@@ -6,10 +6,12 @@
 //! frontier bitmap), and back when the frontier shrinks below n/beta vertices.
 //! The result is a parent tree, verified against an independent serial BFS.
 
+use std::cell::UnsafeCell;
 use std::collections::VecDeque;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use super::Graph;
+use super::{Graph, Relabelled};
 use crate::pool::{chunk, Pool, SpinBarrier};
 
 const ALPHA: u64 = 15;
@@ -43,21 +45,38 @@ struct Search<'g> {
     n: usize,
     parent: Vec<AtomicU32>,
     /// Frontier queues, current and next, by parity.
-    queue: [Vec<AtomicU32>; 2],
+    queue: [Cells; 2],
     /// Frontier bitmaps of bottom-up steps, current and next, by parity.
     bits: [Vec<AtomicU64>; 2],
     /// Visited vertices (and the padding past `n`), kept during bottom-up steps.
     visited: Vec<AtomicU64>,
     slots: [Slot; 3],
     barrier: SpinBarrier,
+    /// One worker: plain loads and stores where a team needs read-modify-writes.
+    solo: bool,
+    /// The renumbering the graph came from (then `parent`, indexed by new id, holds
+    /// original ids), and the parent tree in original ids that the workers gather
+    /// from it at the end (empty without one).
+    map: Option<&'g Relabelled>,
+    out: Cells,
 }
 
+/// `n` zeroed atomics from a zeroed allocation: the system hands out zero pages, so
+/// the parts never touched (most of a queue) cost nothing, and the rest no extra
+/// pass of stores.
 fn atomics32(n: usize) -> Vec<AtomicU32> {
-    (0..n).map(|_| AtomicU32::new(0)).collect()
+    let mut v = std::mem::ManuallyDrop::new(vec![0u32; n]);
+    // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, and the
+    // allocation is handed over whole (pointer, length and capacity), never freed twice.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU32>(), v.len(), v.capacity()) }
 }
 
+/// As [`atomics32`], for 64-bit words.
 fn atomics64(n: usize) -> Vec<AtomicU64> {
-    (0..n).map(|_| AtomicU64::new(0)).collect()
+    let mut v = std::mem::ManuallyDrop::new(vec![0u64; n]);
+    // SAFETY: as in `atomics32`: AtomicU64 has the size, alignment and bit validity
+    // of u64 (on every target with 64-bit atomics, which this module needs).
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity()) }
 }
 
 /// Where one worker is in the search; identical in every worker after each barrier.
@@ -95,8 +114,10 @@ impl Search<'_> {
     /// Appends a worker's gathered vertices to queue `q`.
     fn flush(&self, slot: &Slot, q: usize, local: &mut Vec<u32>) {
         let at = slot.len.fetch_add(local.len(), Ordering::Relaxed);
-        for (dst, &v) in self.queue[q][at..at + local.len()].iter().zip(local.iter()) {
-            dst.store(v, Ordering::Relaxed);
+        for (i, &v) in (at..).zip(local.iter()) {
+            // SAFETY: positions at..at + len were reserved by this worker alone, and
+            // queue q is read only after the step's barrier.
+            unsafe { self.queue[q].set(i, v) };
         }
         local.clear();
     }
@@ -121,13 +142,65 @@ impl Search<'_> {
         (c.queue, c.step) = (next, c.step + 1);
     }
 
-    /// Every parent unset but the source's.
+    /// Every parent unset but the source's; the source and the padding past `n`
+    /// visited.
     fn init(&self, w: usize, t: usize, source: u32) {
         for v in chunk(self.n, t, w, 16) {
-            let p = if v == source as usize { source } else { NONE };
+            let p = if v == source as usize {
+                self.label(source)
+            } else {
+                NONE
+            };
             self.parent[v].store(p, Ordering::Relaxed);
         }
+        if w == 0 {
+            self.mark_visited(source);
+            let last = self.visited.len() - 1;
+            if !self.n.is_multiple_of(64) {
+                let tail = !0u64 << (self.n - 64 * last);
+                self.visited[last].fetch_or(tail, Ordering::Relaxed);
+            }
+        }
         self.barrier.wait();
+    }
+
+    /// Sets v's visited bit (a top-down step keeps the visited bitmap as it claims
+    /// vertices, so a switch to bottom-up needs no pass over the parents).
+    #[inline]
+    fn mark_visited(&self, v: u32) {
+        let (word, bit) = (&self.visited[v as usize / 64], 1u64 << (v % 64));
+        if self.solo {
+            word.store(word.load(Ordering::Relaxed) | bit, Ordering::Relaxed);
+        } else {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    /// The id `u` has in the parent tree: its original id where the graph was
+    /// renumbered (the parents are stored so, and one gather maps the tree back).
+    #[inline]
+    fn label(&self, u: u32) -> u32 {
+        match self.map {
+            Some(r) => r.old[u as usize],
+            None => u,
+        }
+    }
+
+    /// Makes `u` the parent of unvisited `v`; false if v has one (in a team, a
+    /// compare-and-swap decides which worker claims it).
+    #[inline]
+    fn claim_vertex(&self, v: u32, u: u32) -> bool {
+        let p = &self.parent[v as usize];
+        if p.load(Ordering::Relaxed) != NONE {
+            return false;
+        }
+        if self.solo {
+            p.store(u, Ordering::Relaxed);
+            true
+        } else {
+            p.compare_exchange(NONE, u, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        }
     }
 
     /// One top-down step: the frontier's unvisited neighbours claim a parent (CAS).
@@ -137,13 +210,13 @@ impl Search<'_> {
         let mut local = Vec::new();
         let mut scout = 0u64;
         while let Some(r) = Self::claim(slot, c.len, TD_CLAIM) {
-            for u in cur[r].iter().map(|u| u.load(Ordering::Relaxed)) {
+            // SAFETY: the current queue was filled up to c.len before the last barrier
+            // and nobody writes it during this step.
+            for u in r.map(|i| unsafe { cur.get(i) }) {
+                let label = self.label(u);
                 for &v in self.g.neighbors(u) {
-                    let p = &self.parent[v as usize];
-                    if p.load(Ordering::Relaxed) == NONE
-                        && p.compare_exchange(NONE, u, Ordering::Relaxed, Ordering::Relaxed)
-                            .is_ok()
-                    {
+                    if self.claim_vertex(v, label) {
+                        self.mark_visited(v);
                         local.push(v);
                         scout += self.g.degree(v) as u64;
                     }
@@ -156,25 +229,16 @@ impl Search<'_> {
         self.end_queue_step(slot, next, &mut local, scout, c);
     }
 
-    /// From queue to bitmap: the visited bitmap from the parents (padding past `n`
-    /// counts as visited), then the frontier's bits. Uses no counters, so it takes
-    /// no step of the rotation.
+    /// From queue to bitmap: the frontier's bits (the visited bitmap is kept up to
+    /// date all along). Uses no counters, so it takes no step of the rotation.
     fn to_bitmap(&self, w: usize, t: usize, c: &Cursor) {
-        let words = self.visited.len();
-        for word in chunk(words, t, w, 8) {
-            let mut vis = 0u64;
-            for b in 0..64 {
-                let v = word * 64 + b;
-                if v >= self.n || self.parent[v].load(Ordering::Relaxed) != NONE {
-                    vis |= 1 << b;
-                }
-            }
-            self.visited[word].store(vis, Ordering::Relaxed);
+        for word in chunk(self.visited.len(), t, w, 8) {
             self.bits[0][word].store(0, Ordering::Relaxed);
         }
         self.barrier.wait();
         for i in chunk(c.len, t, w, 16) {
-            let v = self.queue[c.queue][i].load(Ordering::Relaxed);
+            // SAFETY: as in `top_down`: filled before the barrier, not written now.
+            let v = unsafe { self.queue[c.queue].get(i) };
             self.bits[0][v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
         }
         self.barrier.wait();
@@ -199,7 +263,7 @@ impl Search<'_> {
                     if let Some(&p) = self.g.neighbors(v as u32).iter().find(|&&u| {
                         front[u as usize / 64].load(Ordering::Relaxed) & (1 << (u % 64)) != 0
                     }) {
-                        self.parent[v].store(p, Ordering::Relaxed);
+                        self.parent[v].store(self.label(p), Ordering::Relaxed);
                         new |= 1 << b;
                     }
                 }
@@ -251,8 +315,22 @@ impl Search<'_> {
         }
     }
 
-    /// The whole search as worker `w` of `t` runs it.
+    /// The whole search as worker `w` of `t` runs it, then its share of the parent
+    /// tree in original ids where the graph was renumbered (every parent is final:
+    /// each step ends at the barrier).
     fn run(&self, w: usize, t: usize, source: u32) {
+        self.search(w, t, source);
+        if let Some(r) = self.map {
+            for v in chunk(self.n, t, w, 16) {
+                let p = self.parent[r.new[v] as usize].load(Ordering::Relaxed);
+                // SAFETY: v lies in this worker's chunk; `out` is read after the team.
+                unsafe { self.out.set(v, p) };
+            }
+        }
+    }
+
+    /// The search as worker `w` of `t` runs it.
+    fn search(&self, w: usize, t: usize, source: u32) {
         self.init(w, t, source);
         let mut c = Cursor {
             step: 0,
@@ -282,26 +360,95 @@ impl Search<'_> {
 /// claim work in chunks as they go (a slowed worker takes less), and meet at a
 /// spinning barrier between steps.
 pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
-    let n = g.vertices();
-    let t = pool.threads();
-    let words = n.div_ceil(64);
-    let search = Search {
-        g,
-        n,
-        parent: atomics32(n),
-        queue: [atomics32(n.max(1)), atomics32(n.max(1))],
-        bits: [atomics64(words), atomics64(words)],
-        visited: atomics64(words),
-        slots: Default::default(),
-        barrier: SpinBarrier::new(t),
-    };
-    search.queue[0][0].store(source, Ordering::Relaxed);
-    pool.broadcast(|w| search.run(w, t, source));
-    search
-        .parent
-        .into_iter()
-        .map(AtomicU32::into_inner)
-        .collect()
+    let search = Search::new(g, None, pool.threads());
+    // SAFETY: no worker runs yet.
+    unsafe { search.queue[0].set(0, source) };
+    pool.broadcast(|w| search.run(w, pool.threads(), source));
+    into_u32s(search.parent)
+}
+
+/// BFS from `source` (an original id) on a graph renumbered by degree when the
+/// input was prepared; the parent tree comes back in the original ids, mapped by
+/// the same workers at the end of the search (part of the time).
+pub fn bfs_relabelled(r: &Relabelled, source: u32, pool: &Pool) -> Vec<u32> {
+    let search = Search::new(&r.graph, Some(r), pool.threads());
+    let s = r.new[source as usize];
+    // SAFETY: no worker runs yet.
+    unsafe { search.queue[0].set(0, s) };
+    pool.broadcast(|w| search.run(w, pool.threads(), s));
+    // SAFETY: the workers set every vertex's cell (their chunks tile 0..n).
+    unsafe { search.out.into_vec() }
+}
+
+impl<'g> Search<'g> {
+    fn new(g: &'g Graph, map: Option<&'g Relabelled>, t: usize) -> Search<'g> {
+        let n = g.vertices();
+        let words = n.div_ceil(64);
+        Search {
+            g,
+            n,
+            parent: atomics32(n),
+            queue: [Cells::new(n.max(1)), Cells::new(n.max(1))],
+            bits: [atomics64(words), atomics64(words)],
+            visited: atomics64(words),
+            slots: Default::default(),
+            barrier: SpinBarrier::new(t),
+            solo: t == 1,
+            map,
+            out: Cells::new(if map.is_some() { n } else { 0 }),
+        }
+    }
+}
+
+/// `u32` cells that start uninitialised (no pass of zeroes, and a queue's pages that
+/// no step reaches are never touched), each set by one worker and read only after a
+/// barrier (or the team's end) orders the read after the write.
+struct Cells(Vec<UnsafeCell<MaybeUninit<u32>>>);
+
+// SAFETY: cells are accessed only as `set` and `get` require: no cell is written by
+// one thread while another reads or writes it.
+unsafe impl std::marker::Sync for Cells {}
+
+impl Cells {
+    fn new(n: usize) -> Cells {
+        let mut v = Vec::with_capacity(n);
+        // SAFETY: MaybeUninit needs no initialisation, and n fit the capacity.
+        unsafe { v.set_len(n) };
+        Cells(v)
+    }
+
+    /// # Safety
+    /// No other thread reads or writes cell i until a barrier.
+    #[inline]
+    unsafe fn set(&self, i: usize, x: u32) {
+        // SAFETY: exclusive access to cell i, as the caller promises.
+        unsafe { (*self.0[i].get()).write(x) };
+    }
+
+    /// # Safety
+    /// Cell i was set before a barrier this thread passed, and nobody writes it now.
+    #[inline]
+    unsafe fn get(&self, i: usize) -> u32 {
+        // SAFETY: set and not being written, as the caller promises.
+        unsafe { (*self.0[i].get()).assume_init() }
+    }
+
+    /// # Safety
+    /// Every cell was set.
+    unsafe fn into_vec(self) -> Vec<u32> {
+        let mut v = std::mem::ManuallyDrop::new(self.0);
+        // SAFETY: UnsafeCell<MaybeUninit<u32>> has u32's layout, every cell holds a
+        // value (the caller promises), and the allocation is handed over whole.
+        unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<u32>(), v.len(), v.capacity()) }
+    }
+}
+
+/// The values of atomics no thread uses any more, without a pass over them.
+fn into_u32s(v: Vec<AtomicU32>) -> Vec<u32> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: u32 has the size, alignment and bit validity of AtomicU32; the vector is
+    // owned (no thread holds a reference) and its allocation is handed over whole.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<u32>(), v.len(), v.capacity()) }
 }
 
 /// Checks a parent tree against a serial BFS: the same vertices are reached, and
@@ -369,6 +516,8 @@ mod tests {
                 let parent = bfs(&g, source, &p);
                 let edges = verify(&g, source, &parent).unwrap();
                 assert!(edges > 0);
+                let parent = bfs_relabelled(&Relabelled::new(&g, &p), source, &p);
+                assert_eq!(verify(&g, source, &parent), Ok(edges));
             }
         }
     }
@@ -389,16 +538,18 @@ mod tests {
                 let g = Graph::from_edges(n, &e, &p);
                 let hub = (0..n as u32).max_by_key(|&v| g.degree(v)).unwrap();
                 let leaf = (0..n as u32).find(|&v| g.degree(v) == 1).unwrap_or(1);
+                let r = Relabelled::new(&g, &p);
                 for source in [hub, leaf, 5, n as u32 - 1] {
-                    let parent = bfs(&g, source, &p);
-                    verify(&g, source, &parent).unwrap_or_else(|e| {
-                        panic!("{kind:?} {threads} threads from {source}: {e}")
-                    });
-                    checked += 1;
+                    for parent in [bfs(&g, source, &p), bfs_relabelled(&r, source, &p)] {
+                        verify(&g, source, &parent).unwrap_or_else(|e| {
+                            panic!("{kind:?} {threads} threads from {source}: {e}")
+                        });
+                        checked += 1;
+                    }
                 }
             }
         }
-        assert_eq!(checked, 24);
+        assert_eq!(checked, 48);
     }
 
     #[test]

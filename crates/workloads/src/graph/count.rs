@@ -14,7 +14,6 @@
 //! Induced counts follow: diamond_ind = diamond - 6 k4, c4_ind = c4 - diamond_ind - 3 k4.
 //! Work is shared out among the workers by vertex, interleaved for balance.
 
-use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::Serialize;
@@ -182,9 +181,6 @@ pub(super) struct DegreeRanks {
     pub(super) rank: Vec<u32>,
     /// Ranks `first[d]..first[d + 1]` are the vertices of degree d.
     first: Vec<usize>,
-    /// Where the lists of degree d start in the renumbered graph (`starts[d + 1]`
-    /// past the last; the last value is the entry count).
-    starts: Vec<usize>,
 }
 
 impl DegreeRanks {
@@ -195,9 +191,7 @@ impl DegreeRanks {
         for v in 0..n as u32 {
             first[g.degree(v) + 1] += 1;
         }
-        let mut starts = vec![0usize; max + 2];
         for d in 0..=max {
-            starts[d + 1] = starts[d] + d * first[d + 1];
             first[d + 1] += first[d];
         }
         let mut next = first.clone();
@@ -208,36 +202,7 @@ impl DegreeRanks {
                 (next[d] - 1) as u32
             })
             .collect();
-        DegreeRanks {
-            rank,
-            first,
-            starts,
-        }
-    }
-
-    /// Where the list of rank r, of degree d, starts in the renumbered graph.
-    #[inline]
-    pub(super) fn list_start(&self, r: usize, d: usize) -> usize {
-        self.starts[d] + (r - self.first[d]) * d
-    }
-
-    /// Where the list of rank r starts in the renumbered graph, for r in 0..=n
-    /// (`offset(n)` is the entry count).
-    pub(super) fn offset(&self, r: usize) -> usize {
-        if r == self.rank.len() {
-            return self.starts[self.starts.len() - 1];
-        }
-        self.list_start(r, self.degree(r))
-    }
-
-    /// The degree of rank r < n (a binary search over the degrees).
-    pub(super) fn degree(&self, r: usize) -> usize {
-        self.first.partition_point(|&f| f <= r) - 1
-    }
-
-    /// The ranks of degree d.
-    pub(super) fn of_degree(&self, d: usize) -> Range<usize> {
-        self.first[d]..self.first[d + 1]
+        DegreeRanks { rank, first }
     }
 
     /// Where each rank's list starts in the renumbered graph (n + 1 values, the last
@@ -471,12 +436,8 @@ mod rank_tests {
         for v in 0..n {
             let (r, d) = (ranks.rank[v] as usize, g.degree(v as u32));
             assert!(!std::mem::replace(&mut seen[r], true), "rank {r} twice");
-            assert_eq!(ranks.degree(r), d);
-            assert!(ranks.of_degree(d).contains(&r));
-            assert_eq!(ranks.list_start(r, d), offsets[r]);
             assert_eq!(offsets[r + 1] - offsets[r], d);
         }
-        assert!((0..=n).all(|r| ranks.offset(r) == offsets[r]));
         // Ascending by (degree, id).
         let mut by_rank = vec![0; n];
         (0..n).for_each(|v| by_rank[ranks.rank[v] as usize] = v);

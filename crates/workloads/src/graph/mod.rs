@@ -82,27 +82,75 @@ impl Graph {
             neighbors: neighbors.into(),
         }
     }
+}
 
-    /// The same graph with vertices renumbered by decreasing degree (hubs first),
-    /// which shortens the lists the counting kernels intersect.
-    pub fn relabel_by_degree(&self, pool: &Pool) -> Graph {
-        let n = self.vertices();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by_key(|&v| (std::cmp::Reverse(self.degree(v)), v));
-        let mut new_id = vec![0u32; n];
-        for (i, &v) in order.iter().enumerate() {
-            new_id[v as usize] = i as u32;
+/// A graph renumbered by decreasing degree (hubs first), with the maps both ways.
+/// BFS and PageRank run on it: hubs get small ids, so a bottom-up BFS step, reading
+/// a list in id order, asks the hubs (the likeliest frontier members) first, and the
+/// hubs' frontier bits and PageRank contributions, which most lists read, share
+/// cache lines; vertices of one degree are consecutive, so the loops over their lists
+/// run the same number of times in a row. Built once when the input is prepared.
+#[derive(Debug, Clone)]
+pub struct Relabelled {
+    pub graph: Graph,
+    /// The original id of each new id.
+    pub old: Vec<u32>,
+    /// The new id of each original id.
+    pub new: Vec<u32>,
+}
+
+impl Relabelled {
+    /// Ranks the vertices by (degree, id) descending with a counting sort, then the
+    /// pool's workers write each new list (the old list mapped to new ids, sorted).
+    pub fn new(g: &Graph, pool: &Pool) -> Relabelled {
+        let n = g.vertices();
+        let ranks = count::DegreeRanks::new(g);
+        let new: Vec<u32> = ranks.rank.iter().map(|&r| (n - 1) as u32 - r).collect();
+        let mut old = vec![0u32; n];
+        for (v, &i) in new.iter().enumerate() {
+            old[i as usize] = v as u32;
         }
-        let edges: Vec<(u32, u32)> = (0..n as u32)
-            .flat_map(|v| {
-                self.neighbors(v)
-                    .iter()
-                    .filter(move |&&w| v < w)
-                    .map(move |&w| (v, w))
-            })
-            .map(|(a, b)| (new_id[a as usize], new_id[b as usize]))
-            .collect();
-        Graph::from_edges(n, &edges, pool)
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0usize);
+        for &v in &old {
+            offsets.push(offsets[offsets.len() - 1] + g.degree(v));
+        }
+        let ranges = work_ranges(n, pool, |u| offsets[u]);
+        let mut neighbors = vec![0u32; g.neighbors.len()];
+        for_each_list(&mut neighbors, &offsets, &ranges, pool, |u, l| {
+            for (x, &w) in l.iter_mut().zip(g.neighbors(old[u])) {
+                *x = new[w as usize];
+            }
+            l.sort_unstable();
+        });
+        let offsets: Vec<u64> = offsets.into_iter().map(|o| o as u64).collect();
+        Relabelled {
+            graph: Graph {
+                offsets: offsets.into(),
+                neighbors: neighbors.into(),
+            },
+            old,
+            new,
+        }
+    }
+
+    /// Original-id values from new-id ones: `out[v] = map(by_new[new[v]])`, written
+    /// by the pool's workers.
+    pub fn to_original<T: Copy + Default + Send + Sync>(
+        &self,
+        by_new: &[T],
+        pool: &Pool,
+        map: impl Fn(T) -> T + Sync,
+    ) -> Vec<T> {
+        let n = self.new.len();
+        let mut out = vec![T::default(); n];
+        let ranges = balanced_ranges(n, pool.threads() * 4, |v| v);
+        for_each_range(&mut out, &ranges, pool, |vs, part| {
+            for (o, v) in part.iter_mut().zip(vs) {
+                *o = map(by_new[self.new[v] as usize]);
+            }
+        });
+        out
     }
 }
 
@@ -351,9 +399,17 @@ pub(crate) mod tests {
         assert_eq!(g.neighbors(0), &[1, 2]);
         assert_eq!(g.neighbors(1), &[0, 3]);
         assert_eq!(g.neighbors(2), &[0]);
-        let r = g.relabel_by_degree(&pool(1));
-        assert_eq!(r.edges(), 3);
-        assert_eq!(r.degree(0), 2);
+        let r = Relabelled::new(&g, &pool(2));
+        assert_eq!(r.graph.edges(), 3);
+        // Degrees 2, 2, 1, 1: the ties go to the higher original id.
+        assert_eq!(r.old, [1, 0, 3, 2]);
+        assert_eq!(r.new, [1, 0, 3, 2]);
+        assert_eq!(r.graph.neighbors(0), &[1, 2]);
+        assert_eq!(r.graph.neighbors(1), &[0, 3]);
+        assert_eq!(
+            r.to_original(&[10, 11, 12, 13], &pool(3), |x| x + 1),
+            [12, 11, 14, 13]
+        );
     }
 
     /// The parallel build equals a plain set-based one for every worker count, with

@@ -1,10 +1,11 @@
 //! PageRank as in the GAP benchmark suite (pr.cc): damping 0.85, at most 20
 //! iterations, stop when the sum of absolute score changes drops below the
 //! tolerance (1e-4). The pull form reads each vertex's in-neighbours' contributions
-//! (no synchronisation) over the graph renumbered by degree rank, so the hubs'
-//! contributions share cache lines and vertices of one degree run together;
-//! contributions in single precision (half the bytes; relative error below 1e-6,
-//! against the tolerance's 1e-4), summed in double precision. The push form adds each
+//! (no synchronisation) over the graph renumbered by degree (hubs first), so the
+//! hubs' contributions share cache lines and vertices of one degree run together;
+//! only contributions are kept, in single precision (half the bytes; scores are
+//! contribution times degree, relative error below 1e-6, against the tolerance's
+//! 1e-4), summed in double precision. The push form adds each
 //! vertex's contribution into its neighbours' next scores, which needs
 //! synchronisation, selectable to compare the mechanisms of the irregular-algorithms
 //! study: one coarse lock, K striped locks, or atomics (a compare-and-swap loop on
@@ -13,12 +14,11 @@
 //! Results are verified against an independent serial pull PageRank.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::count::DegreeRanks;
-use super::Graph;
-use crate::pool::Pool;
+use super::{Graph, Relabelled};
+use crate::pool::{chunk, Pool, SpinBarrier};
 pub use crate::sync::{rtm_available, transaction_status, Aborts, ElidedLock, Sync};
 
 pub const DAMPING: f64 = 0.85;
@@ -70,38 +70,146 @@ pub fn pagerank(
     })
 }
 
-/// Pull PageRank over the graph renumbered by degree rank. The hubs' contributions,
-/// which most lists read, then share cache lines (Graph500 scrambles ids, so in
-/// vertex order they are spread over the whole array), and vertices of one degree
-/// are visited together, so the loops over their lists run the same number of times
-/// in a row (in vertex order the lengths are random and every list's end is a
-/// mispredicted branch; on a degree-sorted graph an iteration took 1.1-1.5x less).
-/// Ranking and renumbering are part of the time (a quarter of it at kron:19, eight
-/// iterations; the renumbering fused into the first iteration was no faster).
+/// Pull PageRank over the graph renumbered by degree ([`Relabelled`]), the
+/// renumbering part of the time.
 fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
-    let ranks = DegreeRanks::new(g);
+    pagerank_relabelled(&Relabelled::new(g, pool), tolerance, pool)
+}
+
+/// Pull PageRank on a graph renumbered by degree when the input was prepared; the
+/// scores come back in the original ids (the mapping back is part of the time). The
+/// hubs' contributions, which most lists read, share cache lines (Graph500
+/// scrambles ids, so in vertex order they are spread over the whole array), and
+/// vertices of one degree are visited together, so the loop over their lists runs
+/// the same number of times in a row (in vertex order the lengths are random and
+/// every list's end is a mispredicted branch).
+pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks {
+    let g = &r.graph;
     let n = g.vertices();
-    // Vertex ranges with about the same number of list entries, claimed by the workers.
-    let vertex_ranges = super::work_ranges(n, pool, |v| g.offsets[v] as usize);
-    let ids = renumber(g, &ranks, &vertex_ranges, pool);
-    let rank_ranges = super::work_ranges(n, pool, |r| ranks.offset(r));
-    let (by_rank, iterations) = iterate(
-        n,
-        tolerance,
-        first_contributions(&ranks),
-        |contrib, scores, next| pull(&ranks, &ids, contrib, scores, next, &rank_ranges, pool),
-    );
-    let mut scores = vec![0.0; n];
-    super::for_each_range(&mut scores, &vertex_ranges, pool, |vs, part| {
-        for (s, v) in part.iter_mut().zip(vs) {
-            *s = by_rank[ranks.rank[v] as usize];
-        }
+    let first = (0..n as u32).map(|v| match g.degree(v) {
+        0 => 0.0,
+        d => (1.0 / n as f64 / d as f64) as f32,
     });
+    let mut contrib = [first.collect(), vec![0.0f32; n]];
+    let mut out = vec![0.0; n];
+    let [c0, c1] = &mut contrib;
+    let team = Team {
+        r,
+        tolerance,
+        // Vertex ranges with about the same number of list entries, claimed by the
+        // workers.
+        ranges: super::work_ranges(n, pool, |v| g.offsets[v] as usize),
+        contrib: [Buf::of(c0), Buf::of(c1)],
+        out: Buf::of(&mut out),
+        claims: Default::default(),
+        errors: Default::default(),
+        barrier: SpinBarrier::new(pool.threads()),
+    };
+    let iterations = pool.broadcast(|w| team.run(w, pool.threads()))[0];
     Ranks {
-        scores,
+        scores: out,
         iterations,
         transactions: 0,
         aborts: Aborts::default(),
+    }
+}
+
+/// A buffer the workers of a [`Team`] share: each iteration reads one of a pair
+/// whole and writes the other in ranges no two workers share, a barrier between.
+struct Buf<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: a `Buf` is only read while no worker writes it and written at positions
+// one worker owns (see `Team`), with values that may move between threads; the
+// vector it points into outlives the broadcast.
+unsafe impl<T: Send> std::marker::Sync for Buf<T> {}
+
+impl<T> Buf<T> {
+    fn of(v: &mut [T]) -> Buf<T> {
+        Buf {
+            ptr: v.as_mut_ptr(),
+            len: v.len(),
+        }
+    }
+
+    /// # Safety
+    /// No worker writes the buffer while the slice lives.
+    unsafe fn all(&self) -> &[T] {
+        // SAFETY: ptr and len come from one live slice; the caller excludes writes.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// # Safety
+    /// `at` lies in the buffer, and no other worker reads or writes it while the
+    /// slice lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn part(&self, at: Range<usize>) -> &mut [T] {
+        assert!(at.start <= at.end && at.end <= self.len);
+        // SAFETY: in bounds (asserted); the caller makes the range this worker's alone.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at.start), at.len()) }
+    }
+}
+
+/// The workers of one pull PageRank: they stay in one team for every iteration
+/// (a spinning barrier between iterations instead of a return to the pool, whose
+/// sleeping workers a VM can take milliseconds to wake), claim vertex ranges as they
+/// go, and map the scores back to the original ids at the end. Iteration i reads
+/// scores and contributions `i % 2` and writes the other pair; its claim counter
+/// and error sum are slot `i % 3`, reset by worker 0 two iterations after use.
+struct Team<'r> {
+    r: &'r Relabelled,
+    tolerance: f64,
+    ranges: Vec<Range<usize>>,
+    contrib: [Buf<f32>; 2],
+    out: Buf<f64>,
+    claims: [AtomicUsize; 3],
+    errors: [AtomicU64; 3],
+    barrier: SpinBarrier,
+}
+
+impl Team<'_> {
+    /// Worker `w` of `t`: every iteration, then its share of the mapping back.
+    /// Returns the iterations run (the same in every worker).
+    fn run(&self, w: usize, t: usize) -> usize {
+        let n = self.r.new.len();
+        let mut it = 0;
+        loop {
+            let (cur, next) = (it % 2, 1 - it % 2);
+            if w == 0 {
+                self.claims[(it + 1) % 3].store(0, Ordering::Relaxed);
+                self.errors[(it + 1) % 3].store(0, Ordering::Relaxed);
+            }
+            // SAFETY: the `cur` buffer is written only in the iterations before and
+            // after this one, each behind a barrier.
+            let contrib = unsafe { self.contrib[cur].all() };
+            let mut error = 0.0;
+            loop {
+                let i = self.claims[it % 3].fetch_add(1, Ordering::Relaxed);
+                let Some(vs) = self.ranges.get(i) else { break };
+                // SAFETY: range i is claimed by this worker alone, the ranges are
+                // disjoint and lie in 0..n, and nobody reads `next` this iteration.
+                let c = unsafe { self.contrib[next].part(vs.clone()) };
+                error += pull_range(&self.r.graph, vs.clone(), contrib, it == 0, c);
+            }
+            add_f64(&self.errors[it % 3], error);
+            self.barrier.wait();
+            it += 1;
+            let total = f64::from_bits(self.errors[(it - 1) % 3].load(Ordering::Relaxed));
+            if total < self.tolerance || it == MAX_ITERS {
+                break;
+            }
+        }
+        // SAFETY: the last iteration's contributions are final (its barrier
+        // passed), and this worker's chunk of `out` is its own.
+        let (fin, out) = unsafe { (self.contrib[it % 2].all(), self.out.part(chunk(n, t, w, 8))) };
+        let base = (1.0 - DAMPING) / n as f64;
+        for (o, v) in out.iter_mut().zip(chunk(n, t, w, 8)) {
+            let u = self.r.new[v];
+            *o = score(fin[u as usize], self.r.graph.degree(u), base);
+        }
+        it
     }
 }
 
@@ -181,121 +289,49 @@ fn contributions(
     });
 }
 
-/// The contributions of uniform scores, by rank (written in rank order: the ranks of
-/// one degree are consecutive).
-fn first_contributions(ranks: &DegreeRanks) -> Vec<f32> {
-    let n = ranks.rank.len() as f64;
-    (ranks.degrees())
-        .map(|d| {
-            if d > 0 {
-                (1.0 / n / d as f64) as f32
-            } else {
-                0.0
-            }
-        })
-        .collect()
+/// A vertex's score from its contribution (score / degree, single precision;
+/// relative error 6e-8): a vertex without neighbours has the base score (after the
+/// first iteration), so no scores are kept beside the contributions.
+#[inline]
+fn score(contrib: f32, degree: usize, base: f64) -> f64 {
+    match degree {
+        0 => base,
+        d => f64::from(contrib) * d as f64,
+    }
 }
 
-/// The graph's lists renumbered by rank: each vertex's list, its ids mapped through
-/// `rank`, written as the list of its own rank (in the layout of
-/// [`DegreeRanks::list_start`]). The graph's lists are read in order, the writes
-/// jump. Ids are scrambled, so once the rank array outgrows the L2 cache nearly every
-/// lookup misses it (4 ns an entry at kron:19, a fault-in of the new pages
-/// included); renumbering the long lists one L2-sized tile of ids at a time was
-/// tried and was 1.5x slower, the runs per tile being short. `ranks` must be `g`'s.
-fn renumber(
+/// One range `vs` of a pull iteration over a renumbered graph (ids below n):
+/// writes the new contributions (single precision), returns the sum of absolute
+/// score changes, the previous scores taken from the previous contributions (the
+/// stopping rule's sum then moves by at most 6e-8 of the scores' sum, 1, against
+/// its tolerance of 1e-4; a score array would cost a read and a write of 8 bytes a
+/// vertex each iteration).
+fn pull_range(
     g: &Graph,
-    ranks: &DegreeRanks,
-    vertex_ranges: &[Range<usize>],
-    pool: &Pool,
-) -> Vec<u32> {
-    let n = g.vertices();
-    let entries = g.neighbors.len();
-    assert_eq!(ranks.offset(n), entries);
-    // Every entry is written below before any is read, so the buffer starts
-    // uninitialised (zeroing it would cost a pass over memory of its own).
-    let mut ids: Vec<u32> = Vec::with_capacity(entries);
-    let out = super::Disjoint(ids.as_mut_ptr());
-    // Units only to hand the vertex ranges out; every write goes through `out`.
-    super::for_each_range(&mut vec![(); n], vertex_ranges, pool, |vs, _| {
-        let out = &out;
-        for v in vs {
-            let list = g.neighbors(v as u32);
-            let start = ranks.list_start(ranks.rank[v] as usize, list.len());
-            for (i, &w) in list.iter().enumerate() {
-                // SAFETY: v's rank's list, start..start + list.len(), lies inside the
-                // `entries` reserved (`ranks` are g's, so the ranks of one degree tile
-                // that degree's lists) and is written by this worker alone: `rank` is
-                // a permutation and v lies in one range only.
-                unsafe { out.0.add(start + i).write(ranks.rank[w as usize]) };
-            }
-        }
-    });
-    // SAFETY: every vertex's list was written, and the lists of all ranks tile
-    // 0..entries.
-    unsafe { ids.set_len(entries) };
-    ids
-}
-
-/// One pull iteration, in rank order over the renumbered lists, each worker
-/// writing its own ranges of `next`; returns the sum of absolute score changes.
-/// The ranks of a range are walked one degree at a time, so every list the inner
-/// loop sums has the same length until the degree changes.
-fn pull(
-    ranks: &DegreeRanks,
-    ids: &[u32],
+    vs: Range<usize>,
     contrib: &[f32],
-    scores: &[f64],
-    (next, next_contrib): (&mut [f64], &mut [f32]),
-    rank_ranges: &[Range<usize>],
-    pool: &Pool,
+    first: bool,
+    next_contrib: &mut [f32],
 ) -> f64 {
-    let n = scores.len();
-    assert!(ranks.rank.len() == n && ids.len() == ranks.offset(n) && contrib.len() == n);
+    let n = contrib.len();
+    assert!(g.vertices() == n);
     let base = (1.0 - DAMPING) / n as f64;
-    let lengths = rank_ranges.iter().map(Range::len);
-    super::for_each_split2(
-        next,
-        next_contrib,
-        lengths,
-        pool,
-        |w, part, part_contrib| {
-            let rs = rank_ranges[w].clone();
-            let mut error = 0.0;
-            let mut r = rs.start;
-            while r < rs.end {
-                let d = ranks.degree(r);
-                let run = r..ranks.of_degree(d).end.min(rs.end);
-                let at = r - rs.start..run.end - rs.start;
-                let lists = ids[ranks.list_start(r, d)..][..d * run.len()].chunks_exact(d.max(1));
-                let (part, part_contrib) = (&mut part[at.clone()], &mut part_contrib[at]);
-                if d == 0 {
-                    // No neighbours: the base score, and the zero contribution both
-                    // buffers start with.
-                    for (s, r) in part.iter_mut().zip(run.clone()) {
-                        *s = base;
-                        error += (base - scores[r]).abs();
-                    }
-                } else {
-                    for (((s, c), list), r) in part
-                        .iter_mut()
-                        .zip(part_contrib)
-                        .zip(lists)
-                        .zip(run.clone())
-                    {
-                        // SAFETY: the renumbering wrote only ranks, which are below n.
-                        *s = base + DAMPING * unsafe { gather_sum(list, contrib) };
-                        *c = (*s / d as f64) as f32;
-                        error += (*s - scores[r]).abs();
-                    }
-                }
-                r = run.end;
-            }
-            error
-        },
-    )
-    .iter()
-    .sum()
+    let mut error = 0.0;
+    for (c, v) in next_contrib.iter_mut().zip(vs) {
+        let list = g.neighbors(v as u32);
+        // SAFETY: a relabelled graph's lists hold new ids, which are below n.
+        let s = base + DAMPING * unsafe { gather_sum(list, contrib) };
+        let old = match (list.len(), first) {
+            (0, true) => 1.0 / n as f64,
+            (d, _) => score(contrib[v], d, base),
+        };
+        *c = match list.len() {
+            0 => 0.0,
+            d => (s / d as f64) as f32,
+        };
+        error += (s - old).abs();
+    }
+    error
 }
 
 /// The sum of `contrib` over `ids`, in four independent running sums so the adds do
@@ -439,8 +475,9 @@ pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
 }
 
 /// The largest relative difference from the reference that [`verify`] accepts:
-/// single-precision contributions round each by at most 2^-24 (6e-8), and damping
-/// keeps the accumulated error within 1 / (1 - 0.85) of that, 4e-7.
+/// single-precision contributions round each by at most 2^-24 (6e-8), damping
+/// keeps the accumulated error within 1 / (1 - 0.85) of that, 4e-7, and a score
+/// read back from its contribution adds one more rounding, 6e-8.
 pub const VERIFY_RELATIVE: f64 = 1e-6;
 
 #[cfg(test)]
@@ -524,23 +561,13 @@ mod tests {
     }
 
     #[test]
-    fn renumbered_lists_are_the_graphs_lists_mapped_to_ranks() {
+    fn a_prepared_relabelling_gives_the_reference_scores_in_original_ids() {
         let p = pool(3);
         let (n, e) = generate(Kind::Kronecker, 10, &p);
         let g = Graph::from_edges(n, &e, &p);
-        let ranks = DegreeRanks::new(&g);
-        let ranges = crate::graph::work_ranges(n, &p, |v| g.offsets[v] as usize);
-        let ids = renumber(&g, &ranks, &ranges, &p);
-        assert_eq!(ids.len(), g.neighbors.len());
-        for v in 0..n as u32 {
-            let d = g.degree(v);
-            let start = ranks.list_start(ranks.rank[v as usize] as usize, d);
-            let want: Vec<u32> = g
-                .neighbors(v)
-                .iter()
-                .map(|&w| ranks.rank[w as usize])
-                .collect();
-            assert_eq!(ids[start..start + d], want[..], "vertex {v}");
-        }
+        let r = pagerank_relabelled(&Relabelled::new(&g, &p), 1e-4, &p);
+        verify(&g, &r).unwrap();
+        let direct = pagerank(&g, &Sync::Pull, 1, 1e-4, &p).unwrap();
+        assert_eq!((r.scores, r.iterations), (direct.scores, direct.iterations));
     }
 }
