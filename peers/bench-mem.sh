@@ -18,7 +18,9 @@
 # `never`, every side falls back to 4 KiB pages alike). The tools run
 # interleaved REPS times (one pair per repetition); the script prints each tool's
 # median and every pair's ratio (scalescope / peer GB/s, above 1: scalescope faster)
-# with their median.
+# with their median. likwid-bench reports the average over its timed repetitions,
+# stream.c and scalescope the best iteration: `read avg` and `write avg` are
+# scalescope's average iteration, the like-for-like figure against likwid.
 # Usage: [PEER_SRC=dir] peers/bench-mem.sh [SIZE_MB] [REPS]   (default 396 MB = 3 x 4 x 33 MiB L3, 7 reps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,10 +67,11 @@ stream() {
   OMP_NUM_THREADS=$1 OMP_PROC_BIND=true OMP_PLACES=cores "$stream_c" |
     awk '/^Copy:/ {c = $2 / 1000} /^Triad:/ {t = $2 / 1000} END {print c, t}'
 }
-# GB/s of scalescope's copy, triad, write and read, one line.
+# GB/s of scalescope's copy, triad, write and read (best iteration, as stream.c
+# reports), then write and read over the average iteration (as likwid-bench reports).
 ours() {
   $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --json |
-    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','read')))"
+    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','read')), *(k[n]['bytes'] / k[n]['avg_secs'] / 1e9 for n in ('write','read')))"
 }
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s medians, per-pair ratios scalescope/peer"
@@ -80,8 +83,9 @@ for t in 1 2; do
 import statistics as st, sys
 t, rows = sys.argv[1], [list(map(float, l.split()[1:])) for l in open(sys.argv[2])]
 col = lambda i: [r[i] for r in rows]
-pairs = [("read", 3, "likwid load_avx", 4), ("write (nt)", 2, "likwid store_mem_avx (nt)", 5),
-         ("write (nt)", 2, "likwid store_avx", 6), ("copy", 0, "stream.c Copy", 7), ("triad", 1, "stream.c Triad", 8)]
+pairs = [("read", 3, "likwid load_avx", 6), ("read avg", 5, "likwid load_avx", 6),
+         ("write (nt)", 2, "likwid store_mem_avx (nt)", 7), ("write avg", 4, "likwid store_mem_avx (nt)", 7),
+         ("write (nt)", 2, "likwid store_avx", 8), ("copy", 0, "stream.c Copy", 9), ("triad", 1, "stream.c Triad", 10)]
 for ours, i, peer, j in pairs:
     if any(x != x for x in col(j)):
         continue
