@@ -448,10 +448,19 @@ impl Workload for Ft {
         );
         self.initial_conditions(pool, u1);
         self.fft3(pool, u1, false);
-        self.u0.data.copy_from_slice(&self.u1.data);
         self.sums.clear();
         let nz = self.nz;
         let plane = self.nx * self.ny;
+        // u0 = u1, each worker copying its own planes (a serial copy of the whole
+        // grid would leave the other workers idle).
+        pool.broadcast(|w| {
+            let planes = chunk(nz, pool.threads(), w, 1);
+            for e in planes.start * plane..planes.end * plane {
+                // SAFETY: element e lies in this worker's planes of both grids, and
+                // the two grids are distinct allocations.
+                unsafe { *u0.at(e) = *u1.at(e) };
+            }
+        });
         for _ in 0..self.niter {
             // evolve: u0 *= twiddle (cumulatively), u1 = u0.
             let tw = &self.twiddle;
