@@ -453,8 +453,10 @@ impl Workload for Ft {
             // SAFETY: every element 0..n was written above.
             unsafe { g.data.set_len(n) };
         }
-        // Zeroed pages, first touched by the workers in `index_map`.
+        // Each worker first-touches its planes of the twiddle factors here, as it
+        // did the grids' (the timed run computes them all again).
         self.twiddle = vec![0.0; n];
+        self.index_map(pool);
         Ok(())
     }
 
