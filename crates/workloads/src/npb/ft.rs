@@ -104,6 +104,16 @@ impl GridPtr {
 /// In-place radix-2 FFT of `a` (length a power of two), with `roots[k] =
 /// e^{+2 pi i k / n}` for k < n/2; `inverse` uses the conjugate roots.
 fn fft_line(a: &mut [C], roots: &[C], inverse: bool) {
+    if inverse {
+        fft_line_dir::<true>(a, roots)
+    } else {
+        fft_line_dir::<false>(a, roots)
+    }
+}
+
+/// [`fft_line`] with the direction fixed at compile time; the first stage, whose
+/// only root is 1, without multiplications.
+fn fft_line_dir<const INVERSE: bool>(a: &mut [C], roots: &[C]) {
     let n = a.len();
     let mut j = 0;
     for i in 1..n {
@@ -117,13 +127,19 @@ fn fft_line(a: &mut [C], roots: &[C], inverse: bool) {
             a.swap(i, j);
         }
     }
-    let mut len = 2;
+    for pair in a.chunks_exact_mut(2) {
+        let (u, v) = (pair[0], pair[1]);
+        pair[0] = u.add(v);
+        pair[1] = u.sub(v);
+    }
+    let mut len = 4;
     while len <= n {
         let (half, step) = (len / 2, n / len);
-        for start in (0..n).step_by(len) {
-            for k in 0..half {
+        for block in a.chunks_exact_mut(len) {
+            let (lo, hi) = block.split_at_mut(half);
+            for (k, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
                 let w = roots[k * step];
-                let w = if inverse {
+                let w = if INVERSE {
                     C {
                         re: w.re,
                         im: -w.im,
@@ -131,10 +147,9 @@ fn fft_line(a: &mut [C], roots: &[C], inverse: bool) {
                 } else {
                     w
                 };
-                let u = a[start + k];
-                let v = a[start + k + half].mul(w);
-                a[start + k] = u.add(v);
-                a[start + k + half] = u.sub(v);
+                let (u, v) = (*x, y.mul(w));
+                *x = u.add(v);
+                *y = u.sub(v);
             }
         }
         len *= 2;
