@@ -111,8 +111,8 @@ fn fft_line(a: &mut [C], roots: &[C], inverse: bool) {
     }
 }
 
-/// [`fft_line`] with the direction fixed at compile time; the first stage, whose
-/// only root is 1, without multiplications.
+/// [`fft_line`] with the direction fixed at compile time; the first two stages,
+/// whose roots are 1 and +-i, without multiplications.
 fn fft_line_dir<const INVERSE: bool>(a: &mut [C], roots: &[C]) {
     let n = a.len();
     let mut j = 0;
@@ -132,7 +132,26 @@ fn fft_line_dir<const INVERSE: bool>(a: &mut [C], roots: &[C]) {
         pair[0] = u.add(v);
         pair[1] = u.sub(v);
     }
-    let mut len = 4;
+    // The second stage's roots are 1 and i (-i inverse): swaps and signs.
+    for quad in a.chunks_exact_mut(4) {
+        let (u0, v0, u1, w) = (quad[0], quad[2], quad[1], quad[3]);
+        let v1 = if INVERSE {
+            C {
+                re: w.im,
+                im: -w.re,
+            }
+        } else {
+            C {
+                re: -w.im,
+                im: w.re,
+            }
+        };
+        quad[0] = u0.add(v0);
+        quad[2] = u0.sub(v0);
+        quad[1] = u1.add(v1);
+        quad[3] = u1.sub(v1);
+    }
+    let mut len = 8;
     while len <= n {
         let (half, step) = (len / 2, n / len);
         for block in a.chunks_exact_mut(len) {
@@ -567,29 +586,31 @@ mod tests {
 
     #[test]
     fn fft_matches_the_definition() {
-        let n = 16;
-        let x: Vec<C> = (0..n)
-            .map(|i| C {
-                re: (i as f64).sin(),
-                im: (i as f64 * 0.3).cos(),
-            })
-            .collect();
-        let mut a = x.clone();
-        fft_line(&mut a, &roots(n), false);
-        for (k, got) in a.iter().enumerate() {
-            let mut want = C::default();
-            for (j, v) in x.iter().enumerate() {
-                let t = 2.0 * PI * (j * k) as f64 / n as f64;
-                want = want.add(v.mul(C {
-                    re: t.cos(),
-                    im: t.sin(),
-                }));
+        for n in [2, 4, 8, 16] {
+            let x: Vec<C> = (0..n)
+                .map(|i| C {
+                    re: (i as f64).sin(),
+                    im: (i as f64 * 0.3).cos(),
+                })
+                .collect();
+            let mut a = x.clone();
+            fft_line(&mut a, &roots(n), false);
+            for (k, got) in a.iter().enumerate() {
+                let mut want = C::default();
+                for (j, v) in x.iter().enumerate() {
+                    let t = 2.0 * PI * (j * k) as f64 / n as f64;
+                    want = want.add(v.mul(C {
+                        re: t.cos(),
+                        im: t.sin(),
+                    }));
+                }
+                assert!((got.re - want.re).abs() < 1e-12 && (got.im - want.im).abs() < 1e-12);
             }
-            assert!((got.re - want.re).abs() < 1e-12 && (got.im - want.im).abs() < 1e-12);
-        }
-        fft_line(&mut a, &roots(n), true);
-        for (got, want) in a.iter().zip(&x) {
-            assert!((got.re / n as f64 - want.re).abs() < 1e-12);
+            fft_line(&mut a, &roots(n), true);
+            for (got, want) in a.iter().zip(&x) {
+                assert!((got.re / n as f64 - want.re).abs() < 1e-12);
+                assert!((got.im / n as f64 - want.im).abs() < 1e-12);
+            }
         }
     }
 
