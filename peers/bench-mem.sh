@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
-# Benchmark: scalescope's STREAM triad against likwid-bench (Debian likwid 5.2), and
-# scalescope's core-to-core latency against nviennot's core-to-core-latency
+# Benchmark: scalescope's bandwidth ceilings against likwid-bench (Debian likwid 5.2)
+# and stream.c, and its core-to-core latency against nviennot's core-to-core-latency
 # (crates.io), on the same working set / CPU pair and thread count, in one run.
 #
-# Working set: likwid-bench's -w S0:SIZE:T is the total over all of a kernel's
-# arrays; scalescope's --size is per array, so STREAM triad (3 arrays) gets SIZE/3.
-# likwid's triad_avx is A = B + C*D (4 streams); its stream_avx is STREAM's own
-# A = B*c + C (3 streams). Both are reported. The tools run interleaved REPS times
-# and medians are compared (single runs on a shared VM vary by 5-10%).
-# Usage: peers/bench-mem.sh [TOTAL_MB] [REPS]     (default 396 MB = 3 x 4 x 33 MiB L3, 10 reps)
+# Sizes: every tool gets the same array size, SIZE_MB/3 per array (likwid-bench's
+# -w S0:SIZE:T is the total over a kernel's arrays, so its one-array load and store
+# kernels get one array's size). scalescope `read` is compared with likwid
+# `load_avx`, `write` (non-temporal stores) with `store_mem_avx` (non-temporal) and,
+# for reference, `store_avx` (ordinary stores, which also read each line for
+# ownership), `copy` and `triad` with stream.c built here with gcc -O3
+# -march=native -fopenmp from PEER_SRC/stream.c (McCalpin's, never committed; no
+# registry carries it: without PEER_SRC that comparison is skipped). Pages: huge
+# pages on every side. scalescope's allocator advises transparent huge pages for
+# large blocks (src/alloc.rs), likwid-bench gets the same advice from glibc's
+# malloc (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), and stream.c's static arrays from
+# a constructor compiled beside it (below); the THP setting is printed (with
+# `never`, every side falls back to 4 KiB pages alike). The tools run
+# interleaved REPS times (one pair per repetition); the script prints each tool's
+# median and every pair's ratio (scalescope / peer GB/s, above 1: scalescope faster)
+# with their median. likwid-bench reports the average over its timed repetitions,
+# stream.c and scalescope the best iteration: `read avg` and `write avg` are
+# scalescope's average iteration, the like-for-like figure against likwid.
+# Usage: [PEER_SRC=dir] peers/bench-mem.sh [SIZE_MB] [REPS]   (default 396 MB = 3 x 4 x 33 MiB L3, 7 reps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total_mb=${1:-396}
-reps=${2:-10}
+reps=${2:-7}
 if ! command -v likwid-bench >/dev/null; then
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq likwid >/dev/null
 fi
@@ -20,28 +33,72 @@ command -v core-to-core-latency >/dev/null || cargo install --quiet core-to-core
 cargo build --release --quiet
 S=target/release/scalescope
 per_array=$((total_mb * 1000000 / 3))
-one_likwid() { likwid-bench -t "$1" -w "S0:${total_mb}MB:$2" 2>/dev/null | awk '/^MByte\/s/ {print $2}'; }
-one_ours() {
-  $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --json |
-    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; print(d['kernels']['triad']['gb_per_s']*1000)"
+array_mb=$((total_mb / 3))
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+stream_c=""
+if [ -n "${PEER_SRC:-}" ]; then
+  [ -f "$PEER_SRC/stream.c" ] || { echo "PEER_SRC=$PEER_SRC has no stream.c" >&2; exit 2; }
+  # stream.c unchanged, plus huge-page advice for its arrays before main touches them.
+  cat > "$work/stream_thp.c" <<C
+#include <stdint.h>
+#include <sys/mman.h>
+#include "$PEER_SRC/stream.c"
+__attribute__((constructor)) static void advise_huge_pages(void) {
+  const uintptr_t huge = 2u << 20;
+  char *arrays[3] = {(char *)a, (char *)b, (char *)c};
+  for (int i = 0; i < 3; i++) {
+    uintptr_t s = ((uintptr_t)arrays[i] + huge - 1) & ~(huge - 1);
+    uintptr_t e = ((uintptr_t)arrays[i] + sizeof(a)) & ~(huge - 1);
+    if (e > s) madvise((void *)s, e - s, MADV_HUGEPAGE);
+  }
 }
-med() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "working set ${total_mb} MB in all; ${reps} interleaved runs of each tool, medians (MB/s)"
-printf "%-8s %18s %20s %20s %10s %10s\n" threads "scalescope triad" "likwid triad_avx" "likwid stream_avx" "vs triad" "vs stream"
+C
+  gcc -O3 -march=native -fopenmp -mcmodel=medium -DSTREAM_ARRAY_SIZE=$((per_array / 8)) -DNTIMES=10 \
+    "$work/stream_thp.c" -o "$work/stream"
+  stream_c="$work/stream"
+else
+  echo "PEER_SRC not set: stream.c comparison skipped (PEER_SRC=dir holding McCalpin's stream.c)"
+fi
+# GB/s of one likwid-bench kernel over one array.
+likwid() { GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t "$1" -w "S0:${array_mb}MB:$2" 2>/dev/null | awk '/^MByte\/s/ {print $2 / 1000}'; }
+# GB/s of stream.c's Copy and Triad (best rates), one line.
+stream() {
+  OMP_NUM_THREADS=$1 OMP_PROC_BIND=true OMP_PLACES=cores "$stream_c" |
+    awk '/^Copy:/ {c = $2 / 1000} /^Triad:/ {t = $2 / 1000} END {print c, t}'
+}
+# GB/s of scalescope's copy, triad, write and read (best iteration, as stream.c
+# reports), then write and read over the average iteration (as likwid-bench reports).
+ours() {
+  $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --json |
+    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','read')), *(k[n]['bytes'] / k[n]['avg_secs'] / 1e9 for n in ('write','read')))"
+}
+echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
+echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s medians, per-pair ratios scalescope/peer"
 for t in 1 2; do
-  : > /tmp/bench-mem-$$.o; : > /tmp/bench-mem-$$.a; : > /tmp/bench-mem-$$.b
-  for _ in $(seq "$reps"); do
-    one_ours "$t" >> /tmp/bench-mem-$$.o
-    one_likwid triad_avx "$t" >> /tmp/bench-mem-$$.a
-    one_likwid stream_avx "$t" >> /tmp/bench-mem-$$.b
-  done
-  o=$(med < /tmp/bench-mem-$$.o); a=$(med < /tmp/bench-mem-$$.a); b=$(med < /tmp/bench-mem-$$.b)
-  printf "%-8s %13.0f MB/s %15.0f MB/s %15.0f MB/s %9.2fx %9.2fx\n" "$t" "$o" "$a" "$b" "$(echo "$o/$a" | bc -l)" "$(echo "$o/$b" | bc -l)"
+  for r in $(seq "$reps"); do
+    echo "$r $(ours "$t") $(likwid load_avx "$t") $(likwid store_mem_avx "$t") $(likwid store_avx "$t") $([ -n "$stream_c" ] && stream "$t" || echo nan nan)"
+  done > "$work/t$t"
+  python3 - "$t" "$work/t$t" <<'PY'
+import statistics as st, sys
+t, rows = sys.argv[1], [list(map(float, l.split()[1:])) for l in open(sys.argv[2])]
+col = lambda i: [r[i] for r in rows]
+pairs = [("read", 3, "likwid load_avx", 6), ("read avg", 5, "likwid load_avx", 6),
+         ("write (nt)", 2, "likwid store_mem_avx (nt)", 7), ("write avg", 4, "likwid store_mem_avx (nt)", 7),
+         ("write (nt)", 2, "likwid store_avx", 8), ("copy", 0, "stream.c Copy", 9), ("triad", 1, "stream.c Triad", 10)]
+for ours, i, peer, j in pairs:
+    if any(x != x for x in col(j)):
+        continue
+    ratios = [a / b for a, b in zip(col(i), col(j))]
+    print(f"{t} threads  {ours:<11} {st.median(col(i)):7.2f}  {peer:<26} {st.median(col(j)):7.2f}"
+          f"  median ratio {st.median(ratios):.3f}  pairs {' '.join(f'{x:.2f}' for x in ratios)}")
+PY
 done
-rm -f /tmp/bench-mem-$$.*
+
+runs=${C2C_RUNS:-7}   # 0 skips the core-to-core comparison
+[ "$runs" -gt 0 ] || exit 0
 cpus=$($S place --threads 2 --json | python3 -c "import json,sys; print(','.join(str(t['cpus'][0]) for t in json.load(sys.stdin)['threads']))")
 echo
-runs=${C2C_RUNS:-7}
 echo "core-to-core latency between CPUs $cpus: one-way ns (mean of 300 samples of 1000 round trips, as"
 echo "core-to-core-latency defines it); the tools alternate ${runs} times, and since a VM's host placement drifts,"
 echo "each of our runs is compared with the peer's run just before it"

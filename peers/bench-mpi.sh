@@ -5,24 +5,65 @@
 # one worker per CPU. Prints each side's median Mop/s over the repetitions (every
 # run verified) and the ratio MPI / threaded.
 # Usage: peers/bench-mpi.sh [CLASS] [WORKERS] [REPS]   (default W, every core, 5)
+#
+# With PEER_SRC=<a checkout of GMAP/NPB-CPP> it first compares the threaded kernels
+# with NPB-CPP's OpenMP build (NPB-OMP, built here with its own config/make.def:
+# g++ -O3 -fopenmp; never committed, no registry carries it) at 1 and WORKERS
+# threads, NPB_KERNELS (default "ep:A is:B ft:A ft:B"), REPS interleaved pairs
+# each, both pinned one thread per core. Timed regions, the same on both sides:
+# EP the whole generation and tally, IS the ten rankings (NPB's T_BENCHMARKING),
+# FT index map + initial conditions + FFTs + iterations (NPB's T_TOTAL). Prints
+# the medians and every pair's ratio NPB seconds / scalescope seconds (above 1:
+# scalescope faster). Then the MPI comparison, where mpirun is installed.
 # Only meaningful on a quiet machine: the load average is printed first, and a
 # load above half the CPUs is flagged (do not record such numbers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 class=${1:-W}
 reps=${3:-5}
-command -v mpirun.openmpi >/dev/null || { echo "unavailable here: mpirun.openmpi is not installed (scripts/install-test-deps.sh installs it)" >&2; exit 3; }
-cargo build --release --quiet -p scalescope -p scalescope-mpi-nas
+cargo build --release --quiet -p scalescope
 bin=target/release
 workers=${2:-$("$bin/scalescope" topo --json | python3 -c "import json,sys; print(len({p['core'] for p in json.load(sys.stdin)['pus'] if p['online'] and p['allowed']}))")}
+npb_cpp() {
+  local omp="$PEER_SRC/NPB-OMP" k c t r
+  [ -f "$omp/config/make.def" ] || { echo "PEER_SRC=$PEER_SRC has no NPB-OMP/config/make.def" >&2; exit 2; }
+  echo "NPB-CPP OpenMP (PEER_SRC=$PEER_SRC) against scalescope npb; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  for kc in ${NPB_KERNELS:-ep:A is:B ft:A ft:B}; do
+    k=${kc%:*} c=${kc#*:}
+    [ -x "$omp/bin/$k.$c" ] || make -s -C "$omp" "$k" CLASS="$c" >/dev/null
+    for t in 1 "$workers"; do
+      for r in $(seq "$reps"); do
+        p=$(OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$omp/bin/$k.$c" |
+          awk '/Verification *= *SUCCESSFUL/ {ok = 1} /Time in seconds/ {s = $NF} END {print ok ? s : "failed"}')
+        o=$("$bin/scalescope" npb "$k" --class "$c" --threads "$t" --placement cores-first --quiet --json |
+          python3 -c "import json,sys; d=json.load(sys.stdin); print(d['seconds'] if d['verified'] else 'failed')")
+        echo "$p $o"
+      done > "$work/npb"
+      python3 - "$k" "$c" "$t" "$work/npb" <<'PY'
+import statistics as st, sys
+k, c, t, f = sys.argv[1:]
+rows = [l.split() for l in open(f)]
+if any("failed" in r for r in rows):
+    sys.exit(f"{k} {c} at {t} threads: a run did not verify: {rows}")
+p, o = [float(r[0]) for r in rows], [float(r[1]) for r in rows]
+ratios = [a / b for a, b in zip(p, o)]
+print(f"{k.upper()} {c} {t} threads: NPB-CPP {st.median(p):.3f} s, scalescope {st.median(o):.3f} s,"
+      f" median ratio {st.median(ratios):.2f}x, pairs {' '.join(f'{x:.2f}' for x in ratios)}")
+PY
+    done
+  done
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+[ -z "${PEER_SRC:-}" ] || npb_cpp
+command -v mpirun.openmpi >/dev/null || { echo "unavailable here: mpirun.openmpi is not installed (scripts/install-test-deps.sh installs it)" >&2; exit 3; }
+cargo build --release --quiet -p scalescope -p scalescope-mpi-nas
 cpus=$(nproc)
 load=$(cut -d' ' -f1 /proc/loadavg)
 echo "class $class, $workers workers, $reps runs each; load average $load on $cpus CPUs"
 python3 -c "import sys; sys.exit(0 if float('$load') <= $cpus / 2 else 1)" \
   || echo "warning: the machine is busy (load $load): these timings are not a benchmark result"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 printf '%-6s %14s %14s %8s\n' kernel "threaded Mop/s" "MPI Mop/s" "MPI/thr"
 for kernel in ep is ft; do
   for _ in $(seq "$reps"); do

@@ -36,7 +36,7 @@ pub struct GraphInput {
 
 #[derive(Debug, Subcommand)]
 pub enum MemCommand {
-    /// STREAM copy, scale, add, triad and a read-only sum; validated; best-of-N GB/s.
+    /// STREAM copy, scale, add and triad, and the write and read ceilings; validated; best-of-N GB/s.
     #[command(after_help = "\
 Examples:
   scalescope mem stream

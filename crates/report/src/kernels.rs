@@ -282,7 +282,7 @@ pub fn stream_document(
     let detail = &r.detail;
     Ok(StreamDocument {
         kind: scalescope_results::mem::STREAM_KIND.into(),
-        schema_version: scalescope_results::mem::SCHEMA_VERSION,
+        schema_version: scalescope_results::mem::STREAM_SCHEMA_VERSION,
         threads: r.threads,
         placement: s.placement.into(),
         mem: s.mem.into(),

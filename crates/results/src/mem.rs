@@ -16,8 +16,11 @@ use serde::{Deserialize, Serialize};
 use crate::evidence::RunEvidence;
 use crate::workload::WorkloadReport;
 
-/// Version of the `mem matrix|latency|c2c|stream --json` documents (docs/json.md).
+/// Version of the `mem matrix|latency|c2c --json` documents (docs/json.md).
 pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the `mem stream --json` document: 2 replaced schema 1's `sum` kernel
+/// with the `read` ceiling and added the `write` one (docs/json.md).
+pub const STREAM_SCHEMA_VERSION: u32 = 2;
 
 /// The documents' `kind` values.
 pub const STREAM_KIND: &str = "scalescope.mem-stream";
@@ -143,7 +146,8 @@ pub struct StreamDocument {
     pub verification: String,
     #[serde(default)]
     pub array_bytes: u64,
-    /// By kernel name (`copy`, `scale`, `add`, `triad`, `sum`).
+    /// By kernel name (`copy`, `scale`, `add`, `triad`, `write`, `read`; schema 1
+    /// had `sum` where schema 2 has `read`).
     #[serde(default)]
     pub kernels: BTreeMap<String, StreamKernel>,
     /// The full workload report (always written).

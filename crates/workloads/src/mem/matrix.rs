@@ -80,7 +80,7 @@ fn bandwidth_cell(
         let t0 = Instant::now();
         let sums = pool.broadcast(|i| {
             // SAFETY: read-only access; no worker writes during the pass.
-            super::stream::sum8(unsafe { buf.range::<f64>(chunk(n, t, i, 8)) })
+            super::vector::read(unsafe { buf.range::<f64>(chunk(n, t, i, 8)) })
         });
         passes.push(buf.len() as f64 / t0.elapsed().as_secs_f64() / 1e9);
         std::hint::black_box(sums);

@@ -111,3 +111,213 @@ pub fn caches_of(topo: &Topology, cpu: u32) -> Vec<(u8, u64)> {
         .filter_map(|(l, s)| Some((l, s?)))
         .collect()
 }
+
+/// The inner loops of the bandwidth kernels: AVX where the CPU has it (checked at
+/// run time), SSE2 on every other x86_64, portable loops elsewhere. Every loop
+/// handles any length and alignment (a scalar head and tail around the vectors).
+pub mod vector {
+    /// A read-only sum: the read-bandwidth ceiling. With AVX it reads the slice as
+    /// [`READ_STREAMS`] contiguous parts at once, [`STEP`] doubles (two cache lines)
+    /// of each per step, each into its own 4-wide accumulator: one core then keeps
+    /// more lines in flight (the hardware prefetcher follows every part) than a
+    /// single front to back stream does.
+    pub fn read(a: &[f64]) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx") {
+            // SAFETY: AVX is present (checked just above).
+            return unsafe { x86::read_avx(a) };
+        }
+        portable_sum(a)
+    }
+
+    /// Fills `dst` with `v` through non-temporal stores (straight to memory, no
+    /// read for ownership): the write-bandwidth ceiling. Portable fill elsewhere.
+    pub fn write(dst: &mut [f64], v: f64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx") {
+                // SAFETY: AVX is present (checked just above).
+                unsafe { x86::write_avx(dst, v) };
+            } else {
+                x86::combine_sse2(dst, &[], v, None, 0.0, true);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        dst.fill(v);
+    }
+
+    /// `dst[j] = x[j] * p + y[j] * q` (`y` optional) through non-temporal stores
+    /// where the architecture has them.
+    pub fn combine_nt(dst: &mut [f64], x: &[f64], p: f64, y: Option<&[f64]>, q: f64) {
+        #[cfg(target_arch = "x86_64")]
+        x86::combine_sse2(dst, x, p, y, q, false);
+        #[cfg(not(target_arch = "x86_64"))]
+        for k in 0..dst.len() {
+            dst[k] = x[k] * p + y.map_or(0.0, |y| y[k] * q);
+        }
+    }
+
+    /// Eight accumulators, so the compiler vectorises it without AVX.
+    pub fn portable_sum(a: &[f64]) -> f64 {
+        let mut acc = [0.0f64; 8];
+        let chunks = a.chunks_exact(8);
+        let rest: f64 = chunks.remainder().iter().sum();
+        for c in chunks {
+            for k in 0..8 {
+                acc[k] += c[k];
+            }
+        }
+        acc.iter().sum::<f64>() + rest
+    }
+
+    /// How many parts of its slice the read kernel streams through at once.
+    pub const READ_STREAMS: usize = 8;
+    /// Doubles the read kernel takes from each part per step.
+    pub const STEP: usize = 16;
+
+    #[cfg(target_arch = "x86_64")]
+    mod x86 {
+        use std::arch::x86_64::{
+            __m256d, _mm256_add_pd, _mm256_loadu_pd, _mm256_set1_pd, _mm256_setzero_pd,
+            _mm256_storeu_pd, _mm256_stream_pd, _mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_set1_pd,
+            _mm_sfence, _mm_stream_pd,
+        };
+
+        use super::{READ_STREAMS, STEP};
+
+        /// The first index from which `p.add(j)` is aligned to `bytes`, at most `n`.
+        fn aligned_from(p: *const f64, n: usize, bytes: usize) -> usize {
+            (p.align_offset(bytes)).min(n)
+        }
+
+        /// # Safety
+        /// The CPU must support AVX.
+        #[target_feature(enable = "avx")]
+        pub unsafe fn read_avx(a: &[f64]) -> f64 {
+            let part = a.len() / READ_STREAMS / STEP * STEP;
+            let p = a.as_ptr();
+            let mut acc = [_mm256_setzero_pd(); READ_STREAMS];
+            let mut j = 0;
+            while j < part {
+                for (s, acc) in acc.iter_mut().enumerate() {
+                    for k in 0..STEP / 4 {
+                        // SAFETY: s * part + j + 4k + 4 <= (s + 1) * part <= a.len(), as
+                        // j + STEP <= part; so the four doubles lie in `a`.
+                        let v = unsafe { _mm256_loadu_pd(p.add(s * part + j + 4 * k)) };
+                        *acc = _mm256_add_pd(*acc, v);
+                    }
+                }
+                j += STEP;
+            }
+            let mut lanes = [0.0f64; 4];
+            let total = acc
+                .iter()
+                .fold(_mm256_setzero_pd(), |s, a| _mm256_add_pd(s, *a));
+            // SAFETY: `lanes` holds four doubles.
+            unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), total) };
+            lanes.iter().sum::<f64>() + a[READ_STREAMS * part..].iter().sum::<f64>()
+        }
+
+        /// # Safety
+        /// The CPU must support AVX.
+        #[target_feature(enable = "avx")]
+        pub unsafe fn write_avx(dst: &mut [f64], v: f64) {
+            let (p, n) = (dst.as_mut_ptr(), dst.len());
+            let head = aligned_from(p, n, 32);
+            dst[..head].fill(v);
+            let x: __m256d = _mm256_set1_pd(v);
+            let mut j = head;
+            while j + 16 <= n {
+                for k in 0..4 {
+                    // SAFETY: p + j is 32-byte aligned (j starts at the aligned head
+                    // and steps by 16 doubles), and j + 4k + 4 <= j + 16 <= n.
+                    unsafe { _mm256_stream_pd(p.add(j + 4 * k), x) };
+                }
+                j += 16;
+            }
+            _mm_sfence();
+            dst[j..].fill(v);
+        }
+
+        /// `dst[j] = x[j] * p + y[j] * q`, or `v` everywhere when `fill` (then `x`
+        /// and `y` are unused), through SSE2 streaming stores.
+        pub fn combine_sse2(
+            dst: &mut [f64],
+            x: &[f64],
+            p: f64,
+            y: Option<&[f64]>,
+            q: f64,
+            fill: bool,
+        ) {
+            let n = dst.len();
+            assert!(fill || (x.len() >= n && y.is_none_or(|y| y.len() >= n)));
+            let at = |k: usize| {
+                if fill {
+                    p
+                } else {
+                    x[k] * p + y.map_or(0.0, |y| y[k] * q)
+                }
+            };
+            let head = aligned_from(dst.as_ptr(), n, 16);
+            let d = dst.as_mut_ptr();
+            // SAFETY: SSE2 is part of x86_64; d + j is 16-byte aligned from `head` on
+            // (steps of 2 doubles); j + 2 <= n, and x and y hold at least n doubles
+            // (asserted) whenever they are read.
+            unsafe {
+                for k in 0..head {
+                    *d.add(k) = at(k);
+                }
+                let (pv, qv) = (_mm_set1_pd(p), _mm_set1_pd(q));
+                let mut j = head;
+                while j + 2 <= n {
+                    let v = if fill {
+                        pv
+                    } else {
+                        let mut v = _mm_mul_pd(pv, _mm_loadu_pd(x.as_ptr().add(j)));
+                        if let Some(y) = y {
+                            v = _mm_add_pd(v, _mm_mul_pd(qv, _mm_loadu_pd(y.as_ptr().add(j))));
+                        }
+                        v
+                    };
+                    _mm_stream_pd(d.add(j), v);
+                    j += 2;
+                }
+                _mm_sfence();
+                for k in j..n {
+                    *d.add(k) = at(k);
+                }
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn read_and_write_cover_every_length_and_alignment() {
+            let base: Vec<f64> = (0..2000).map(|i| (i % 7) as f64).collect();
+            for start in [0, 1, 3] {
+                for len in [0, 1, 15, 16, 127, 128, 129, 1000, 1997] {
+                    let a = &base[start..start + len];
+                    let want: f64 = a.iter().sum();
+                    assert_eq!(read(a), want, "read start {start} len {len}");
+                    assert_eq!(portable_sum(a), want);
+                    let mut d = vec![1.0; 2000];
+                    write(&mut d[start..start + len], 0.25);
+                    assert!(d[start..start + len].iter().all(|v| *v == 0.25));
+                    assert!(d[..start]
+                        .iter()
+                        .chain(&d[start + len..])
+                        .all(|v| *v == 1.0));
+                    let mut e = vec![0.0; len];
+                    combine_nt(&mut e, a, 2.0, Some(a), 3.0);
+                    assert!(
+                        e.iter().zip(a).all(|(e, x)| *e == 5.0 * x),
+                        "combine len {len}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,11 +1,13 @@
 //! STREAM (John D. McCalpin, "Memory Bandwidth and Machine Balance in Current High
 //! Performance Computers", IEEE TCCA Newsletter, 1995; stream.c v5.10): copy, scale,
-//! add and triad, plus a read-only sum, over three arrays each at least four times
-//! the total last-level cache. Each worker first-touches and then works on its own
-//! contiguous slice, so pages live where their thread runs. Bytes are counted as
-//! STREAM counts them (copy and scale move 2 arrays, add and triad 3, sum reads 1);
-//! the best of `ntimes` iterations, the first excluded, gives the rate. Validation
-//! replays the iterations on scalars, as stream.c's checkSTREAMresults does.
+//! add and triad, plus the machine's write and read ceilings (a non-temporal fill
+//! and a prefetched, unrolled sum: [`super::vector`]), over three arrays each at
+//! least four times the total last-level cache. Each worker first-touches and then
+//! works on its own contiguous slice, so pages live where their thread runs. Bytes
+//! are counted as STREAM counts them (copy and scale move 2 arrays, add and triad 3,
+//! write and read 1); the best of `ntimes` iterations, the first excluded, gives the
+//! rate. Validation replays the iterations on scalars, as stream.c's
+//! checkSTREAMresults does, and checks the read kernel's sum.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::collections::BTreeMap;
@@ -16,6 +18,7 @@ use std::time::Instant;
 use scalescope_topo::Topology;
 use serde_json::json;
 
+use super::vector;
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
@@ -26,9 +29,13 @@ const EPSILON: f64 = 1e-13;
 /// Chunk boundaries on whole cache lines (8 doubles).
 const ALIGN: usize = 8;
 
-pub const KERNELS: [&str; 5] = ["copy", "scale", "add", "triad", "sum"];
-/// Arrays each kernel moves, as STREAM counts them.
-const ARRAYS_MOVED: [u64; 5] = [2, 2, 3, 3, 1];
+/// The kernels in the order they run: STREAM's four, then the write-only one (over
+/// `c`, which the next copy overwrites) and the read-only one (over `a`).
+pub const KERNELS: [&str; 6] = ["copy", "scale", "add", "triad", "write", "read"];
+/// Arrays each kernel moves, as STREAM counts them (one for the write and the read).
+const ARRAYS_MOVED: [u64; 6] = [2, 2, 3, 3, 1, 1];
+/// What the write kernel stores in every element of `c`.
+const WRITTEN: f64 = 0.5;
 
 /// An uninitialised, page-aligned array of doubles: its pages are first touched by
 /// the worker that owns them.
@@ -110,7 +117,7 @@ impl Stream {
             ntimes: ntimes.max(2),
             nt,
             arrays: None,
-            times: vec![KernelTimes::default(); 5],
+            times: vec![KernelTimes::default(); KERNELS.len()],
             last_sum: 0.0,
         }
     }
@@ -199,128 +206,71 @@ impl Stream {
     }
 }
 
-fn timed(f: impl FnOnce()) -> f64 {
-    let t = Instant::now();
-    f();
-    t.elapsed().as_secs_f64()
-}
-
-/// A read-only sum with eight accumulators (so it vectorises and keeps loads in flight).
-pub fn sum8(a: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let chunks = a.chunks_exact(8);
-    let rest: f64 = chunks.remainder().iter().sum();
-    for c in chunks {
-        for k in 0..8 {
-            acc[k] += c[k];
-        }
-    }
-    acc.iter().sum::<f64>() + rest
-}
-
-/// Non-temporal variants: results go straight to memory, bypassing the caches.
-#[cfg(target_arch = "x86_64")]
-mod nt {
-    use std::arch::x86_64::{
-        _mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_sfence, _mm_stream_pd,
-    };
-
-    /// dst[j] = x[j] * p + y[j] * q (with `y` optional), streaming stores.
-    pub fn combine(dst: &mut [f64], x: &[f64], p: f64, y: Option<&[f64]>, q: f64) {
-        let n = dst.len();
-        let mut j = 0;
-        // SAFETY: SSE2 is part of x86_64; `dst` starts on a 64-byte boundary (chunks are
-        // cache-line aligned in a page-aligned array), so every pair is 16-byte
-        // aligned as _mm_stream_pd requires; indexes stay below n.
-        unsafe {
-            let (pv, qv) = (_mm_set1_pd(p), _mm_set1_pd(q));
-            while j + 2 <= n {
-                let mut v = _mm_mul_pd(pv, _mm_loadu_pd(x.as_ptr().add(j)));
-                if let Some(y) = y {
-                    v = _mm_add_pd(v, _mm_mul_pd(qv, _mm_loadu_pd(y.as_ptr().add(j))));
-                }
-                _mm_stream_pd(dst.as_mut_ptr().add(j), v);
-                j += 2;
-            }
-            _mm_sfence();
-        }
-        for k in j..n {
-            dst[k] = x[k] * p + y.map_or(0.0, |y| y[k] * q);
-        }
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-mod nt {
-    pub fn combine(dst: &mut [f64], x: &[f64], p: f64, y: Option<&[f64]>, q: f64) {
-        for k in 0..dst.len() {
-            dst[k] = x[k] * p + y.map_or(0.0, |y| y[k] * q);
-        }
-    }
-}
-
 impl Stream {
-    /// One iteration of the four STREAM kernels and the sum.
-    fn iteration(&mut self, pool: &Pool, [a, b, c]: &[Array; 3]) {
-        let (n, t, nt) = (self.n, pool.threads(), self.nt);
-        let r = |i: usize| chunk(n, t, i, ALIGN);
-        // SAFETY (all kernels): worker i only touches range r(i) of each array, the
-        // ranges are disjoint, and the broadcast returns before the next kernel.
-        let copy = timed(|| {
-            pool.broadcast(|i| unsafe {
-                let (dst, src) = (c.slice_mut(r(i)), a.slice(r(i)));
-                if nt {
-                    nt::combine(dst, src, 1.0, None, 0.0)
-                } else {
-                    dst.copy_from_slice(src)
-                }
-            });
-        });
-        let scale = timed(|| {
-            pool.broadcast(|i| unsafe {
-                let (dst, src) = (b.slice_mut(r(i)), c.slice(r(i)));
-                if nt {
-                    nt::combine(dst, src, SCALAR, None, 0.0)
-                } else {
-                    dst.iter_mut().zip(src).for_each(|(d, s)| *d = SCALAR * s)
-                }
-            });
-        });
-        let add = timed(|| {
-            pool.broadcast(|i| unsafe {
-                let (dst, x, y) = (c.slice_mut(r(i)), a.slice(r(i)), b.slice(r(i)));
-                if nt {
-                    nt::combine(dst, x, 1.0, Some(y), 1.0)
-                } else {
-                    dst.iter_mut()
-                        .zip(x.iter().zip(y))
-                        .for_each(|(d, (x, y))| *d = x + y)
-                }
-            });
-        });
-        let triad = timed(|| {
-            pool.broadcast(|i| unsafe {
-                let (dst, x, y) = (a.slice_mut(r(i)), b.slice(r(i)), c.slice(r(i)));
-                if nt {
-                    nt::combine(dst, x, 1.0, Some(y), SCALAR)
-                } else {
-                    dst.iter_mut()
-                        .zip(x.iter().zip(y))
-                        .for_each(|(d, (x, y))| *d = x + SCALAR * y)
-                }
-            });
-        });
-        let mut total = 0.0;
-        let sum = timed(|| {
-            total = pool
-                .broadcast(|i| unsafe { sum8(a.slice(r(i))) })
-                .iter()
-                .sum();
-        });
-        self.last_sum = total;
-        for (k, secs) in [copy, scale, add, triad, sum].into_iter().enumerate() {
-            self.times[k].secs.push(secs);
+    /// One iteration: the four STREAM kernels, then the write and the read, each
+    /// timed across all workers; the read's total is kept for validation.
+    fn iteration(&mut self, pool: &Pool, arrays: &[Array; 3]) {
+        for (k, name) in KERNELS.iter().enumerate() {
+            let t = Instant::now();
+            let sums = pool.broadcast(|i| self.kernel(k, i, pool.threads(), arrays));
+            self.times[k].secs.push(t.elapsed().as_secs_f64());
+            if *name == "read" {
+                self.last_sum = sums.iter().sum();
+            }
         }
+    }
+
+    /// Kernel `k` (in [`KERNELS`] order) on worker `i`'s range of `threads`; the
+    /// read returns its sum, the others 0.
+    fn kernel(&self, k: usize, i: usize, threads: usize, [a, b, c]: &[Array; 3]) -> f64 {
+        let r = chunk(self.n, threads, i, ALIGN);
+        let nt = self.nt;
+        // SAFETY (every arm): worker i only touches range r(i) of each array, the
+        // ranges are disjoint, every array was initialised in `prepare`, and the
+        // broadcast returns before the next kernel starts.
+        unsafe {
+            match KERNELS[k] {
+                "copy" if nt => {
+                    vector::combine_nt(c.slice_mut(r.clone()), a.slice(r), 1.0, None, 0.0)
+                }
+                "copy" => c.slice_mut(r.clone()).copy_from_slice(a.slice(r)),
+                "scale" if nt => {
+                    vector::combine_nt(b.slice_mut(r.clone()), c.slice(r), SCALAR, None, 0.0)
+                }
+                "scale" => b
+                    .slice_mut(r.clone())
+                    .iter_mut()
+                    .zip(c.slice(r))
+                    .for_each(|(d, s)| *d = SCALAR * s),
+                "add" if nt => vector::combine_nt(
+                    c.slice_mut(r.clone()),
+                    a.slice(r.clone()),
+                    1.0,
+                    Some(b.slice(r)),
+                    1.0,
+                ),
+                "add" => c
+                    .slice_mut(r.clone())
+                    .iter_mut()
+                    .zip(a.slice(r.clone()).iter().zip(b.slice(r)))
+                    .for_each(|(d, (x, y))| *d = x + y),
+                "triad" if nt => vector::combine_nt(
+                    a.slice_mut(r.clone()),
+                    b.slice(r.clone()),
+                    1.0,
+                    Some(c.slice(r)),
+                    SCALAR,
+                ),
+                "triad" => a
+                    .slice_mut(r.clone())
+                    .iter_mut()
+                    .zip(b.slice(r.clone()).iter().zip(c.slice(r)))
+                    .for_each(|(d, (x, y))| *d = x + SCALAR * y),
+                "write" => vector::write(c.slice_mut(r), WRITTEN),
+                _ => return vector::read(a.slice(r)),
+            }
+        }
+        0.0
     }
 
     /// The values every element should hold after `ntimes` iterations.
@@ -331,6 +281,7 @@ impl Stream {
             bj = SCALAR * cj;
             cj = aj + bj;
             aj = bj + SCALAR * cj;
+            cj = WRITTEN;
         }
         (aj, bj, cj)
     }
@@ -477,10 +428,10 @@ mod tests {
 
     #[test]
     fn expected_values_follow_stream_c() {
-        // After one iteration: c=a=1, b=3, c=4, a=3+12=15.
+        // After one iteration: c=a=1, b=3, c=4, a=3+12=15, then the write: c=0.5.
         let s = Stream::new(8, 2, false);
         let (a, b, c) = Stream { ntimes: 1, ..s }.expected();
-        assert_eq!((a, b, c), (15.0, 3.0, 4.0));
+        assert_eq!((a, b, c), (15.0, 3.0, WRITTEN));
     }
 
     #[test]

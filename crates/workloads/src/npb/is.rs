@@ -9,6 +9,8 @@
 //! rankings.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
 use serde::Deserialize;
@@ -16,7 +18,7 @@ use serde_json::json;
 
 use super::ep::NPB_JSON;
 use super::rand::{jump, next, A, R46};
-use crate::pool::{chunk, Pool};
+use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
 const ITERATIONS: usize = 10;
@@ -75,6 +77,8 @@ pub struct Is {
     total_keys: usize,
     max_key: usize,
     keys: Vec<u32>,
+    /// One histogram of key values per worker, allocated by `prepare`.
+    hists: Vec<RwLock<Vec<u32>>>,
     test_index: Vec<usize>,
     test_rank: Vec<i64>,
     passed: usize,
@@ -100,6 +104,7 @@ impl Is {
             total_keys: 1 << keys_log2,
             max_key: 1 << max_key_log2,
             keys: Vec::new(),
+            hists: Vec::new(),
             test_index: r.test_index[class].clone(),
             test_rank: r.test_rank[class].clone(),
             passed: 0,
@@ -126,36 +131,58 @@ impl Is {
         (ITERATIONS * self.total_keys) as f64 / self.seconds / 1e6
     }
 
-    /// Number of keys below each key value: counts[k] = #{keys < k}, length max_key + 1.
-    fn ranks(&self, pool: &Pool) -> Vec<u32> {
+    /// Number of keys below each key value, `below[k]` = #{keys < k}, written into
+    /// `below` (length max_key + 1). One broadcast, three phases split by a spinning
+    /// barrier (no worker sleeps between them): each worker counts its slice of the
+    /// keys into its own histogram (kept from one ranking to the next, so no
+    /// allocation, page fault or unmapping happens in the timed loop); then each
+    /// prefix-sums the merged histograms over its own key range; then each adds the
+    /// totals of the ranges before its own.
+    fn ranks(&self, pool: &Pool, below: &mut [u32]) {
         let (n, t, m) = (self.keys.len(), pool.threads(), self.max_key);
-        let keys = &self.keys;
-        let hist: Vec<Vec<u32>> = pool.broadcast(|i| {
-            let mut h = vec![0u32; m];
-            for &k in &keys[chunk(n, t, i, 16)] {
-                h[k as usize] += 1;
-            }
-            h
-        });
-        // Merge and prefix-sum in parallel over key ranges, then fix up the offsets.
-        let parts: Vec<(Vec<u32>, u32)> = pool.broadcast(|i| {
-            let r = chunk(m, t, i, 16);
-            let mut out = Vec::with_capacity(r.len());
-            let mut run = 0u32;
-            for k in r {
-                out.push(run);
-                run += hist.iter().map(|h| h[k]).sum::<u32>();
-            }
-            (out, run)
-        });
-        let mut below = Vec::with_capacity(m + 1);
-        let mut offset = 0u32;
-        for (part, total) in parts {
-            below.extend(part.into_iter().map(|v| v + offset));
-            offset += total;
+        let (keys, hists) = (&self.keys, &self.hists);
+        let barrier = SpinBarrier::new(t);
+        let totals: Vec<AtomicU32> = (0..t).map(|_| AtomicU32::new(0)).collect();
+        let (head, last) = below.split_at_mut(m);
+        let mut rest = head;
+        let mut parts = Vec::with_capacity(t);
+        for i in 0..t {
+            let (part, tail) = rest.split_at_mut(chunk(m, t, i, 16).len());
+            parts.push(Mutex::new(part));
+            rest = tail;
         }
-        below.push(offset);
-        below
+        pool.broadcast(|i| {
+            {
+                let mut guard = hists[i].write().unwrap_or_else(|e| e.into_inner());
+                let h: &mut [u32] = &mut guard;
+                h.fill(0);
+                for &k in &keys[chunk(n, t, i, 16)] {
+                    h[k as usize] += 1;
+                }
+            }
+            barrier.wait();
+            let r = chunk(m, t, i, 16);
+            let guards: Vec<_> = hists
+                .iter()
+                .map(|h| h.read().unwrap_or_else(|e| e.into_inner()))
+                .collect();
+            let all: Vec<&[u32]> = guards.iter().map(|g| &g[r.clone()]).collect();
+            let mut part = parts[i].lock().unwrap_or_else(|e| e.into_inner());
+            let mut run = 0u32;
+            for (j, slot) in part.iter_mut().enumerate() {
+                *slot = run;
+                run += all.iter().map(|h| h[j]).sum::<u32>();
+            }
+            drop(all);
+            drop(guards);
+            totals[i].store(run, Ordering::Release);
+            barrier.wait();
+            let offset: u32 = totals[..i].iter().map(|x| x.load(Ordering::Acquire)).sum();
+            if offset > 0 {
+                part.iter_mut().for_each(|v| *v += offset);
+            }
+        });
+        last[0] = totals.iter().map(|x| x.load(Ordering::Acquire)).sum();
     }
 }
 
@@ -282,18 +309,20 @@ impl Workload for Is {
         let (n, t) = (self.total_keys, pool.threads());
         let parts = pool.broadcast(|i| self.keys_range(chunk(n, t, i, 1)));
         self.keys = parts.concat();
+        let m = self.max_key;
+        self.hists = pool.broadcast(|_| RwLock::new(vec![0u32; m]));
         Ok(())
     }
 
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
         self.passed = 0;
         let t0 = Instant::now();
-        let mut below = Vec::new();
+        let mut below = vec![0u32; self.max_key + 1];
         for it in 1..=ITERATIONS {
             self.keys[it] = it as u32;
             self.keys[it + ITERATIONS] = (self.max_key - it) as u32;
             let probes: Vec<u32> = self.test_index.iter().map(|&i| self.keys[i]).collect();
-            below = self.ranks(pool);
+            self.ranks(pool, &mut below);
             self.passed += self.probes_passed(it, &probes, &below);
         }
         self.seconds = t0.elapsed().as_secs_f64();
