@@ -6,9 +6,9 @@
 # Sizes: every tool gets the same array size, SIZE_MB/3 per array (likwid-bench's
 # -w S0:SIZE:T is the total over a kernel's arrays, so its one-array load and store
 # kernels get one array's size). scalescope `read` is compared with likwid
-# `load_avx`, `write` (non-temporal stores) with `store_mem_avx` (non-temporal) and,
-# for reference, `store_avx` (ordinary stores, which also read each line for
-# ownership), `copy` and `triad` with stream.c built here with gcc -O3
+# `load_avx`, `write` (ordinary stores) with `store_avx` (ordinary stores),
+# `write_nt` (non-temporal stores) with `store_mem_avx` (non-temporal), `copy` and
+# `triad` with stream.c built here with gcc -O3
 # -march=native -fopenmp from PEER_SRC/stream.c (McCalpin's, never committed; no
 # registry carries it: without PEER_SRC that comparison is skipped). Pages: huge
 # pages on every side. scalescope's allocator advises transparent huge pages for
@@ -19,8 +19,8 @@
 # interleaved REPS times (one pair per repetition); the script prints each tool's
 # median and every pair's ratio (scalescope / peer GB/s, above 1: scalescope faster)
 # with their median. likwid-bench reports the average over its timed repetitions,
-# stream.c and scalescope the best iteration: `read avg` and `write avg` are
-# scalescope's average iteration, the like-for-like figure against likwid.
+# stream.c and scalescope the best iteration: the `avg` rows are scalescope's
+# average iteration, the like-for-like figure against likwid.
 # Usage: [PEER_SRC=dir] peers/bench-mem.sh [SIZE_MB] [REPS]   (default 396 MB = 3 x 4 x 33 MiB L3, 7 reps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,11 +67,12 @@ stream() {
   OMP_NUM_THREADS=$1 OMP_PROC_BIND=true OMP_PLACES=cores "$stream_c" |
     awk '/^Copy:/ {c = $2 / 1000} /^Triad:/ {t = $2 / 1000} END {print c, t}'
 }
-# GB/s of scalescope's copy, triad, write and read (best iteration, as stream.c
-# reports), then write and read over the average iteration (as likwid-bench reports).
+# GB/s of scalescope's copy, triad, write, write_nt and read (best iteration, as
+# stream.c reports), then write, write_nt and read over the average iteration (as
+# likwid-bench reports).
 ours() {
   $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --json |
-    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','read')), *(k[n]['bytes'] / k[n]['avg_secs'] / 1e9 for n in ('write','read')))"
+    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','write_nt','read')), *(k[n]['bytes'] / k[n]['avg_secs'] / 1e9 for n in ('write','write_nt','read')))"
 }
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s medians, per-pair ratios scalescope/peer"
@@ -83,14 +84,17 @@ for t in 1 2; do
 import statistics as st, sys
 t, rows = sys.argv[1], [list(map(float, l.split()[1:])) for l in open(sys.argv[2])]
 col = lambda i: [r[i] for r in rows]
-pairs = [("read", 3, "likwid load_avx", 6), ("read avg", 5, "likwid load_avx", 6),
-         ("write (nt)", 2, "likwid store_mem_avx (nt)", 7), ("write avg", 4, "likwid store_mem_avx (nt)", 7),
-         ("write (nt)", 2, "likwid store_avx", 8), ("copy", 0, "stream.c Copy", 9), ("triad", 1, "stream.c Triad", 10)]
+# columns: 0 copy, 1 triad, 2 write, 3 write_nt, 4 read, 5-7 write, write_nt, read avg,
+# 8 load_avx, 9 store_mem_avx, 10 store_avx, 11 stream.c Copy, 12 Triad
+pairs = [("read", 4, "likwid load_avx", 8), ("read avg", 7, "likwid load_avx", 8),
+         ("write", 2, "likwid store_avx", 10), ("write avg", 5, "likwid store_avx", 10),
+         ("write_nt", 3, "likwid store_mem_avx (nt)", 9), ("write_nt avg", 6, "likwid store_mem_avx (nt)", 9),
+         ("copy", 0, "stream.c Copy", 11), ("triad", 1, "stream.c Triad", 12)]
 for ours, i, peer, j in pairs:
     if any(x != x for x in col(j)):
         continue
     ratios = [a / b for a, b in zip(col(i), col(j))]
-    print(f"{t} threads  {ours:<11} {st.median(col(i)):7.2f}  {peer:<26} {st.median(col(j)):7.2f}"
+    print(f"{t} threads  {ours:<12} {st.median(col(i)):7.2f}  {peer:<26} {st.median(col(j)):7.2f}"
           f"  median ratio {st.median(ratios):.3f}  pairs {' '.join(f'{x:.2f}' for x in ratios)}")
 PY
 done

@@ -38,7 +38,7 @@ fn stream_json_has_every_kernel_and_validates() {
             "--json",
         ]);
         assert_eq!(v["verified"], true, "{}", v["verification"]);
-        for k in ["copy", "scale", "add", "triad", "write", "read"] {
+        for k in ["copy", "scale", "add", "triad", "write", "write_nt", "read"] {
             assert!(v["kernels"][k]["gb_per_s"].as_f64().unwrap() > 0.1, "{k}");
         }
         assert_eq!(v["array_bytes"], 16 << 20);

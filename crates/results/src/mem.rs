@@ -19,8 +19,9 @@ use crate::workload::WorkloadReport;
 /// Version of the `mem matrix|latency|c2c --json` documents (docs/json.md).
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of the `mem stream --json` document: 2 replaced schema 1's `sum` kernel
-/// with the `read` ceiling and added the `write` one (docs/json.md).
-pub const STREAM_SCHEMA_VERSION: u32 = 2;
+/// with the `read` ceiling and added the `write` one; 3 made `write` ordinary
+/// stores and added `write_nt` with the non-temporal ones (docs/json.md).
+pub const STREAM_SCHEMA_VERSION: u32 = 3;
 
 /// The documents' `kind` values.
 pub const STREAM_KIND: &str = "scalescope.mem-stream";
@@ -146,8 +147,8 @@ pub struct StreamDocument {
     pub verification: String,
     #[serde(default)]
     pub array_bytes: u64,
-    /// By kernel name (`copy`, `scale`, `add`, `triad`, `write`, `read`; schema 1
-    /// had `sum` where schema 2 has `read`).
+    /// By kernel name (`copy`, `scale`, `add`, `triad`, `write`, `write_nt`,
+    /// `read`; schema 1 had `sum` where schema 2 has `read`, schema 2 no `write_nt`).
     #[serde(default)]
     pub kernels: BTreeMap<String, StreamKernel>,
     /// The full workload report (always written).

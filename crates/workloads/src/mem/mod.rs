@@ -116,11 +116,12 @@ pub fn caches_of(topo: &Topology, cpu: u32) -> Vec<(u8, u64)> {
 /// run time), SSE2 on every other x86_64, portable loops elsewhere. Every loop
 /// handles any length and alignment (a scalar head and tail around the vectors).
 pub mod vector {
-    /// A read-only sum: the read-bandwidth ceiling. With AVX it reads the slice as
-    /// [`READ_STREAMS`] contiguous parts at once, [`STEP`] doubles (two cache lines)
-    /// of each per step, each into its own 4-wide accumulator: one core then keeps
-    /// more lines in flight (the hardware prefetcher follows every part) than a
-    /// single front to back stream does.
+    /// A read-only sum: the read-bandwidth ceiling. With AVX (checked at run time) it
+    /// reads the slice front to back, [`STEP`] doubles (two cache lines) per step as
+    /// four 32-byte loads, each into its own accumulator, as likwid-bench's
+    /// `load_avx` does; portable loop elsewhere. One stream per thread measured
+    /// faster on the machine of docs/PERFORMANCE.md than 2, 4 or 8 parts of the
+    /// slice read side by side.
     pub fn read(a: &[f64]) -> f64 {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx") {
@@ -130,20 +131,27 @@ pub mod vector {
         portable_sum(a)
     }
 
-    /// Fills `dst` with `v` through non-temporal stores (straight to memory, no
-    /// read for ownership): the write-bandwidth ceiling. Portable fill elsewhere.
-    pub fn write(dst: &mut [f64], v: f64) {
+    /// Fills `dst` with `v`: the write-bandwidth ceiling. With `nt`, through
+    /// non-temporal stores (straight to memory, no read for ownership), else through
+    /// ordinary stores; AVX where the CPU has it, SSE2 (non-temporal) or a plain
+    /// fill otherwise.
+    pub fn write(dst: &mut [f64], v: f64, nt: bool) {
         #[cfg(target_arch = "x86_64")]
         {
             if std::is_x86_feature_detected!("avx") {
                 // SAFETY: AVX is present (checked just above).
-                unsafe { x86::write_avx(dst, v) };
-            } else {
+                unsafe { x86::write_avx(dst, v, nt) };
+            } else if nt {
                 x86::combine_sse2(dst, &[], v, None, 0.0, true);
+            } else {
+                dst.fill(v);
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        dst.fill(v);
+        {
+            let _ = nt;
+            dst.fill(v);
+        }
     }
 
     /// `dst[j] = x[j] * p + y[j] * q` (`y` optional) through non-temporal stores
@@ -170,9 +178,7 @@ pub mod vector {
         acc.iter().sum::<f64>() + rest
     }
 
-    /// How many parts of its slice the read kernel streams through at once.
-    pub const READ_STREAMS: usize = 8;
-    /// Doubles the read kernel takes from each part per step.
+    /// Doubles the read and write loops move per step: two cache lines.
     pub const STEP: usize = 16;
 
     #[cfg(target_arch = "x86_64")]
@@ -183,7 +189,7 @@ pub mod vector {
             _mm_sfence, _mm_stream_pd,
         };
 
-        use super::{READ_STREAMS, STEP};
+        use super::STEP;
 
         /// The first index from which `p.add(j)` is aligned to `bytes`, at most `n`.
         fn aligned_from(p: *const f64, n: usize, bytes: usize) -> usize {
@@ -194,18 +200,14 @@ pub mod vector {
         /// The CPU must support AVX.
         #[target_feature(enable = "avx")]
         pub unsafe fn read_avx(a: &[f64]) -> f64 {
-            let part = a.len() / READ_STREAMS / STEP * STEP;
-            let p = a.as_ptr();
-            let mut acc = [_mm256_setzero_pd(); READ_STREAMS];
+            let (p, whole) = (a.as_ptr(), a.len() / STEP * STEP);
+            let mut acc = [_mm256_setzero_pd(); STEP / 4];
             let mut j = 0;
-            while j < part {
-                for (s, acc) in acc.iter_mut().enumerate() {
-                    for k in 0..STEP / 4 {
-                        // SAFETY: s * part + j + 4k + 4 <= (s + 1) * part <= a.len(), as
-                        // j + STEP <= part; so the four doubles lie in `a`.
-                        let v = unsafe { _mm256_loadu_pd(p.add(s * part + j + 4 * k)) };
-                        *acc = _mm256_add_pd(*acc, v);
-                    }
+            while j < whole {
+                for (k, acc) in acc.iter_mut().enumerate() {
+                    // SAFETY: j + 4k + 4 <= j + STEP <= whole <= a.len().
+                    let v = unsafe { _mm256_loadu_pd(p.add(j + 4 * k)) };
+                    *acc = _mm256_add_pd(*acc, v);
                 }
                 j += STEP;
             }
@@ -215,27 +217,35 @@ pub mod vector {
                 .fold(_mm256_setzero_pd(), |s, a| _mm256_add_pd(s, *a));
             // SAFETY: `lanes` holds four doubles.
             unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), total) };
-            lanes.iter().sum::<f64>() + a[READ_STREAMS * part..].iter().sum::<f64>()
+            lanes.iter().sum::<f64>() + a[whole..].iter().sum::<f64>()
         }
 
         /// # Safety
         /// The CPU must support AVX.
         #[target_feature(enable = "avx")]
-        pub unsafe fn write_avx(dst: &mut [f64], v: f64) {
+        pub unsafe fn write_avx(dst: &mut [f64], v: f64, nt: bool) {
             let (p, n) = (dst.as_mut_ptr(), dst.len());
             let head = aligned_from(p, n, 32);
             dst[..head].fill(v);
             let x: __m256d = _mm256_set1_pd(v);
             let mut j = head;
-            while j + 16 <= n {
-                for k in 0..4 {
+            while j + STEP <= n {
+                for k in 0..STEP / 4 {
                     // SAFETY: p + j is 32-byte aligned (j starts at the aligned head
-                    // and steps by 16 doubles), and j + 4k + 4 <= j + 16 <= n.
-                    unsafe { _mm256_stream_pd(p.add(j + 4 * k), x) };
+                    // and steps by STEP doubles), and j + 4k + 4 <= j + STEP <= n.
+                    unsafe {
+                        if nt {
+                            _mm256_stream_pd(p.add(j + 4 * k), x);
+                        } else {
+                            _mm256_storeu_pd(p.add(j + 4 * k), x);
+                        }
+                    }
                 }
-                j += 16;
+                j += STEP;
             }
-            _mm_sfence();
+            if nt {
+                _mm_sfence();
+            }
             dst[j..].fill(v);
         }
 
@@ -303,13 +313,15 @@ pub mod vector {
                     let want: f64 = a.iter().sum();
                     assert_eq!(read(a), want, "read start {start} len {len}");
                     assert_eq!(portable_sum(a), want);
-                    let mut d = vec![1.0; 2000];
-                    write(&mut d[start..start + len], 0.25);
-                    assert!(d[start..start + len].iter().all(|v| *v == 0.25));
-                    assert!(d[..start]
-                        .iter()
-                        .chain(&d[start + len..])
-                        .all(|v| *v == 1.0));
+                    for nt in [false, true] {
+                        let mut d = vec![1.0; 2000];
+                        write(&mut d[start..start + len], 0.25, nt);
+                        assert!(d[start..start + len].iter().all(|v| *v == 0.25));
+                        assert!(d[..start]
+                            .iter()
+                            .chain(&d[start + len..])
+                            .all(|v| *v == 1.0));
+                    }
                     let mut e = vec![0.0; len];
                     combine_nt(&mut e, a, 2.0, Some(a), 3.0);
                     assert!(

@@ -1,13 +1,15 @@
 //! STREAM (John D. McCalpin, "Memory Bandwidth and Machine Balance in Current High
 //! Performance Computers", IEEE TCCA Newsletter, 1995; stream.c v5.10): copy, scale,
-//! add and triad, plus the machine's write and read ceilings (a non-temporal fill
-//! and a prefetched, unrolled sum: [`super::vector`]), over three arrays each at
-//! least four times the total last-level cache. Each worker first-touches and then
-//! works on its own contiguous slice, so pages live where their thread runs. Bytes
-//! are counted as STREAM counts them (copy and scale move 2 arrays, add and triad 3,
-//! write and read 1); the best of `ntimes` iterations, the first excluded, gives the
-//! rate. Validation replays the iterations on scalars, as stream.c's
-//! checkSTREAMresults does, and checks the read kernel's sum.
+//! add and triad, plus the machine's write and read ceilings (a fill with ordinary
+//! and one with non-temporal stores, and an unrolled sum: [`super::vector`]), over
+//! three arrays each at least four times the total last-level cache. Each worker
+//! first-touches and then works on its own contiguous slice, so pages live where
+//! their thread runs; the workers run every iteration inside one broadcast, in step
+//! at a spinning barrier around each kernel. Bytes are counted as STREAM counts
+//! them (copy and scale move 2 arrays, add and triad 3, the writes and the read 1);
+//! the best of `ntimes` iterations, the first excluded, gives the rate. Validation
+//! replays the iterations on scalars, as stream.c's checkSTREAMresults does, and
+//! checks the read kernel's sum.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::collections::BTreeMap;
@@ -19,7 +21,7 @@ use scalescope_topo::Topology;
 use serde_json::json;
 
 use super::vector;
-use crate::pool::{chunk, Pool};
+use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
 /// STREAM's scalar.
@@ -29,13 +31,16 @@ const EPSILON: f64 = 1e-13;
 /// Chunk boundaries on whole cache lines (8 doubles).
 const ALIGN: usize = 8;
 
-/// The kernels in the order they run: STREAM's four, then the write-only one (over
-/// `c`, which the next copy overwrites) and the read-only one (over `a`).
-pub const KERNELS: [&str; 6] = ["copy", "scale", "add", "triad", "write", "read"];
-/// Arrays each kernel moves, as STREAM counts them (one for the write and the read).
-const ARRAYS_MOVED: [u64; 6] = [2, 2, 3, 3, 1, 1];
+/// The kernels in the order they run: STREAM's four, then the write-only ones (over
+/// `c` with ordinary stores, over `b` with non-temporal stores; the next copy and
+/// scale overwrite them) and the read-only one (over `a`).
+pub const KERNELS: [&str; 7] = ["copy", "scale", "add", "triad", "write", "write_nt", "read"];
+/// Arrays each kernel moves, as STREAM counts them (one for the writes and the read).
+const ARRAYS_MOVED: [u64; 7] = [2, 2, 3, 3, 1, 1, 1];
 /// What the write kernel stores in every element of `c`.
 const WRITTEN: f64 = 0.5;
+/// What the non-temporal write kernel stores in every element of `b`.
+const WRITTEN_NT: f64 = 0.25;
 
 /// An uninitialised, page-aligned array of doubles: its pages are first touched by
 /// the worker that owns them.
@@ -207,17 +212,36 @@ impl Stream {
 }
 
 impl Stream {
-    /// One iteration: the four STREAM kernels, then the write and the read, each
-    /// timed across all workers; the read's total is kept for validation.
-    fn iteration(&mut self, pool: &Pool, arrays: &[Array; 3]) {
-        for (k, name) in KERNELS.iter().enumerate() {
-            let t = Instant::now();
-            let sums = pool.broadcast(|i| self.kernel(k, i, pool.threads(), arrays));
-            self.times[k].secs.push(t.elapsed().as_secs_f64());
-            if *name == "read" {
-                self.last_sum = sums.iter().sum();
+    /// Every iteration of every kernel on worker `i` of `threads`, the workers kept
+    /// in step by a spinning barrier before and after each kernel, so no worker
+    /// sleeps between kernels (on a VM, waking a halted vCPU takes long enough to
+    /// show in a 3 ms kernel). Each kernel is timed from the barrier that starts it
+    /// to the one that ends it, as stream.c times a parallel loop. Returns this
+    /// worker's times (one row per iteration) and its part of the last read's sum.
+    fn worker(
+        &self,
+        i: usize,
+        threads: usize,
+        arrays: &[Array; 3],
+        barrier: &SpinBarrier,
+    ) -> (Vec<[f64; KERNELS.len()]>, f64) {
+        let mut rows = Vec::with_capacity(self.ntimes);
+        let mut sum = 0.0;
+        for _ in 0..self.ntimes {
+            let mut row = [0.0; KERNELS.len()];
+            for (k, secs) in row.iter_mut().enumerate() {
+                barrier.wait();
+                let t = Instant::now();
+                let s = self.kernel(k, i, threads, arrays);
+                barrier.wait();
+                *secs = t.elapsed().as_secs_f64();
+                if KERNELS[k] == "read" {
+                    sum = s;
+                }
             }
+            rows.push(row);
         }
+        (rows, sum)
     }
 
     /// Kernel `k` (in [`KERNELS`] order) on worker `i`'s range of `threads`; the
@@ -227,7 +251,7 @@ impl Stream {
         let nt = self.nt;
         // SAFETY (every arm): worker i only touches range r(i) of each array, the
         // ranges are disjoint, every array was initialised in `prepare`, and the
-        // broadcast returns before the next kernel starts.
+        // barrier after each kernel orders it before the next.
         unsafe {
             match KERNELS[k] {
                 "copy" if nt => {
@@ -266,7 +290,8 @@ impl Stream {
                     .iter_mut()
                     .zip(b.slice(r.clone()).iter().zip(c.slice(r)))
                     .for_each(|(d, (x, y))| *d = x + SCALAR * y),
-                "write" => vector::write(c.slice_mut(r), WRITTEN),
+                "write" => vector::write(c.slice_mut(r), WRITTEN, false),
+                "write_nt" => vector::write(b.slice_mut(r), WRITTEN_NT, true),
                 _ => return vector::read(a.slice(r)),
             }
         }
@@ -282,6 +307,7 @@ impl Stream {
             cj = aj + bj;
             aj = bj + SCALAR * cj;
             cj = WRITTEN;
+            bj = WRITTEN_NT;
         }
         (aj, bj, cj)
     }
@@ -318,11 +344,18 @@ impl Workload for Stream {
 
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
         let arrays = self.arrays.take().expect("prepare runs before run");
+        let (threads, barrier) = (pool.threads(), SpinBarrier::new(pool.threads()));
         let t0 = Instant::now();
-        for _ in 0..self.ntimes {
-            self.iteration(pool, &arrays);
-        }
+        let this = &*self;
+        let out = pool.broadcast(|i| this.worker(i, threads, &arrays, &barrier));
         let seconds = t0.elapsed().as_secs_f64();
+        self.last_sum = out.iter().map(|(_, s)| s).sum();
+        // Worker 0's times: it leaves every end barrier after the slowest worker.
+        for row in &out[0].0 {
+            for (t, secs) in self.times.iter_mut().zip(row) {
+                t.secs.push(*secs);
+            }
+        }
         self.arrays = Some(arrays);
         let figures = self
             .rates()
@@ -428,10 +461,13 @@ mod tests {
 
     #[test]
     fn expected_values_follow_stream_c() {
-        // After one iteration: c=a=1, b=3, c=4, a=3+12=15, then the write: c=0.5.
+        // After one iteration: c=a=1, b=3, c=4, a=3+12=15, then the writes: c=0.5,
+        // b=0.25; the next iteration's scale reads c=a, not b.
         let s = Stream::new(8, 2, false);
         let (a, b, c) = Stream { ntimes: 1, ..s }.expected();
-        assert_eq!((a, b, c), (15.0, 3.0, WRITTEN));
+        assert_eq!((a, b, c), (15.0, WRITTEN_NT, WRITTEN));
+        let (a, _, _) = Stream::new(8, 2, false).expected();
+        assert_eq!(a, 15.0 * 15.0);
     }
 
     #[test]
