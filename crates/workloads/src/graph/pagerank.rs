@@ -93,13 +93,18 @@ pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks
     let mut contrib = [first.collect(), vec![0.0f32; n]];
     let mut out = vec![0.0; n];
     let [c0, c1] = &mut contrib;
+    // Every vertex from `active` on has no neighbours (the renumbering puts them
+    // last): its contribution stays 0 in both buffers and its score at the base, so
+    // no iteration visits it (a Kronecker graph has many).
+    let active = super::first_at(n, |v| g.offsets[v] as usize, g.neighbors.len());
     let team = Team {
         r,
         tolerance,
         gather: Gather::for_len(n),
-        // Vertex ranges with about the same number of list entries, claimed by the
-        // workers.
-        ranges: super::work_ranges(n, pool, |v| g.offsets[v] as usize),
+        isolated: n - active,
+        // Ranges of the vertices with neighbours, with about the same number of list
+        // entries, claimed by the workers.
+        ranges: super::work_ranges(active, pool, |v| g.offsets[v] as usize),
         contrib: [Buf::of(c0), Buf::of(c1)],
         out: Buf::of(&mut out),
         claims: Default::default(),
@@ -164,6 +169,9 @@ struct Team<'r> {
     tolerance: f64,
     /// How lists are summed, for contributions of this length.
     gather: Gather,
+    /// The vertices without neighbours, the last ids, which the ranges leave out:
+    /// their scores move from 1/n to the base in the first iteration only.
+    isolated: usize,
     ranges: Vec<Range<usize>>,
     contrib: [Buf<f32>; 2],
     out: Buf<f64>,
@@ -187,7 +195,12 @@ impl Team<'_> {
             // SAFETY: the `cur` buffer is written only in the iterations before and
             // after this one, each behind a barrier.
             let contrib = unsafe { self.contrib[cur].all() };
-            let mut error = 0.0;
+            let mut error = match (w, it) {
+                (0, 0) => {
+                    self.isolated as f64 * ((1.0 - DAMPING) / n as f64 - 1.0 / n as f64).abs()
+                }
+                _ => 0.0,
+            };
             loop {
                 let i = self.claims[it % 3].fetch_add(1, Ordering::Relaxed);
                 let Some(vs) = self.ranges.get(i) else { break };
