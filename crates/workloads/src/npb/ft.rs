@@ -151,32 +151,63 @@ impl Scratch {
 
     /// Transforms the block `l` of `src` into the same positions of `dst` (which may
     /// be `src`), each value first multiplied by `fs[s] * lane[b]` where `fs` is given
-    /// (the evolve factors); `inverse` with the conjugate roots, unnormalised.
+    /// (the evolve factors); `inverse` with the conjugate roots, unnormalised. Built
+    /// for AVX2 where the CPU has it (four lanes per instruction instead of two).
     ///
     /// # Safety
     /// The block lies inside both grids and no other worker touches it meanwhile.
-    unsafe fn transform(
-        &mut self,
-        (src, dst): (GridPtr, GridPtr),
-        l: Lines,
-        scale: Option<(&[f64], &[f64; W])>,
-        inverse: bool,
-    ) {
+    unsafe fn transform(&mut self, io: (GridPtr, GridPtr), l: Lines, scale: Scale, inv: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above; the block as the caller's.
+            return unsafe { self.transform_avx2(io, l, scale, inv) };
+        }
+        // SAFETY: as the caller's.
+        unsafe { self.body(io, l, scale, inv) }
+    }
+
+    /// # Safety
+    /// As [`Self::transform`], on a CPU with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn transform_avx2(&mut self, io: (GridPtr, GridPtr), l: Lines, scale: Scale, inv: bool) {
+        // SAFETY: as the caller's.
+        unsafe { self.body(io, l, scale, inv) }
+    }
+
+    /// Gathers the block bit-reversed (asking for strided rows 16 ahead, which the
+    /// hardware prefetchers do not foresee), transforms, scatters.
+    ///
+    /// # Safety
+    /// As [`Self::transform`].
+    #[inline(always)]
+    unsafe fn body(&mut self, (src, dst): (GridPtr, GridPtr), l: Lines, scale: Scale, inv: bool) {
+        let ahead = 16 * l.elem;
         for (s, &r) in self.rev.iter().enumerate() {
             let p = l.first + s * l.elem;
+            if l.line == 1 {
+                for e in [p + ahead, p + ahead + W - 1] {
+                    prefetch(src, e);
+                    prefetch(dst, e);
+                }
+            }
             let (f, lane) = scale.map_or((1.0, &[1.0; W]), |(fs, lane)| (fs[s], lane));
-            let (re, im) = (&mut self.re[r], &mut self.im[r]);
-            for b in 0..W {
-                let v = match b < l.width {
-                    // SAFETY: inside the block, per the caller's contract.
+            let row: [C; W] = match l.width == W {
+                // SAFETY: inside the block, per the caller's contract.
+                true => std::array::from_fn(|b| unsafe { *src.at(p + b * l.line) }),
+                // SAFETY: as above, the lanes past `width` left zero.
+                false => std::array::from_fn(|b| match b < l.width {
                     true => unsafe { *src.at(p + b * l.line) },
                     false => C::default(),
-                };
-                let g = f * lane[b];
-                (re[b], im[b]) = (v.re * g, v.im * g);
-            }
+                }),
+            };
+            self.re[r] = std::array::from_fn(|b| row[b].re * (f * lane[b]));
+            self.im[r] = std::array::from_fn(|b| row[b].im * (f * lane[b]));
         }
-        self.fft(inverse);
+        match inv {
+            true => self.stages::<true>(),
+            false => self.stages::<false>(),
+        }
         for (s, (re, im)) in self.re.iter().zip(&self.im).enumerate() {
             let p = l.first + s * l.elem;
             for b in 0..l.width {
@@ -188,29 +219,6 @@ impl Scratch {
                     }
                 };
             }
-        }
-    }
-
-    /// [`Self::stages`] built for AVX2 where the CPU has it (four lanes per
-    /// instruction instead of two), the baseline build otherwise.
-    fn fft(&mut self, inverse: bool) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { self.fft_avx2(inverse) };
-        }
-        match inverse {
-            true => self.stages::<true>(),
-            false => self.stages::<false>(),
-        }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn fft_avx2(&mut self, inverse: bool) {
-        match inverse {
-            true => self.stages::<true>(),
-            false => self.stages::<false>(),
         }
     }
 
@@ -229,17 +237,35 @@ impl Scratch {
                 for (k, ((ar, br), (ai, bi))) in rows.enumerate() {
                     let w = self.roots[k * step];
                     let wi = if INVERSE { -w.im } else { w.im };
-                    for l in 0..W {
-                        let vr = br[l] * w.re - bi[l] * wi;
-                        let vi = br[l] * wi + bi[l] * w.re;
-                        (br[l], bi[l]) = (ar[l] - vr, ai[l] - vi);
-                        (ar[l], ai[l]) = (ar[l] + vr, ai[l] + vi);
-                    }
+                    // Whole rows in and out, so the lanes vectorise.
+                    let (xr, xi, yr, yi) = (*ar, *ai, *br, *bi);
+                    let vr: [f64; W] = std::array::from_fn(|l| yr[l] * w.re - yi[l] * wi);
+                    let vi: [f64; W] = std::array::from_fn(|l| yr[l] * wi + yi[l] * w.re);
+                    *ar = std::array::from_fn(|l| xr[l] + vr[l]);
+                    *ai = std::array::from_fn(|l| xi[l] + vi[l]);
+                    *br = std::array::from_fn(|l| xr[l] - vr[l]);
+                    *bi = std::array::from_fn(|l| xi[l] - vi[l]);
                 }
             }
             half *= 2;
         }
     }
+}
+
+/// Per-row and per-lane factors applied while gathering a block.
+type Scale<'a> = Option<(&'a [f64], &'a [f64; W])>;
+
+/// Asks for the cache line holding element `e` of `grid`; a prefetch past the
+/// grid's end is harmless (it never faults).
+#[inline(always)]
+fn prefetch(grid: GridPtr, e: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86-64; a prefetch reads nothing and never faults, and
+    // the address is computed without dereferencing it.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(grid.0.wrapping_add(e) as *const i8)
+    };
 }
 
 /// The blocks of lines along `axis` (0 = x, 1 = y, 2 = z) of a grid `[z][y][x]` of
