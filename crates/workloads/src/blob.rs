@@ -116,7 +116,8 @@ fn block_crcs(pieces: &[&[u8]]) -> Vec<u32> {
 }
 
 /// Writes a checked file: each section is the concatenation of its pieces. The file
-/// appears under `path` only once complete (written beside it, then renamed).
+/// appears under `path` only once complete and on disk (written beside it, synced,
+/// then renamed), so no run that maps it waits on its write-back.
 ///
 /// # Errors
 /// [`BlobError::Io`] naming the file.
@@ -170,6 +171,7 @@ pub fn write(
         }
     }
     w.flush().map_err(io(&tmp))?;
+    w.get_ref().sync_all().map_err(io(&tmp))?;
     drop(w);
     std::fs::rename(&tmp, path).map_err(io(path))
 }
