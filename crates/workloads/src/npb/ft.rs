@@ -166,8 +166,7 @@ impl Scratch {
         unsafe { self.body(io, l, scale, inv) }
     }
 
-    /// # Safety
-    /// As [`Self::transform`], on a CPU with AVX2.
+    /// [`Self::transform`] built for AVX2: the caller checks that the CPU has it.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn transform_avx2(&mut self, io: (GridPtr, GridPtr), l: Lines, scale: Scale, inv: bool) {
@@ -481,10 +480,9 @@ impl Ft {
     }
 
     fn checksum(&self) -> (f64, f64) {
-        let (nx, ny, _) = (self.nx, self.ny, self.nz);
         let mut s = C::default();
         for (q, r, t) in self.checksum_points() {
-            s = s.add(self.u1.data[(t * ny + r) * nx + q]);
+            s = s.add(self.u1.data[(t * self.ny + r) * self.nx + q]);
         }
         let n = self.total() as f64;
         (s.re / n, s.im / n)
@@ -531,9 +529,8 @@ impl Workload for Ft {
             let ptr = GridPtr(g.data.as_mut_ptr());
             let (nx, ny, nz) = (self.nx, self.ny, self.nz);
             pool.broadcast(|w| {
-                for e in chunk(nz, pool.threads(), w, 1).start * nx * ny
-                    ..chunk(nz, pool.threads(), w, 1).end * nx * ny
-                {
+                let planes = chunk(nz, pool.threads(), w, 1);
+                for e in planes.start * nx * ny..planes.end * nx * ny {
                     // SAFETY: within capacity; each worker writes its own planes.
                     unsafe { ptr.at(e).write(C::default()) };
                 }
