@@ -542,7 +542,7 @@ impl Workload for Ft {
     }
 
     /// Timed as NPB times FT (T_TOTAL): the index map (here per iteration, in
-    /// [`Self::pass_z`]), the initial conditions, the first forward FFT (its z pass
+    /// `pass_z`), the initial conditions, the first forward FFT (its z pass
     /// writes u0) and the iterations (evolve fused into the inverse z pass from u0
     /// into u1).
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
