@@ -6,8 +6,12 @@
 //! fixed points divided by the number of points. The checksums are verified against
 //! the official values to 1e-12 relative.
 //!
-//! The FFTs are radix-2 (iterative, in place, per line); lines along x, y and z are
-//! shared out among the workers by plane (x, y) or by row (z). Any correct FFT gives
+//! The FFTs are radix-2 (iterative, decimation in time), on blocks of eight lines
+//! at once: gathered bit-reversed into a scratch split into real and imaginary
+//! parts, one SIMD lane per line (AVX2 where the CPU has it), and written back.
+//! Each worker takes its z planes through initial conditions (or the inverse y
+//! FFTs) and the x and y FFTs while the plane is in cache, then its y rows through
+//! the z FFTs, whose gather also applies the evolve factors. Any correct FFT gives
 //! NPB's values up to rounding far below the tolerance.
 //!
 //! The pieces a distributed FT needs (crates/mpi-nas: slabs of planes, transposed
@@ -59,13 +63,7 @@ impl C {
             im: self.im + o.im,
         }
     }
-    #[inline]
-    fn sub(self, o: C) -> C {
-        C {
-            re: self.re - o.re,
-            im: self.im - o.im,
-        }
-    }
+    #[cfg(test)]
     #[inline]
     fn mul(self, o: C) -> C {
         C {
@@ -101,90 +99,193 @@ impl GridPtr {
     }
 }
 
-/// In-place radix-2 FFT of `a` (length a power of two), with `roots[k] =
-/// e^{+2 pi i k / n}` for k < n/2; `inverse` uses the conjugate roots.
-fn fft_line(a: &mut [C], roots: &[C], inverse: bool) {
-    if inverse {
-        fft_line_dir::<true>(a, roots)
-    } else {
-        fft_line_dir::<false>(a, roots)
-    }
+/// Lines transformed together, one per SIMD lane.
+const W: usize = 8;
+
+/// One block of up to `W` lines: element s of line b at `first + b * line + s *
+/// elem`; lanes from `width` on are padding.
+#[derive(Clone, Copy)]
+struct Lines {
+    first: usize,
+    line: usize,
+    elem: usize,
+    width: usize,
 }
 
-/// [`fft_line`] with the direction fixed at compile time; the first two stages,
-/// whose roots are 1 and +-i, without multiplications.
-fn fft_line_dir<const INVERSE: bool>(a: &mut [C], roots: &[C]) {
-    let n = a.len();
-    let mut j = 0;
-    for i in 1..n {
-        let mut bit = n >> 1;
-        while j & bit != 0 {
-            j ^= bit;
-            bit >>= 1;
+/// A worker's scratch for lines of length n: a block's real and imaginary parts
+/// (element s of lane b at `[s][b]`, so every butterfly is the same arithmetic on
+/// `W` lanes, which vectorises), the bit-reversal permutation and the roots
+/// e^{+2 pi i k / n}, k < n/2.
+struct Scratch {
+    re: Vec<[f64; W]>,
+    im: Vec<[f64; W]>,
+    rev: Vec<usize>,
+    roots: Vec<C>,
+}
+
+impl Scratch {
+    fn new(n: usize) -> Scratch {
+        let bits = n.trailing_zeros();
+        let rev = (0..n)
+            .map(|s| match bits {
+                0 => 0,
+                _ => s.reverse_bits() >> (usize::BITS - bits),
+            })
+            .collect();
+        let roots = (0..n / 2)
+            .map(|k| {
+                let t = 2.0 * PI * k as f64 / n as f64;
+                C {
+                    re: t.cos(),
+                    im: t.sin(),
+                }
+            })
+            .collect();
+        Scratch {
+            re: vec![[0.0; W]; n],
+            im: vec![[0.0; W]; n],
+            rev,
+            roots,
         }
-        j |= bit;
-        if i < j {
-            a.swap(i, j);
+    }
+
+    /// Transforms the block `l` of `src` into the same positions of `dst` (which may
+    /// be `src`), each value first multiplied by `fs[s] * lane[b]` where `fs` is given
+    /// (the evolve factors); `inverse` with the conjugate roots, unnormalised. Built
+    /// for AVX2 where the CPU has it (four lanes per instruction instead of two).
+    ///
+    /// # Safety
+    /// The block lies inside both grids and no other worker touches it meanwhile.
+    unsafe fn transform(&mut self, io: (GridPtr, GridPtr), l: Lines, scale: Scale, inv: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above; the block as the caller's.
+            return unsafe { self.transform_avx2(io, l, scale, inv) };
         }
+        // SAFETY: as the caller's.
+        unsafe { self.body(io, l, scale, inv) }
     }
-    for pair in a.chunks_exact_mut(2) {
-        let (u, v) = (pair[0], pair[1]);
-        pair[0] = u.add(v);
-        pair[1] = u.sub(v);
+
+    /// [`Self::transform`] built for AVX2: the caller checks that the CPU has it.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn transform_avx2(&mut self, io: (GridPtr, GridPtr), l: Lines, scale: Scale, inv: bool) {
+        // SAFETY: as the caller's.
+        unsafe { self.body(io, l, scale, inv) }
     }
-    // The second stage's roots are 1 and i (-i inverse): swaps and signs.
-    for quad in a.chunks_exact_mut(4) {
-        let (u0, v0, u1, w) = (quad[0], quad[2], quad[1], quad[3]);
-        let v1 = if INVERSE {
-            C {
-                re: w.im,
-                im: -w.re,
+
+    /// Gathers the block bit-reversed (asking for strided rows 16 ahead, which the
+    /// hardware prefetchers do not foresee), transforms, scatters.
+    ///
+    /// # Safety
+    /// As [`Self::transform`].
+    #[inline(always)]
+    unsafe fn body(&mut self, (src, dst): (GridPtr, GridPtr), l: Lines, scale: Scale, inv: bool) {
+        let ahead = 16 * l.elem;
+        for (s, &r) in self.rev.iter().enumerate() {
+            let p = l.first + s * l.elem;
+            if l.line == 1 {
+                for e in [p + ahead, p + ahead + W - 1] {
+                    prefetch(src, e);
+                    prefetch(dst, e);
+                }
             }
-        } else {
-            C {
-                re: -w.im,
-                im: w.re,
-            }
-        };
-        quad[0] = u0.add(v0);
-        quad[2] = u0.sub(v0);
-        quad[1] = u1.add(v1);
-        quad[3] = u1.sub(v1);
-    }
-    let mut len = 8;
-    while len <= n {
-        let (half, step) = (len / 2, n / len);
-        for block in a.chunks_exact_mut(len) {
-            let (lo, hi) = block.split_at_mut(half);
-            for (k, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-                let w = roots[k * step];
-                let w = if INVERSE {
-                    C {
-                        re: w.re,
-                        im: -w.im,
+            let (f, lane) = scale.map_or((1.0, &[1.0; W]), |(fs, lane)| (fs[s], lane));
+            let row: [C; W] = match l.width == W {
+                // SAFETY: inside the block, per the caller's contract.
+                true => std::array::from_fn(|b| unsafe { *src.at(p + b * l.line) }),
+                // SAFETY: as above, the lanes past `width` left zero.
+                false => std::array::from_fn(|b| match b < l.width {
+                    true => unsafe { *src.at(p + b * l.line) },
+                    false => C::default(),
+                }),
+            };
+            self.re[r] = std::array::from_fn(|b| row[b].re * (f * lane[b]));
+            self.im[r] = std::array::from_fn(|b| row[b].im * (f * lane[b]));
+        }
+        match inv {
+            true => self.stages::<true>(),
+            false => self.stages::<false>(),
+        }
+        for (s, (re, im)) in self.re.iter().zip(&self.im).enumerate() {
+            let p = l.first + s * l.elem;
+            for b in 0..l.width {
+                // SAFETY: as above.
+                unsafe {
+                    *dst.at(p + b * l.line) = C {
+                        re: re[b],
+                        im: im[b],
                     }
-                } else {
-                    w
                 };
-                let (u, v) = (*x, y.mul(w));
-                *x = u.add(v);
-                *y = u.sub(v);
             }
         }
-        len *= 2;
+    }
+
+    /// Radix-2 decimation in time on every lane, input in bit-reversed order,
+    /// output in natural order.
+    #[inline(always)]
+    fn stages<const INVERSE: bool>(&mut self) {
+        let n = self.re.len();
+        let mut half = 1;
+        while half < n {
+            let step = n / (2 * half);
+            let blocks = self.re.chunks_exact_mut(2 * half);
+            for (br, bi) in blocks.zip(self.im.chunks_exact_mut(2 * half)) {
+                let ((lr, hr), (li, hi)) = (br.split_at_mut(half), bi.split_at_mut(half));
+                let rows = lr.iter_mut().zip(hr).zip(li.iter_mut().zip(hi));
+                for (k, ((ar, br), (ai, bi))) in rows.enumerate() {
+                    let w = self.roots[k * step];
+                    let wi = if INVERSE { -w.im } else { w.im };
+                    // Whole rows in and out, so the lanes vectorise.
+                    let (xr, xi, yr, yi) = (*ar, *ai, *br, *bi);
+                    let vr: [f64; W] = std::array::from_fn(|l| yr[l] * w.re - yi[l] * wi);
+                    let vi: [f64; W] = std::array::from_fn(|l| yr[l] * wi + yi[l] * w.re);
+                    *ar = std::array::from_fn(|l| xr[l] + vr[l]);
+                    *ai = std::array::from_fn(|l| xi[l] + vi[l]);
+                    *br = std::array::from_fn(|l| xr[l] - vr[l]);
+                    *bi = std::array::from_fn(|l| xi[l] - vi[l]);
+                }
+            }
+            half *= 2;
+        }
     }
 }
 
-fn roots(n: usize) -> Vec<C> {
-    (0..n / 2)
-        .map(|k| {
-            let t = 2.0 * PI * k as f64 / n as f64;
-            C {
-                re: t.cos(),
-                im: t.sin(),
-            }
+/// Per-row and per-lane factors applied while gathering a block.
+type Scale<'a> = Option<(&'a [f64], &'a [f64; W])>;
+
+/// Asks for the cache line holding element `e` of `grid`; a prefetch past the
+/// grid's end is harmless (it never faults).
+#[inline(always)]
+fn prefetch(grid: GridPtr, e: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86-64; a prefetch reads nothing and never faults, and
+    // the address is computed without dereferencing it.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(grid.0.wrapping_add(e) as *const i8)
+    };
+}
+
+/// The blocks of lines along `axis` (0 = x, 1 = y, 2 = z) of a grid `[z][y][x]` of
+/// `dims`, in planes `part` (x and y) or rows `part` (z).
+fn blocks(dims: (usize, usize, usize), axis: usize, part: Range<usize>) -> Vec<Lines> {
+    let (nx, ny, _) = dims;
+    let (across, line, elem) = match axis {
+        0 => (ny, nx, 1),
+        1 => (nx, 1, nx),
+        _ => (nx, 1, nx * ny),
+    };
+    let step = if axis == 2 { nx } else { nx * ny };
+    part.flat_map(|p| {
+        (0..across).step_by(W).map(move |a| Lines {
+            first: p * step + a * line,
+            line,
+            elem,
+            width: W.min(across - a),
         })
-        .collect()
+    })
+    .collect()
 }
 
 /// FFTs along one axis of a grid `data[z][y][x]` of `dims` (nx, ny, nz), with the
@@ -212,73 +313,16 @@ pub fn fft_axis(
             ),
         });
     }
-    fft_axis_raw(pool, GridPtr(data.as_mut_ptr()), dims, axis, inverse);
-    Ok(())
-}
-
-/// FFTs along one axis of `grid`: `axis` 0 = x, 1 = y, 2 = z. x lines are
-/// contiguous and transformed in place; y and z lines are strided, so they are
-/// gathered eight adjacent lines at a time (each cache line read serves four
-/// complex values), transformed, and scattered back. x and y lines are shared
-/// out by plane, z lines by row.
-fn fft_axis_raw(
-    pool: &Pool,
-    grid: GridPtr,
-    dims: (usize, usize, usize),
-    axis: usize,
-    inverse: bool,
-) {
-    const BLOCK: usize = 8;
-    let (nx, ny, nz) = dims;
-    let (n, stride) = match axis {
-        0 => (nx, 1),
-        1 => (ny, nx),
-        _ => (nz, nx * ny),
-    };
-    let r = roots(n);
+    let grid = GridPtr(data.as_mut_ptr());
     pool.broadcast(|w| {
-        let t = pool.threads();
-        if axis == 0 {
-            for k in chunk(nz, t, w, 1) {
-                for j in 0..ny {
-                    // SAFETY: this x line lies in this worker's plane k only.
-                    let line =
-                        unsafe { std::slice::from_raw_parts_mut(grid.at((k * ny + j) * nx), nx) };
-                    fft_line(line, &r, inverse);
-                }
-            }
-            return;
-        }
-        // First elements of the blocks this worker owns.
-        let blocks: Vec<usize> = if axis == 1 {
-            chunk(nz, t, w, 1)
-                .flat_map(|k| (0..nx).step_by(BLOCK).map(move |i| k * nx * ny + i))
-                .collect()
-        } else {
-            chunk(ny, t, w, 1)
-                .flat_map(|j| (0..nx).step_by(BLOCK).map(move |i| j * nx + i))
-                .collect()
-        };
-        let mut buf = vec![C::default(); BLOCK * n];
-        for first in blocks {
-            let width = BLOCK.min(nx - first % nx);
-            for s in 0..n {
-                for b in 0..width {
-                    // SAFETY: the block's lines belong to this worker alone.
-                    buf[b * n + s] = unsafe { *grid.at(first + b + s * stride) };
-                }
-            }
-            for b in 0..width {
-                fft_line(&mut buf[b * n..(b + 1) * n], &r, inverse);
-            }
-            for s in 0..n {
-                for b in 0..width {
-                    // SAFETY: as above.
-                    unsafe { *grid.at(first + b + s * stride) = buf[b * n + s] };
-                }
-            }
+        let mut sc = Scratch::new(n);
+        let part = chunk(if axis == 2 { ny } else { nz }, pool.threads(), w, 1);
+        for l in blocks(dims, axis, part) {
+            // SAFETY: the block lies in this worker's planes (rows for z) only.
+            unsafe { sc.transform((grid, grid), l, None, inverse) };
         }
     });
+    Ok(())
 }
 
 /// The FT workload at one class.
@@ -290,7 +334,6 @@ pub struct Ft {
     niter: usize,
     u0: Grid,
     u1: Grid,
-    twiddle: Vec<f64>,
     sums: Vec<(f64, f64)>,
     seconds: f64,
 }
@@ -315,7 +358,6 @@ impl Ft {
             niter,
             u0: Grid { data: Vec::new() },
             u1: Grid { data: Vec::new() },
-            twiddle: Vec::new(),
             sums: Vec::new(),
             seconds: 0.0,
         })
@@ -346,17 +388,56 @@ impl Ft {
             / self.seconds
     }
 
-    /// Initial conditions: deviate 2e+1 and 2e+2 of the stream for element e, filled
-    /// plane by plane by the workers that own the planes.
-    fn initial_conditions(&self, pool: &Pool, grid: GridPtr) {
-        let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+    /// Per worker and plane: the initial conditions (`fill`: deviate 2e+1 and 2e+2
+    /// of the stream for element e), then the x and y FFTs (y and x inverse) while
+    /// the plane is still in cache.
+    fn planes_xy(&self, pool: &Pool, grid: GridPtr, inverse: bool, fill: bool) {
+        let dims = (self.nx, self.ny, self.nz);
+        let plane = self.nx * self.ny;
+        let order = if inverse { [1, 0] } else { [0, 1] };
         pool.broadcast(|w| {
-            let planes = chunk(nz, pool.threads(), w, 1);
-            let first = planes.start * nx * ny;
-            deviates(nx * ny, planes, |e, v| {
-                // SAFETY: element e lies in this worker's planes.
-                unsafe { *grid.at(first + e) = v };
-            });
+            let mut sc = [Scratch::new(self.nx), Scratch::new(self.ny)];
+            for k in chunk(self.nz, pool.threads(), w, 1) {
+                if fill {
+                    deviates(plane, k..k + 1, |e, v| {
+                        // SAFETY: element e of plane k, this worker's plane.
+                        unsafe { *grid.at(k * plane + e) = v };
+                    });
+                }
+                for axis in order {
+                    for l in blocks(dims, axis, k..k + 1) {
+                        // SAFETY: the block lies in plane k, this worker's plane.
+                        unsafe { sc[axis].transform((grid, grid), l, None, inverse) };
+                    }
+                }
+            }
+        });
+    }
+
+    /// The z FFTs from `src` into `dst`, each worker over its rows; inverse after
+    /// iteration `t`'s evolve step, fused into the gather: each value times
+    /// exp(-4 alpha pi^2 t (i'^2 + j'^2 + k'^2)), i' the signed frequency of i, which
+    /// is NPB's twiddle factor to the power t (NPB multiplies u0 by the twiddle once
+    /// per iteration and keeps it), built from three per-axis tables (NPB's
+    /// compute_indexmap, done here per iteration).
+    fn pass_z(&self, pool: &Pool, (src, dst): (GridPtr, GridPtr), t: usize) {
+        let (nx, ny, nz) = (self.nx, self.ny, self.nz);
+        let table = |n: usize| -> Vec<f64> {
+            let ap = -4.0 * ALPHA * PI * PI * t as f64;
+            (0..n)
+                .map(|i| (ap * freq(i, n).pow(2) as f64).exp())
+                .collect()
+        };
+        let (ex, ey, ez) = (table(nx), table(ny), table(nz));
+        pool.broadcast(|w| {
+            let mut sc = Scratch::new(nz);
+            for l in blocks((nx, ny, nz), 2, chunk(ny, pool.threads(), w, 1)) {
+                let (j, i) = (l.first / nx, l.first % nx);
+                let lane: [f64; W] = std::array::from_fn(|b| ey[j] * ex.get(i + b).unwrap_or(&0.0));
+                let scale = (t > 0).then_some((&ez[..], &lane));
+                // SAFETY: the block lies in this worker's rows of both grids.
+                unsafe { sc.transform((src, dst), l, scale, t > 0) };
+            }
         });
     }
 
@@ -367,43 +448,10 @@ impl Ft {
         slab
     }
 
-    fn fft3(&self, pool: &Pool, grid: GridPtr, inverse: bool) {
-        let order: [usize; 3] = if inverse { [2, 1, 0] } else { [0, 1, 2] };
-        for axis in order {
-            fft_axis_raw(pool, grid, (self.nx, self.ny, self.nz), axis, inverse);
-        }
-    }
-
     /// exp(-4 alpha pi^2 (i'^2 + j'^2 + k'^2)), i' the signed frequency of i.
     pub fn twiddle(&self, x: usize, y: usize, z: usize) -> f64 {
-        let f = |i: usize, n: usize| ((i + n / 2) % n) as i64 - (n / 2) as i64;
-        let (a, b, c) = (f(x, self.nx), f(y, self.ny), f(z, self.nz));
+        let (a, b, c) = (freq(x, self.nx), freq(y, self.ny), freq(z, self.nz));
         (-4.0 * ALPHA * PI * PI * (a * a + b * b + c * c) as f64).exp()
-    }
-
-    /// The twiddle factor of every grid point (NPB's compute_indexmap) into
-    /// `self.twiddle` (allocated by `prepare`), each worker writing its own planes.
-    fn index_map(&mut self, pool: &Pool) {
-        let (nx, ny, nz, t) = (self.nx, self.ny, self.nz, pool.threads());
-        let mut tw = std::mem::take(&mut self.twiddle);
-        let mut rest = &mut tw[..];
-        let mut parts = Vec::with_capacity(t);
-        for w in 0..t {
-            let (part, tail) = rest.split_at_mut(chunk(nz, t, w, 1).len() * nx * ny);
-            parts.push(std::sync::Mutex::new(part));
-            rest = tail;
-        }
-        pool.broadcast(|w| {
-            let mut part = parts[w].lock().unwrap_or_else(|e| e.into_inner());
-            let planes = chunk(nz, t, w, 1);
-            let points =
-                planes.flat_map(|k| (0..ny).flat_map(move |j| (0..nx).map(move |i| (i, j, k))));
-            for (v, (i, j, k)) in part.iter_mut().zip(points) {
-                *v = self.twiddle(i, j, k);
-            }
-        });
-        drop(parts);
-        self.twiddle = tw;
     }
 
     /// The 1024 (x, y, z) points whose values, added up and divided by the number
@@ -432,14 +480,18 @@ impl Ft {
     }
 
     fn checksum(&self) -> (f64, f64) {
-        let (nx, ny, _) = (self.nx, self.ny, self.nz);
         let mut s = C::default();
         for (q, r, t) in self.checksum_points() {
-            s = s.add(self.u1.data[(t * ny + r) * nx + q]);
+            s = s.add(self.u1.data[(t * self.ny + r) * self.nx + q]);
         }
         let n = self.total() as f64;
         (s.re / n, s.im / n)
     }
+}
+
+/// The signed frequency of index i of n: i for i < n/2, i - n from n/2 on.
+fn freq(i: usize, n: usize) -> i64 {
+    ((i + n / 2) % n) as i64 - (n / 2) as i64
 }
 
 /// NPB's deviate stream for `planes` of `plane` elements each: `put(e, value)`
@@ -477,9 +529,8 @@ impl Workload for Ft {
             let ptr = GridPtr(g.data.as_mut_ptr());
             let (nx, ny, nz) = (self.nx, self.ny, self.nz);
             pool.broadcast(|w| {
-                for e in chunk(nz, pool.threads(), w, 1).start * nx * ny
-                    ..chunk(nz, pool.threads(), w, 1).end * nx * ny
-                {
+                let planes = chunk(nz, pool.threads(), w, 1);
+                for e in planes.start * nx * ny..planes.end * nx * ny {
                     // SAFETY: within capacity; each worker writes its own planes.
                     unsafe { ptr.at(e).write(C::default()) };
                 }
@@ -487,57 +538,25 @@ impl Workload for Ft {
             // SAFETY: every element 0..n was written above.
             unsafe { g.data.set_len(n) };
         }
-        // Each worker first-touches its planes of the twiddle factors here, as it
-        // did the grids' (the timed run computes them all again).
-        self.twiddle = vec![0.0; n];
-        self.index_map(pool);
         Ok(())
     }
 
-    /// Timed as NPB times FT (T_TOTAL): the index map, the initial conditions, the
-    /// first forward FFT and the iterations.
+    /// Timed as NPB times FT (T_TOTAL): the index map (here per iteration, in
+    /// `pass_z`), the initial conditions, the first forward FFT (its z pass
+    /// writes u0) and the iterations (evolve fused into the inverse z pass from u0
+    /// into u1).
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
         let t0 = Instant::now();
-        self.index_map(pool);
         let (u0, u1) = (
             GridPtr(self.u0.data.as_mut_ptr()),
             GridPtr(self.u1.data.as_mut_ptr()),
         );
-        self.initial_conditions(pool, u1);
-        self.fft3(pool, u1, false);
+        self.planes_xy(pool, u1, false, true);
+        self.pass_z(pool, (u1, u0), 0);
         self.sums.clear();
-        let nz = self.nz;
-        let plane = self.nx * self.ny;
-        // u0 = u1, each worker copying its own planes (a serial copy of the whole
-        // grid would leave the other workers idle).
-        pool.broadcast(|w| {
-            let planes = chunk(nz, pool.threads(), w, 1);
-            for e in planes.start * plane..planes.end * plane {
-                // SAFETY: element e lies in this worker's planes of both grids, and
-                // the two grids are distinct allocations.
-                unsafe { *u0.at(e) = *u1.at(e) };
-            }
-        });
-        for _ in 0..self.niter {
-            // evolve: u0 *= twiddle (cumulatively), u1 = u0.
-            let tw = &self.twiddle;
-            pool.broadcast(|w| {
-                let planes = chunk(nz, pool.threads(), w, 1);
-                let range = planes.start * plane..planes.end * plane;
-                for (e, t) in range.clone().zip(&tw[range]) {
-                    // SAFETY: element e lies in this worker's planes of both grids.
-                    unsafe {
-                        let v = *u0.at(e);
-                        let v = C {
-                            re: v.re * t,
-                            im: v.im * t,
-                        };
-                        *u0.at(e) = v;
-                        *u1.at(e) = v;
-                    }
-                }
-            });
-            self.fft3(pool, u1, true);
+        for t in 1..=self.niter {
+            self.pass_z(pool, (u0, u1), t);
+            self.planes_xy(pool, u1, true, false);
             self.sums.push(self.checksum());
         }
         self.seconds = t0.elapsed().as_secs_f64();
@@ -584,32 +603,44 @@ mod tests {
 
     use crate::pool::test_pool as pool;
 
+    /// Every axis, with blocks of lines both full and partial (9 lines across).
     #[test]
     fn fft_matches_the_definition() {
-        for n in [2, 4, 8, 16] {
-            let x: Vec<C> = (0..n)
-                .map(|i| C {
-                    re: (i as f64).sin(),
-                    im: (i as f64 * 0.3).cos(),
-                })
-                .collect();
-            let mut a = x.clone();
-            fft_line(&mut a, &roots(n), false);
-            for (k, got) in a.iter().enumerate() {
-                let mut want = C::default();
-                for (j, v) in x.iter().enumerate() {
-                    let t = 2.0 * PI * (j * k) as f64 / n as f64;
-                    want = want.add(v.mul(C {
-                        re: t.cos(),
-                        im: t.sin(),
-                    }));
+        for n in [1, 2, 4, 8, 16] {
+            for axis in 0..3 {
+                let mut dims = [9, 3, 2];
+                dims.swap(0, axis);
+                dims[axis] = n;
+                let dims = (dims[0], dims[1], dims[2]);
+                let (nx, ny, nz) = dims;
+                let x: Vec<C> = (0..nx * ny * nz)
+                    .map(|i| C {
+                        re: (i as f64).sin(),
+                        im: (i as f64 * 0.3).cos(),
+                    })
+                    .collect();
+                let stride = [1, nx, nx * ny][axis];
+                let mut a = x.clone();
+                fft_axis(&pool(2), &mut a, dims, axis, false).unwrap();
+                for (e, got) in a.iter().enumerate() {
+                    let (k, first) = ((e / stride) % n, e - (e / stride) % n * stride);
+                    let mut want = C::default();
+                    for j in 0..n {
+                        let t = 2.0 * PI * (j * k) as f64 / n as f64;
+                        let w = C {
+                            re: t.cos(),
+                            im: t.sin(),
+                        };
+                        want = want.add(x[first + j * stride].mul(w));
+                    }
+                    assert!((got.re - want.re).abs() < 1e-12, "{dims:?} {axis} {e}");
+                    assert!((got.im - want.im).abs() < 1e-12, "{dims:?} {axis} {e}");
                 }
-                assert!((got.re - want.re).abs() < 1e-12 && (got.im - want.im).abs() < 1e-12);
-            }
-            fft_line(&mut a, &roots(n), true);
-            for (got, want) in a.iter().zip(&x) {
-                assert!((got.re / n as f64 - want.re).abs() < 1e-12);
-                assert!((got.im / n as f64 - want.im).abs() < 1e-12);
+                fft_axis(&pool(1), &mut a, dims, axis, true).unwrap();
+                for (got, want) in a.iter().zip(&x) {
+                    assert!((got.re / n as f64 - want.re).abs() < 1e-12);
+                    assert!((got.im / n as f64 - want.im).abs() < 1e-12);
+                }
             }
         }
     }
