@@ -215,3 +215,39 @@ fn verify_first_checks_one_run_and_none_checks_none() {
         .iter()
         .all(|r| r["exit_code"] == 5 && r["status"] == "ok"));
 }
+
+#[test]
+fn a_csr_the_user_names_is_checked_once_and_mapped_by_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let csr = dir.path().join("k10.csr");
+    scalescope()
+        .args(["graph", "export", "--graph", "kron:10", "--out"])
+        .arg(&csr)
+        .assert()
+        .success();
+    let out = dir.path().join("sweep");
+    let graph = format!("graph={}", csr.display());
+    scalescope()
+        .args(["sweep", "--workload", "graph", "--param", &graph])
+        .args([
+            "--param",
+            "pattern=triangle",
+            "--threads",
+            "1",
+            "--reps",
+            "2",
+        ])
+        .args(["--warmup", "0", "--sample-interval", "0", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let records = runs(&out);
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        assert_eq!(r["status"], "ok", "{r}");
+        let input = r["setup"]["input"].as_str().unwrap();
+        assert!(input.starts_with("cache "), "{input}");
+        let check = r["setup"]["input_check"].as_str().unwrap();
+        assert!(check.contains("checked by the sweep"), "{check}");
+    }
+}

@@ -226,9 +226,8 @@ impl GraphCount {
         if self.source.starts_with("kron:") || self.source.starts_with("uniform:") {
             return Some(format!("graph v{v} {}", self.source));
         }
-        if self.source.ends_with(".csr") {
-            return None;
-        }
+        // A `.csr` the user names is keyed like any file: a sweep checks it once,
+        // keeps its own copy beside its results and maps that in every run.
         let path = std::fs::canonicalize(&self.source).ok()?;
         let meta = std::fs::metadata(&path).ok()?;
         let mtime = meta
