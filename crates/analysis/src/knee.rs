@@ -348,12 +348,7 @@ impl Ctx<'_> {
             slope_after_ci95: boot::percentile_ci(&column(1)),
             change,
             change_ci95: change_ci,
-            bend: if after < before {
-                "flattens"
-            } else {
-                "steepens"
-            }
-            .into(),
+            bend: bend(before, after),
             reps,
             confidence,
         })
@@ -383,6 +378,16 @@ impl Ctx<'_> {
         bps.push(k);
         self.segment(k, hi, out, bps);
     }
+}
+
+/// The word for a knee whose slope goes from `before` to `after`.
+pub(crate) fn bend(before: f64, after: f64) -> String {
+    if after < before {
+        "flattens"
+    } else {
+        "steepens"
+    }
+    .into()
 }
 
 fn mean(v: &[f64]) -> f64 {

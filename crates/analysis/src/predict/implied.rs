@@ -571,12 +571,7 @@ impl At<'_> {
             slope_after_ci95: boot::percentile_ci(&col(1)),
             change,
             change_ci95: Some(change_ci),
-            bend: if after < before {
-                "flattens"
-            } else {
-                "steepens"
-            }
-            .into(),
+            bend: crate::knee::bend(before, after),
             reps,
             confidence: Confidence::from_probability(p, reps),
         })
