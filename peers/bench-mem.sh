@@ -18,9 +18,14 @@
 # `never`, every side falls back to 4 KiB pages alike). The tools run
 # interleaved REPS times (one pair per repetition); the script prints each tool's
 # median and every pair's ratio (scalescope / peer GB/s, above 1: scalescope faster)
-# with their median. likwid-bench reports the average over its timed repetitions,
-# stream.c and scalescope the best iteration: the `avg` rows are scalescope's
-# average iteration, the like-for-like figure against likwid.
+# with their median. likwid-bench reports the average rate over about one second of
+# back-to-back repetitions of one kernel between two barriers; scalescope's
+# `sustained` rows are measured the same way (`mem stream --sustain 1`: each of
+# read, write and write_nt alone, back to back for about a second between two
+# barriers, average rate over the block), the like-for-like figure against likwid.
+# The best-iteration rows (as stream.c reports) are printed beside them. Each
+# tool's resident huge pages (AnonHugePages) are sampled during its first run and
+# printed, so the page size is shown, not assumed.
 # Usage: [PEER_SRC=dir] peers/bench-mem.sh [SIZE_MB] [REPS]   (default 396 MB = 3 x 4 x 33 MiB L3, 7 reps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +65,18 @@ C
 else
   echo "PEER_SRC not set: stream.c comparison skipped (PEER_SRC=dir holding McCalpin's stream.c)"
 fi
+# Runs "$@" with stdout to $work/out, printing (on stderr) the most AnonHugePages and
+# Rss (MiB) its process held, sampled every 0.1 s.
+huge_pages() {
+  "$@" > "$work/out" 2>/dev/null & local pid=$! most=0 rss=0
+  while kill -0 "$pid" 2>/dev/null; do
+    read -r h r < <(awk '/^AnonHugePages/ {h = $2} /^Rss/ {r = $2} END {print h + 0, r + 0}' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0 0)
+    [ "$h" -gt "$most" ] && { most=$h; rss=$r; }
+    sleep 0.1
+  done
+  wait "$pid" || true
+  echo "  $1 $2 $3: at most $((most / 1024)) MiB of $((rss / 1024)) MiB resident in transparent huge pages" >&2
+}
 # GB/s of one likwid-bench kernel over one array.
 likwid() { GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t "$1" -w "S0:${array_mb}MB:$2" 2>/dev/null | awk '/^MByte\/s/ {print $2 / 1000}'; }
 # GB/s of stream.c's Copy and Triad (best rates), one line.
@@ -68,33 +85,39 @@ stream() {
     awk '/^Copy:/ {c = $2 / 1000} /^Triad:/ {t = $2 / 1000} END {print c, t}'
 }
 # GB/s of scalescope's copy, triad, write, write_nt and read (best iteration, as
-# stream.c reports), then write, write_nt and read over the average iteration (as
+# stream.c reports), then write, write_nt and read over their sustained blocks (as
 # likwid-bench reports).
 ours() {
-  $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --json |
-    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','write_nt','read')), *(k[n]['bytes'] / k[n]['avg_secs'] / 1e9 for n in ('write','write_nt','read')))"
+  $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --sustain 1 --json |
+    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','write_nt','read')), *(k[n]['sustained']['gb_per_s'] for n in ('write','write_nt','read')))"
 }
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s medians, per-pair ratios scalescope/peer"
+echo "load average at the start: $(cat /proc/loadavg)"
+echo "huge pages, sampled during one run of each tool at 1 thread:"
+huge_pages $S mem stream --threads 1 --size "$per_array" --ntimes 10 --sustain 1
+huge_pages env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t load_avx -w "S0:${array_mb}MB:1"
+[ -n "$stream_c" ] && huge_pages "$stream_c"
 for t in 1 2; do
   for r in $(seq "$reps"); do
     echo "$r $(ours "$t") $(likwid load_avx "$t") $(likwid store_mem_avx "$t") $(likwid store_avx "$t") $([ -n "$stream_c" ] && stream "$t" || echo nan nan)"
   done > "$work/t$t"
+  echo "load average after $t thread(s): $(cat /proc/loadavg)"
   python3 - "$t" "$work/t$t" <<'PY'
 import statistics as st, sys
 t, rows = sys.argv[1], [list(map(float, l.split()[1:])) for l in open(sys.argv[2])]
 col = lambda i: [r[i] for r in rows]
-# columns: 0 copy, 1 triad, 2 write, 3 write_nt, 4 read, 5-7 write, write_nt, read avg,
+# columns: 0 copy, 1 triad, 2 write, 3 write_nt, 4 read, 5-7 write, write_nt, read sustained,
 # 8 load_avx, 9 store_mem_avx, 10 store_avx, 11 stream.c Copy, 12 Triad
-pairs = [("read", 4, "likwid load_avx", 8), ("read avg", 7, "likwid load_avx", 8),
-         ("write", 2, "likwid store_avx", 10), ("write avg", 5, "likwid store_avx", 10),
-         ("write_nt", 3, "likwid store_mem_avx (nt)", 9), ("write_nt avg", 6, "likwid store_mem_avx (nt)", 9),
+pairs = [("read sustained", 7, "likwid load_avx", 8), ("read best", 4, "likwid load_avx", 8),
+         ("write sustained", 5, "likwid store_avx", 10), ("write best", 2, "likwid store_avx", 10),
+         ("write_nt sustained", 6, "likwid store_mem_avx (nt)", 9), ("write_nt best", 3, "likwid store_mem_avx (nt)", 9),
          ("copy", 0, "stream.c Copy", 11), ("triad", 1, "stream.c Triad", 12)]
 for ours, i, peer, j in pairs:
     if any(x != x for x in col(j)):
         continue
     ratios = [a / b for a, b in zip(col(i), col(j))]
-    print(f"{t} threads  {ours:<12} {st.median(col(i)):7.2f}  {peer:<26} {st.median(col(j)):7.2f}"
+    print(f"{t} threads  {ours:<18} {st.median(col(i)):7.2f}  {peer:<26} {st.median(col(j)):7.2f}"
           f"  median ratio {st.median(ratios):.3f}  pairs {' '.join(f'{x:.2f}' for x in ratios)}")
 PY
 done

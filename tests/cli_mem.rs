@@ -35,11 +35,23 @@ fn stream_json_has_every_kernel_and_validates() {
             "16MiB",
             "--ntimes",
             "3",
+            "--sustain",
+            "0.05",
             "--json",
         ]);
         assert_eq!(v["verified"], true, "{}", v["verification"]);
+        assert_eq!(v["schema_version"], 4);
         for k in ["copy", "scale", "add", "triad", "write", "write_nt", "read"] {
             assert!(v["kernels"][k]["gb_per_s"].as_f64().unwrap() > 0.1, "{k}");
+            let sustained = &v["kernels"][k]["sustained"];
+            if ["write", "write_nt", "read"].contains(&k) {
+                // About 0.05 s of sweeps: at least one, and a rate from them.
+                assert!(sustained["sweeps"].as_u64().unwrap() >= 1, "{k}");
+                assert!(sustained["secs"].as_f64().unwrap() > 0.0, "{k}");
+                assert!(sustained["gb_per_s"].as_f64().unwrap() > 0.1, "{k}");
+            } else {
+                assert!(sustained.is_null(), "{k}: {sustained}");
+            }
         }
         assert_eq!(v["array_bytes"], 16 << 20);
     }
@@ -53,9 +65,12 @@ fn stream_json_has_every_kernel_and_validates() {
         "--ntimes",
         "2",
         "--nt",
+        "--sustain",
+        "0",
         "--json",
     ]);
     assert_eq!(v["verified"], true);
+    assert!(v["kernels"]["read"]["sustained"].is_null());
 }
 
 #[test]
@@ -155,6 +170,7 @@ fn bad_sizes_and_nodes_get_clear_errors() {
         ),
         (vec!["mem", "stream", "--mem", "bind:7"], "memory node `7`"),
         (vec!["mem", "stream", "--ntimes", "1"], "`ntimes`: 1"),
+        (vec!["mem", "stream", "--sustain=-1"], "`sustain`: -1"),
         (
             vec!["mem", "matrix", "--size", "0"],
             "`size`: `0` is out of range",

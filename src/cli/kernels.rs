@@ -306,4 +306,9 @@ pub struct StreamArgs {
     /// Iterations; the best after the first counts.
     #[arg(long, default_value_t = 10)]
     pub ntimes: usize,
+    /// Seconds of back-to-back sweeps the write, write_nt and read kernels each
+    /// also run alone after the iterations, averaged over the block as likwid-bench
+    /// measures (0: none).
+    #[arg(long, default_value_t = 1.0)]
+    pub sustain: f64,
 }

@@ -130,7 +130,8 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
         .load()
         .context("reading this machine's topology")?;
     let bytes = Stream::array_bytes(args.size.as_deref(), &topo)?;
-    let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?;
+    let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?
+        .with_sustain(args.sustain)?;
     let resolved = args.mem.resolve(&topo)?;
     let request = args.run.place.request(&topo, args.run.threads)?;
     let placement = scalescope_place::place(&topo, &request)?;

@@ -401,17 +401,21 @@ pub fn ladder_text(cpu: u32, rungs: &[(u64, f64)], caches: &[(u8, u64)]) -> Stri
 }
 
 /// The STREAM kernels of a `mem stream` run as a table (GB/s, best, average and
-/// worst seconds per kernel, in `names` order; NaN for a kernel it lacks).
+/// worst seconds per kernel, in `names` order; NaN for a kernel it lacks), and the
+/// sustained block's GB/s and sweeps where the kernel ran one (`-` otherwise).
 pub fn stream_table(kernels: &BTreeMap<String, StreamKernel>, names: &[&str]) -> String {
     let mut out = format!(
-        "{:<8} {:>12} {:>12} {:>12} {:>12}\n",
-        "kernel", "GB/s", "best s", "avg s", "max s"
+        "{:<8} {:>12} {:>12} {:>12} {:>12} {:>15}\n",
+        "kernel", "GB/s", "best s", "avg s", "max s", "sustained GB/s"
     );
     for name in names {
         let k = kernels.get(*name);
         let f = |v: fn(&StreamKernel) -> f64| k.map_or(f64::NAN, v);
+        let sustained = k.and_then(|k| k.sustained).map_or("-".into(), |s| {
+            format!("{:.2} ({} sweeps)", s.gb_per_s, s.sweeps)
+        });
         out += &format!(
-            "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6}\n",
+            "{name:<8} {:>12.2} {:>12.6} {:>12.6} {:>12.6} {sustained:>15}\n",
             f(|k| k.gb_per_s),
             f(|k| k.best_secs),
             f(|k| k.avg_secs),

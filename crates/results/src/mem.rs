@@ -20,8 +20,9 @@ use crate::workload::WorkloadReport;
 pub const SCHEMA_VERSION: u32 = 1;
 /// Version of the `mem stream --json` document: 2 replaced schema 1's `sum` kernel
 /// with the `read` ceiling and added the `write` one; 3 made `write` ordinary
-/// stores and added `write_nt` with the non-temporal ones (docs/json.md).
-pub const STREAM_SCHEMA_VERSION: u32 = 3;
+/// stores and added `write_nt` with the non-temporal ones; 4 added the sustained
+/// blocks of `write`, `write_nt` and `read` (docs/json.md).
+pub const STREAM_SCHEMA_VERSION: u32 = 4;
 
 /// The documents' `kind` values.
 pub const STREAM_KIND: &str = "scalescope.mem-stream";
@@ -124,6 +125,19 @@ pub struct StreamKernel {
     pub max_secs: f64,
     #[serde(default)]
     pub bytes: u64,
+    /// The kernel's sustained block (schema 4, `write`, `write_nt` and `read` when
+    /// `--sustain` is above 0); null or absent otherwise.
+    #[serde(default)]
+    pub sustained: Option<SustainedBlock>,
+}
+
+/// Back-to-back sweeps of one kernel between two barriers, as likwid-bench times
+/// its kernels: `sweeps` in `secs`, `gb_per_s` their average rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SustainedBlock {
+    pub sweeps: usize,
+    pub secs: f64,
+    pub gb_per_s: f64,
 }
 
 /// `mem stream --json`. Reading needs only `kind`, `threads`, `placement` and the

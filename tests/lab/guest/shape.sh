@@ -39,7 +39,7 @@ done
 first_cpu=$(grep Cpus_allowed_list /proc/self/status | sed 's/.*\t//; s/[-,].*//')
 stream() {
   measured "$1" scalescope mem stream --threads 1 --placement "cpus=$2" --mem "$3" \
-    --size "${LAB_STREAM_SIZE:-8MiB}" --ntimes 2 --json
+    --size "${LAB_STREAM_SIZE:-8MiB}" --ntimes 2 --sustain 0 --json
 }
 for d in /sys/devices/system/node/node[0-9]*; do
   n=${d##*node}

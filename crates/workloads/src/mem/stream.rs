@@ -103,6 +103,16 @@ struct KernelTimes {
     secs: Vec<f64>,
 }
 
+/// The kernels also run as a sustained block (see [`Stream::with_sustain`]).
+pub const SUSTAINED: [&str; 3] = ["write", "write_nt", "read"];
+
+/// One sustained block: `sweeps` back-to-back sweeps of one kernel in `secs`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sustained {
+    pub sweeps: usize,
+    pub secs: f64,
+}
+
 /// The STREAM workload.
 pub struct Stream {
     n: usize,
@@ -111,6 +121,10 @@ pub struct Stream {
     arrays: Option<[Array; 3]>,
     times: Vec<KernelTimes>,
     last_sum: f64,
+    /// Target seconds of each sustained block (0: none).
+    sustain: f64,
+    /// Per kernel in [`KERNELS`] order, its sustained block if it ran one.
+    sustained: [Option<Sustained>; KERNELS.len()],
 }
 
 impl Stream {
@@ -124,7 +138,30 @@ impl Stream {
             arrays: None,
             times: vec![KernelTimes::default(); KERNELS.len()],
             last_sum: 0.0,
+            sustain: 0.0,
+            sustained: [None; KERNELS.len()],
         }
+    }
+
+    /// After the iterations, each of [`SUSTAINED`] also runs alone as one block of
+    /// back-to-back sweeps lasting about `secs` (as many sweeps as its best
+    /// iteration fits in `secs`, at least one), timed from one barrier to the next
+    /// with no barrier between sweeps: what likwid-bench measures (each thread
+    /// repeats one kernel for about a second between two barriers and the rate is
+    /// the average over the repetitions). 0 runs no block.
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] naming `sustain` when `secs` is negative or not
+    /// finite.
+    pub fn with_sustain(mut self, secs: f64) -> Result<Stream, WorkloadError> {
+        if !(secs.is_finite() && secs >= 0.0) {
+            return Err(WorkloadError::BadParam {
+                key: "sustain".into(),
+                detail: format!("{secs}: not a number of seconds of at least 0"),
+            });
+        }
+        self.sustain = secs;
+        Ok(self)
     }
 
     /// Per-array bytes from `size`, or four times the total last-level cache.
@@ -162,10 +199,10 @@ impl Stream {
         topo: &Topology,
     ) -> Result<Stream, WorkloadError> {
         for key in params.keys() {
-            if !["size", "ntimes", "nt"].contains(&key.as_str()) {
+            if !["size", "ntimes", "nt", "sustain"].contains(&key.as_str()) {
                 return Err(WorkloadError::BadParam {
                     key: key.clone(),
-                    detail: "unknown (stream takes size, ntimes, nt)".into(),
+                    detail: "unknown (stream takes size, ntimes, nt, sustain)".into(),
                 });
             }
         }
@@ -189,7 +226,14 @@ impl Stream {
                 })
             }
         };
-        Ok(Stream::new((bytes / 8) as usize, ntimes, nt))
+        let sustain = match params.get("sustain") {
+            Some(v) => v.parse::<f64>().map_err(|_| WorkloadError::BadParam {
+                key: "sustain".into(),
+                detail: format!("`{v}` is not a number of seconds"),
+            })?,
+            None => 0.0,
+        };
+        Stream::new((bytes / 8) as usize, ntimes, nt).with_sustain(sustain)
     }
 
     pub fn array_bytes_each(&self) -> u64 {
@@ -206,6 +250,20 @@ impl Stream {
                 let best = t.secs.iter().skip(1).copied().fold(f64::INFINITY, f64::min);
                 let bytes = (arrays * self.array_bytes_each()) as f64;
                 (*name, bytes / best / 1e9, best)
+            })
+            .collect()
+    }
+
+    /// Each kernel's sustained block and its rate in GB/s, where it ran one.
+    pub fn sustained_rates(&self) -> Vec<(&'static str, Sustained, f64)> {
+        KERNELS
+            .iter()
+            .zip(ARRAYS_MOVED)
+            .zip(&self.sustained)
+            .filter_map(|((name, arrays), s)| {
+                let s = (*s)?;
+                let bytes = (arrays * self.array_bytes_each()) as f64 * s.sweeps as f64;
+                Some((*name, s, bytes / s.secs / 1e9))
             })
             .collect()
     }
@@ -242,6 +300,64 @@ impl Stream {
             rows.push(row);
         }
         (rows, sum)
+    }
+
+    /// The sustained blocks on worker `i`: for each `(k, sweeps)`, `sweeps` runs of
+    /// kernel `k` back to back between two barriers, no barrier in between (each
+    /// worker streams its own slice at its own pace, as likwid-bench's threads do);
+    /// the block's time runs from the first barrier to the second, so it is the
+    /// slowest worker's. Returns this worker's seconds per block and the last
+    /// read's sum (0 if no read ran).
+    fn sustained_worker(
+        &self,
+        i: usize,
+        threads: usize,
+        arrays: &[Array; 3],
+        barrier: &SpinBarrier,
+        plan: &[(usize, usize)],
+    ) -> (Vec<f64>, f64) {
+        let mut sum = 0.0;
+        let secs = plan
+            .iter()
+            .map(|&(k, sweeps)| {
+                barrier.wait();
+                let t = Instant::now();
+                for _ in 0..sweeps {
+                    let s = self.kernel(k, i, threads, arrays);
+                    if KERNELS[k] == "read" {
+                        sum = s;
+                    }
+                }
+                barrier.wait();
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        (secs, sum)
+    }
+
+    /// The sustained blocks' plan: each of [`SUSTAINED`] with as many sweeps as its
+    /// best iteration fits in the target seconds (at least one); empty at 0.
+    fn sustain_plan(&self) -> Vec<(usize, usize)> {
+        if self.sustain <= 0.0 {
+            return Vec::new();
+        }
+        let best = self.rates();
+        KERNELS
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| SUSTAINED.contains(name))
+            .map(|(k, _)| {
+                let sweeps = (self.sustain / best[k].2).ceil();
+                (
+                    k,
+                    if sweeps.is_finite() {
+                        sweeps.max(1.0) as usize
+                    } else {
+                        1
+                    },
+                )
+            })
+            .collect()
     }
 
     /// Kernel `k` (in [`KERNELS`] order) on worker `i`'s range of `threads`; the
@@ -348,7 +464,6 @@ impl Workload for Stream {
         let t0 = Instant::now();
         let this = &*self;
         let out = pool.broadcast(|i| this.worker(i, threads, &arrays, &barrier));
-        let seconds = t0.elapsed().as_secs_f64();
         self.last_sum = out.iter().map(|(_, s)| s).sum();
         // Worker 0's times: it leaves every end barrier after the slowest worker.
         for row in &out[0].0 {
@@ -356,12 +471,31 @@ impl Workload for Stream {
                 t.secs.push(*secs);
             }
         }
+        let plan = self.sustain_plan();
+        if !plan.is_empty() {
+            let this = &*self;
+            let out =
+                pool.broadcast(|i| this.sustained_worker(i, threads, &arrays, &barrier, &plan));
+            // The blocks end with a read, so the last sum checked is theirs.
+            self.last_sum = out.iter().map(|(_, s)| s).sum();
+            for (&(k, sweeps), &secs) in plan.iter().zip(&out[0].0) {
+                self.sustained[k] = Some(Sustained { sweeps, secs });
+            }
+        }
+        let seconds = t0.elapsed().as_secs_f64();
         self.arrays = Some(arrays);
-        let figures = self
+        let best = self
             .rates()
             .into_iter()
-            .map(|(name, gbs, _)| Figure {
-                name: format!("{name}_gb_per_s"),
+            .map(|(name, gbs, _)| (name, "", gbs));
+        let sustained = self
+            .sustained_rates()
+            .into_iter()
+            .map(|(name, _, gbs)| (name, "_sustained", gbs));
+        let figures = best
+            .chain(sustained)
+            .map(|(name, how, gbs)| Figure {
+                name: format!("{name}{how}_gb_per_s"),
                 value: gbs,
                 unit: "GB/s",
             })
@@ -403,13 +537,16 @@ impl Workload for Stream {
             .into_iter()
             .zip(&self.times)
             .zip(ARRAYS_MOVED)
-            .map(|(((name, gbs, best), t), arrays)| {
+            .zip(&self.sustained)
+            .map(|((((name, gbs, best), t), arrays), sustained)| {
                 let rest = &t.secs[1.min(t.secs.len())..];
                 let avg = rest.iter().sum::<f64>() / rest.len().max(1) as f64;
                 let max = rest.iter().copied().fold(0.0, f64::max);
+                let bytes = arrays * self.array_bytes_each();
+                let sustained = sustained.map(|s| json!({"sweeps": s.sweeps, "secs": s.secs, "gb_per_s": (bytes * s.sweeps as u64) as f64 / s.secs / 1e9}));
                 (
                     name.to_string(),
-                    json!({"gb_per_s": gbs, "best_secs": best, "avg_secs": avg, "max_secs": max, "bytes": arrays * self.array_bytes_each()}),
+                    json!({"gb_per_s": gbs, "best_secs": best, "avg_secs": avg, "max_secs": max, "bytes": bytes, "sustained": sustained}),
                 )
             })
             .collect();
@@ -419,6 +556,7 @@ impl Workload for Stream {
             "total_bytes": 3 * self.array_bytes_each(),
             "ntimes": self.ntimes,
             "non_temporal_stores": self.nt,
+            "sustain_secs": self.sustain,
             "kernels": kernels,
         })
     }
@@ -445,6 +583,36 @@ mod tests {
                 assert!(r.figures[&format!("{k}_gb_per_s")] > 0.0);
             }
         }
+    }
+
+    #[test]
+    fn sustained_blocks_run_alone_and_are_checked() {
+        for threads in [1, 2] {
+            let mut s = Stream::new(100_000, 2, false).with_sustain(0.01).unwrap();
+            let r = execute(&mut s, &pool(threads)).unwrap();
+            assert!(r.verification.passed(), "{}", r.verification);
+            let blocks = s.sustained_rates();
+            let names: Vec<_> = blocks.iter().map(|b| b.0).collect();
+            assert_eq!(names, SUSTAINED);
+            for (name, block, gbs) in blocks {
+                assert!(block.sweeps >= 1 && block.secs > 0.0, "{name}");
+                assert_eq!(r.figures[&format!("{name}_sustained_gb_per_s")], gbs);
+            }
+            assert!(r.detail["kernels"]["copy"]["sustained"].is_null());
+        }
+        // No block at 0; a negative or unparsable target is refused by name.
+        let mut s = Stream::new(10_000, 2, false);
+        execute(&mut s, &pool(1)).unwrap();
+        assert!(s.sustained_rates().is_empty());
+        assert!(Stream::new(8, 2, false).with_sustain(-1.0).is_err());
+        let t = scalescope_topo::Source::Synthetic("core:2".into())
+            .load()
+            .unwrap();
+        let p: BTreeMap<_, _> = [("size", "64KiB"), ("sustain", "soon")]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into();
+        let e = Stream::from_params(&p, &t).err().unwrap().to_string();
+        assert!(e.contains("`sustain`"), "{e}");
     }
 
     #[test]
