@@ -65,9 +65,11 @@ C
 else
   echo "PEER_SRC not set: stream.c comparison skipped (PEER_SRC=dir holding McCalpin's stream.c)"
 fi
-# Runs "$@" with stdout to $work/out, printing (on stderr) the most AnonHugePages and
-# Rss (MiB) its process held, sampled every 0.1 s.
+# Runs "${@:2}" with stdout to $work/out, printing (on stderr, named $1) the most
+# AnonHugePages and Rss (MiB) its process held, sampled every 0.1 s.
 huge_pages() {
+  local what=$1
+  shift
   "$@" > "$work/out" 2>/dev/null & local pid=$! most=0 rss=0
   while kill -0 "$pid" 2>/dev/null; do
     read -r h r < <(awk '/^AnonHugePages/ {h = $2} /^Rss/ {r = $2} END {print h + 0, r + 0}' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0 0)
@@ -75,7 +77,7 @@ huge_pages() {
     sleep 0.1
   done
   wait "$pid" || true
-  echo "  $1 $2 $3: at most $((most / 1024)) MiB of $((rss / 1024)) MiB resident in transparent huge pages" >&2
+  echo "  $what: at most $((most / 1024)) MiB of $((rss / 1024)) MiB resident in transparent huge pages" >&2
 }
 # GB/s of one likwid-bench kernel over one array.
 likwid() { GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t "$1" -w "S0:${array_mb}MB:$2" 2>/dev/null | awk '/^MByte\/s/ {print $2 / 1000}'; }
@@ -95,12 +97,21 @@ echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); transparent 
 echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s medians, per-pair ratios scalescope/peer"
 echo "load average at the start: $(cat /proc/loadavg)"
 echo "huge pages, sampled during one run of each tool at 1 thread:"
-huge_pages $S mem stream --threads 1 --size "$per_array" --ntimes 10 --sustain 1
-huge_pages env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t load_avx -w "S0:${array_mb}MB:1"
-[ -n "$stream_c" ] && huge_pages "$stream_c"
+huge_pages "scalescope mem stream" $S mem stream --threads 1 --size "$per_array" --ntimes 10 --sustain 1
+huge_pages "likwid-bench load_avx" env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t load_avx -w "S0:${array_mb}MB:1"
+[ -n "$stream_c" ] && OMP_NUM_THREADS=1 huge_pages "stream.c" "$stream_c"
 for t in 1 2; do
   for r in $(seq "$reps"); do
-    echo "$r $(ours "$t") $(likwid load_avx "$t") $(likwid store_mem_avx "$t") $(likwid store_avx "$t") $([ -n "$stream_c" ] && stream "$t" || echo nan nan)"
+    # Each peer kernel runs next to the scalescope figure it is compared with (the
+    # host's bandwidth regime can switch within seconds): stream.c and the likwid
+    # store kernels before scalescope (iterations, then the write, write_nt and read
+    # blocks), likwid load_avx right after its read block.
+    sc=$([ -n "$stream_c" ] && stream "$t" || echo nan nan)
+    sa=$(likwid store_avx "$t")
+    sm=$(likwid store_mem_avx "$t")
+    o=$(ours "$t")
+    la=$(likwid load_avx "$t")
+    echo "$r $o $la $sm $sa $sc"
   done > "$work/t$t"
   echo "load average after $t thread(s): $(cat /proc/loadavg)"
   python3 - "$t" "$work/t$t" <<'PY'
