@@ -346,3 +346,31 @@ pub fn setup_lines(done: &Finished) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(warmup: bool, wall: f64, kernel: f64) -> RunRecord {
+        let line = format!(
+            r#"{{"threads":1,"placement":"cores-first","mem":"first-touch","rep":0,"warmup":{warmup},"thread_cpus":[[0]],"metrics":{{}},"started_unix_secs":0.0,"wall_secs":{wall},"status":"ok","setup":{{"prepare_secs":0.001,"verify_secs":0.0,"kernel_secs":{kernel}}}}}"#
+        );
+        serde_json::from_str(&line).expect("a run record")
+    }
+
+    #[test]
+    fn beyond_the_kernel_skips_warm_ups_and_the_first_run() {
+        let records = [
+            run(true, 9.0, 1.0),
+            run(false, 5.0, 1.0),
+            run(false, 1.010, 1.0),
+            run(false, 2.030, 2.0),
+            run(false, 1.020, 1.0),
+        ];
+        let s = setup_summary(&records).expect("runs with set-up");
+        assert_eq!(s.runs, 3);
+        let (median, largest) = s.beyond_kernel_secs;
+        assert!((median - 0.020).abs() < 1e-9, "{median}");
+        assert!((largest - 0.030).abs() < 1e-9, "{largest}");
+    }
+}
