@@ -5,7 +5,7 @@
 //! hubs' contributions share cache lines and vertices of one degree run together;
 //! only contributions are kept, in single precision (half the bytes; scores are
 //! contribution times degree, relative error below 1e-6, against the tolerance's
-//! 1e-4), summed in double precision. The push form adds each
+//! 1e-4), summed in double precision. The push form (the `push` module) adds each
 //! vertex's contribution into its neighbours' next scores, which needs
 //! synchronisation, selectable to compare the mechanisms of the irregular-algorithms
 //! study: one coarse lock, K striped locks, or atomics (a compare-and-swap loop on
@@ -15,7 +15,6 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use super::{Graph, Relabelled};
 use crate::pool::{chunk, Pool, SpinBarrier};
@@ -34,7 +33,7 @@ pub struct Ranks {
     pub aborts: Aborts,
 }
 
-fn add_f64(cell: &AtomicU64, v: f64) {
+pub(super) fn add_f64(cell: &AtomicU64, v: f64) {
     let mut cur = cell.load(Ordering::Relaxed);
     loop {
         let next = (f64::from_bits(cur) + v).to_bits();
@@ -65,7 +64,7 @@ pub fn pagerank(
             // Vertex ranges with about the same number of list entries, claimed by
             // the workers.
             let ranges = super::work_ranges(g.vertices(), pool, |v| g.offsets[v] as usize);
-            push_pagerank(g, sync, batch, tolerance, &ranges, pool)
+            super::push::push_pagerank(g, sync, batch, tolerance, &ranges, pool)
         }
     })
 }
@@ -86,11 +85,8 @@ fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
 pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks {
     let g = &r.graph;
     let n = g.vertices();
-    let first = (0..n as u32).map(|v| match g.degree(v) {
-        0 => 0.0,
-        d => (1.0 / n as f64 / d as f64) as f32,
-    });
-    let mut contrib = [first.collect(), vec![0.0f32; n]];
+    // Zeroed by the allocator; the workers write the first contributions.
+    let mut contrib = [vec![0.0f32; n], vec![0.0f32; n]];
     let mut out = vec![0.0; n];
     let [c0, c1] = &mut contrib;
     // Every vertex from `active` on has no neighbours (the renumbering puts them
@@ -101,7 +97,7 @@ pub fn pagerank_relabelled(r: &Relabelled, tolerance: f64, pool: &Pool) -> Ranks
         r,
         tolerance,
         gather: Gather::for_len(n),
-        isolated: n - active,
+        active,
         // Ranges of the vertices with neighbours, with about the same number of list
         // entries, claimed by the workers.
         ranges: super::work_ranges(active, pool, |v| g.offsets[v] as usize),
@@ -148,6 +144,14 @@ impl<T> Buf<T> {
     }
 
     /// # Safety
+    /// No other worker reads or writes position `at` while this writes it.
+    unsafe fn put(&self, at: usize, value: T) {
+        assert!(at < self.len);
+        // SAFETY: in bounds (asserted); the caller makes the position this worker's.
+        unsafe { self.ptr.add(at).write(value) }
+    }
+
+    /// # Safety
     /// `at` lies in the buffer, and no other worker reads or writes it while the
     /// slice lives.
     #[allow(clippy::mut_from_ref)]
@@ -169,9 +173,9 @@ struct Team<'r> {
     tolerance: f64,
     /// How lists are summed, for contributions of this length.
     gather: Gather,
-    /// The vertices without neighbours, the last ids, which the ranges leave out:
-    /// their scores move from 1/n to the base in the first iteration only.
-    isolated: usize,
+    /// The vertices with neighbours, ids `0..active`; the rest, which the ranges
+    /// leave out, move their scores from 1/n to the base in the first iteration only.
+    active: usize,
     ranges: Vec<Range<usize>>,
     contrib: [Buf<f32>; 2],
     out: Buf<f64>,
@@ -181,10 +185,13 @@ struct Team<'r> {
 }
 
 impl Team<'_> {
-    /// Worker `w` of `t`: every iteration, then its share of the mapping back.
-    /// Returns the iterations run (the same in every worker).
+    /// Worker `w` of `t`: its share of the first contributions, every iteration,
+    /// then its share of the mapping back. Returns the iterations run (the same in
+    /// every worker).
     fn run(&self, w: usize, t: usize) -> usize {
         let n = self.r.new.len();
+        self.first_contributions(w, t);
+        self.barrier.wait();
         let mut it = 0;
         loop {
             let (cur, next) = (it % 2, 1 - it % 2);
@@ -197,7 +204,7 @@ impl Team<'_> {
             let contrib = unsafe { self.contrib[cur].all() };
             let mut error = match (w, it) {
                 (0, 0) => {
-                    self.isolated as f64 * ((1.0 - DAMPING) / n as f64 - 1.0 / n as f64).abs()
+                    (n - self.active) as f64 * ((1.0 - DAMPING) / n as f64 - 1.0 / n as f64).abs()
                 }
                 _ => 0.0,
             };
@@ -217,92 +224,43 @@ impl Team<'_> {
                 break;
             }
         }
-        // SAFETY: the last iteration's contributions are final (its barrier
-        // passed), and this worker's chunk of `out` is its own.
-        let (fin, out) = unsafe { (self.contrib[it % 2].all(), self.out.part(chunk(n, t, w, 8))) };
-        let base = (1.0 - DAMPING) / n as f64;
-        for (o, v) in out.iter_mut().zip(chunk(n, t, w, 8)) {
-            let u = self.r.new[v];
-            *o = score(fin[u as usize], self.r.graph.degree(u), base);
-        }
+        // SAFETY: the last iteration's contributions are final (its barrier passed).
+        self.map_back(unsafe { self.contrib[it % 2].all() }, w, t);
         it
     }
-}
 
-/// Push PageRank with `sync`, with the transaction statistics summed over iterations.
-fn push_pagerank(
-    g: &Graph,
-    sync: &Sync,
-    batch: usize,
-    tolerance: f64,
-    ranges: &[Range<usize>],
-    pool: &Pool,
-) -> Ranks {
-    let n = g.vertices();
-    let (mut transactions, mut aborts) = (0u64, Aborts::default());
-    let mut contrib = vec![0.0; n];
-    contributions(g, &vec![1.0 / n as f64; n], &mut contrib, ranges, pool);
-    let (scores, iterations) = iterate(
-        n,
-        tolerance,
-        contrib,
-        |contrib, scores, (next, next_contrib)| {
-            let pushed = push(g, sync, batch, contrib, pool);
-            transactions += pushed.transactions;
-            aborts.add(pushed.aborts);
-            next.copy_from_slice(&pushed.scores);
-            contributions(g, next, next_contrib, ranges, pool);
-            next.iter().zip(scores).map(|(a, b)| (a - b).abs()).sum()
-        },
-    );
-    Ranks {
-        scores,
-        iterations,
-        transactions,
-        aborts,
-    }
-}
-
-/// Iterations from uniform scores and their `contrib`utions until the summed change
-/// drops below `tolerance` or [`MAX_ITERS`] have run; `step(contrib, scores, (next,
-/// next contrib))` makes one and returns its summed change. Returns the scores and
-/// the iterations run.
-fn iterate<C: Copy + Default>(
-    n: usize,
-    tolerance: f64,
-    mut contrib: Vec<C>,
-    mut step: impl FnMut(&[C], &[f64], (&mut [f64], &mut [C])) -> f64,
-) -> (Vec<f64>, usize) {
-    let mut scores = vec![1.0 / n as f64; n];
-    let mut next = vec![0.0; n];
-    let mut next_contrib = vec![C::default(); contrib.len()];
-    let mut iterations = 0;
-    while iterations < MAX_ITERS {
-        iterations += 1;
-        let error = step(&contrib, &scores, (&mut next, &mut next_contrib));
-        std::mem::swap(&mut scores, &mut next);
-        std::mem::swap(&mut contrib, &mut next_contrib);
-        if error < tolerance {
-            break;
-        }
-    }
-    (scores, iterations)
-}
-
-/// Each vertex's share of its score, `score / degree`, written by the workers.
-fn contributions(
-    g: &Graph,
-    scores: &[f64],
-    contrib: &mut [f64],
-    ranges: &[Range<usize>],
-    pool: &Pool,
-) {
-    super::for_each_range(contrib, ranges, pool, |vs, part| {
+    /// Worker `w`'s share of the first contributions, 1/n / degree, over the
+    /// vertices with neighbours (one division per run of equal degrees: the
+    /// renumbering sorts by degree).
+    fn first_contributions(&self, w: usize, t: usize) {
+        let n = self.r.new.len();
+        let vs = chunk(self.active, t, w, 16);
+        // SAFETY: chunk w of buffer 0 is this worker's alone, and nobody reads the
+        // buffer before the barrier that follows.
+        let part = unsafe { self.contrib[0].part(vs.clone()) };
+        let (mut last, mut value) = (0, 0.0);
         for (c, v) in part.iter_mut().zip(vs) {
-            let d = g.degree(v as u32);
-            *c = if d > 0 { scores[v] / d as f64 } else { 0.0 };
+            let d = self.r.graph.degree(v as u32);
+            if d != last {
+                (last, value) = (d, (1.0 / n as f64 / d as f64) as f32);
+            }
+            *c = value;
         }
-    });
+    }
+
+    /// Worker `w`'s share of the scores in the original ids from the final
+    /// contributions `fin`: its chunk of the new ids, read in order (the list
+    /// offsets stream), each score written to its original id.
+    fn map_back(&self, fin: &[f32], w: usize, t: usize) {
+        let n = fin.len();
+        let base = (1.0 - DAMPING) / n as f64;
+        for u in chunk(n, t, w, 8) {
+            let s = score(fin[u], self.r.graph.degree(u as u32), base);
+            // SAFETY: `old` is a permutation of 0..n, so no other worker writes
+            // position old[u]; nobody reads `out` before the broadcast ends.
+            unsafe { self.out.put(self.r.old[u] as usize, s) };
+        }
+    }
 }
 
 /// A vertex's score from its contribution (score / degree, single precision;
@@ -462,87 +420,6 @@ unsafe fn gather_sum(ids: &[u32], contrib: &[f32]) -> f64 {
     }
     let rest: f64 = quads.remainder().iter().map(|&u| at(u)).sum();
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + rest
-}
-
-/// One push iteration: the new scores, with the HTM statistics.
-fn push(g: &Graph, sync: &Sync, batch: usize, contrib: &[f64], pool: &Pool) -> Ranks {
-    let (n, t) = (g.vertices(), pool.threads());
-    let base = (1.0 - DAMPING) / n as f64;
-    let (mut transactions, mut aborts) = (0u64, Aborts::default());
-    let cells: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0f64.to_bits())).collect();
-    let coarse = Mutex::new(());
-    let elided = ElidedLock::default();
-    let stripes: Vec<Mutex<()>> = match sync {
-        Sync::StripedLocks(k) => (0..*k).map(|_| Mutex::new(())).collect(),
-        _ => Vec::new(),
-    };
-    let stats = pool.broadcast(|w| {
-        let (mut tx, mut ab) = (0u64, Aborts::default());
-        // `batch` is a flush threshold, not a size to reserve: 10^11 would abort.
-        let mut pending: Vec<(u32, f64)> = Vec::with_capacity(batch.min(1 << 16));
-        let mut flush = |pending: &mut Vec<(u32, f64)>| {
-            match sync {
-                Sync::Atomic => pending
-                    .iter()
-                    .for_each(|&(v, c)| add_f64(&cells[v as usize], c)),
-                Sync::CoarseLock => {
-                    let _g = coarse.lock().unwrap_or_else(|p| p.into_inner());
-                    pending
-                        .iter()
-                        .for_each(|&(v, c)| add_f64(&cells[v as usize], c));
-                }
-                Sync::StripedLocks(k) => {
-                    for &(v, c) in pending.iter() {
-                        let _g = stripes[v as usize % k]
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner());
-                        add_f64(&cells[v as usize], c);
-                    }
-                }
-                Sync::Htm => {
-                    tx += 1;
-                    let apply = || {
-                        for &(v, c) in pending.iter() {
-                            let cell = &cells[v as usize];
-                            cell.store(
-                                (f64::from_bits(cell.load(Ordering::Relaxed)) + c).to_bits(),
-                                Ordering::Relaxed,
-                            );
-                        }
-                    };
-                    if let Some(status) = elided.run(apply) {
-                        ab.record(status);
-                    }
-                }
-                Sync::Pull => {}
-            }
-            pending.clear();
-        };
-        for u in (w..n).step_by(t) {
-            for &v in g.neighbors(u as u32) {
-                pending.push((v, contrib[u]));
-                if pending.len() >= batch.max(1) {
-                    flush(&mut pending);
-                }
-            }
-        }
-        flush(&mut pending);
-        (tx, ab)
-    });
-    for (tx, ab) in stats {
-        transactions += tx;
-        aborts.add(ab);
-    }
-    let scores = cells
-        .iter()
-        .map(|c| base + DAMPING * f64::from_bits(c.load(Ordering::Relaxed)))
-        .collect();
-    Ranks {
-        scores,
-        iterations: 1,
-        transactions,
-        aborts,
-    }
 }
 
 /// An independent serial pull PageRank in double precision for the same number of

@@ -325,7 +325,7 @@ pub fn build_graph(source: &str, force: bool, pool: &Pool) -> Result<Graph, Work
     if source.ends_with(".csr") {
         return Ok(super::cache::load(std::path::Path::new(source), pool)?.0);
     }
-    let (n, edges) = super::source::edges(source, force, pool)?;
+    let (n, edges) = super::load::from_source(source, force, pool)?;
     Ok(Graph::from_edges(n, &edges, pool))
 }
 
