@@ -31,6 +31,9 @@ pub struct PointEvidence {
     /// Busy share of the run's CPUs (`/proc/stat`) and the run's own share.
     pub cpu_busy_mean: Option<f64>,
     pub run_share_mean: Option<f64>,
+    /// Share of the run's CPU time the hypervisor gave to others (`steal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
     /// Resident bytes per node at the peak (median run's).
     pub peak_bytes_per_node: BTreeMap<u32, u64>,
     /// numastat over the run, summed over nodes (pages).
@@ -114,6 +117,10 @@ fn point_evidence(point: &Point, runs: &[&RunEvidence]) -> PointEvidence {
         run_share_mean: med(runs
             .iter()
             .filter_map(|e| e.cpu.value()?.run_share_mean)
+            .collect()),
+        steal_share: med(runs
+            .iter()
+            .filter_map(|e| e.cpu.value()?.steal_share)
             .collect()),
         peak_bytes_per_node: pages,
         other_node_pages: med(runs

@@ -158,6 +158,45 @@ pub fn contention(
 /// Other work's share of the run's CPUs from which it is reported.
 pub const FOREIGN_SHARE: f64 = 0.3;
 
+/// Points at which the hypervisor took at least [`STEAL_SHARE`] of the run's CPU
+/// time (`steal` in `/proc/stat`); (threads, share).
+pub fn stolen(ev: &[PointEvidence], placement: &Strategy, mem: &MemPolicy) -> Vec<(usize, f64)> {
+    ev.iter()
+        .filter(|p| &p.point.placement == placement && &p.point.mem == mem)
+        .filter_map(|p| Some((p.point.threads, p.steal_share?)))
+        .filter(|(_, s)| *s >= STEAL_SHARE)
+        .collect()
+}
+
+/// Stolen share of the run's CPU time from which it is reported: a few percent
+/// already bends a speedup curve that is meant to be read to a few percent.
+pub const STEAL_SHARE: f64 = 0.02;
+
+/// The warning that the hypervisor took CPU time from the runs of curve `name`.
+fn steal_finding(ev: &[PointEvidence], c: &Curve, name: &str) -> Option<Finding> {
+    let stolen = stolen(ev, &c.placement, &c.mem);
+    if stolen.is_empty() {
+        return None;
+    }
+    let mut f = Finding::new(
+        FindingKind::MeasurementQuality,
+        "warning",
+        format!("{name}: the hypervisor took CPU time from the runs"),
+    );
+    f.curve = Some(name.to_string());
+    f.evidence = stolen
+        .iter()
+        .map(|(t, s)| {
+            Evidence::note(format!(
+                "at {t} threads the hypervisor ran something else for {:.1}% of the run's CPU time (steal, /proc/stat)",
+                s * 100.0
+            ))
+        })
+        .collect();
+    f.advice = Some("other guests share this host's CPUs: the timings include their turns; use dedicated vCPUs or bare metal, or repeat and compare".into());
+    Some(f)
+}
+
 /// Named threads that sat idle or ran on a shared CPU, over one curve's points.
 pub fn thread_notes(ev: &[PointEvidence], placement: &Strategy, mem: &MemPolicy) -> Vec<String> {
     ev.iter()
@@ -205,6 +244,7 @@ pub(crate) fn add(findings: &mut Vec<Finding>, curves: &[Curve], ev: &[PointEvid
     for c in curves {
         let name = format!("{} / {}", c.placement, c.mem);
         findings.extend(saturation_finding(ev, c, &name));
+        findings.extend(steal_finding(ev, c, &name));
         let busy = contention(ev, &c.placement, &c.mem);
         if !busy.is_empty() {
             let mut f = Finding::new(
@@ -344,6 +384,7 @@ mod tests {
             bandwidth_unavailable: None,
             cpu_busy_mean: Some(0.9),
             run_share_mean: Some(0.9),
+            steal_share: None,
             peak_bytes_per_node: BTreeMap::from([(0, 1 << 30), (1, 1 << 30)]),
             other_node_pages: Some(10.0),
             numa_miss_pages: Some(0.0),
@@ -441,6 +482,17 @@ mod tests {
         let q = point(1, None, 0.0);
         let c = contention(&[p, q], &Strategy::CoresFirst, &MemPolicy::FirstTouch);
         assert_eq!(c, vec![(2, 1.0, 0.06)]);
+    }
+
+    #[test]
+    fn stolen_time_is_reported_from_two_percent() {
+        let mut p = point(2, None, 0.0);
+        p.steal_share = Some(0.05);
+        let mut q = point(1, None, 0.0);
+        q.steal_share = Some(0.019);
+        let r = point(4, None, 0.0);
+        let s = stolen(&[p, q, r], &Strategy::CoresFirst, &MemPolicy::FirstTouch);
+        assert_eq!(s, vec![(2, 0.05)]);
     }
 
     #[test]

@@ -66,6 +66,11 @@ pub struct CpuEvidence {
     pub busy_per_cpu: BTreeMap<u32, f64>,
     /// CPU time of the run's own threads over (wall time x CPUs), 0..1.
     pub run_share_mean: Option<f64>,
+    /// Share of those CPUs' time the hypervisor gave to others while they had
+    /// work (`steal` in `/proc/stat`), 0..1; 0 on bare metal; absent in results
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
 }
 
 /// One thread of the run over its observed life.

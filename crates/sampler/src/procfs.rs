@@ -13,10 +13,13 @@ use std::path::Path;
 use scalescope_results::evidence::NumaCounters;
 use scalescope_topo::CpuSet;
 
-/// Cumulative busy and total ticks of one CPU.
+/// Cumulative busy, stolen and total ticks of one CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CpuTicks {
     pub busy: u64,
+    /// Ticks the hypervisor ran something else while this virtual CPU had work
+    /// (`steal`; 0 on bare metal). Counted in `busy` and `total` too.
+    pub steal: u64,
     pub total: u64,
 }
 
@@ -43,6 +46,7 @@ pub fn parse_stat(text: &str) -> BTreeMap<u32, CpuTicks> {
             cpu,
             CpuTicks {
                 busy: total - idle,
+                steal: v.get(7).copied().unwrap_or(0),
                 total,
             },
         );
@@ -72,6 +76,22 @@ pub fn busy_between(
             Some((c, busy as f64 / total as f64))
         })
         .collect()
+}
+
+/// Share of the ticks of `cpus` between two readings that the hypervisor stole
+/// (`None` when no tick of those CPUs passed or a CPU is missing from a reading).
+pub fn steal_between(
+    before: &BTreeMap<u32, CpuTicks>,
+    after: &BTreeMap<u32, CpuTicks>,
+    cpus: &CpuSet,
+) -> Option<f64> {
+    let (mut steal, mut total) = (0u64, 0u64);
+    for c in cpus.iter() {
+        let (a, b) = (before.get(&c)?, after.get(&c)?);
+        total += b.total.saturating_sub(a.total);
+        steal += b.steal.saturating_sub(a.steal);
+    }
+    (total > 0).then(|| (steal as f64 / total as f64).min(1.0))
 }
 
 /// One thread as read from its `stat` and `status`.
@@ -323,6 +343,7 @@ mod tests {
             s[&0],
             CpuTicks {
                 busy: 15,
+                steal: 0,
                 total: 100
             }
         );
@@ -332,6 +353,25 @@ mod tests {
         assert_eq!(b[&0], 0.5);
         assert_eq!(b[&1], 0.0);
         assert!(!b.contains_key(&2));
+        // Missing CPU 2: no steal figure rather than a partial one.
+        assert_eq!(
+            steal_between(&s, &later, &CpuSet::parse_list("0-2").unwrap()),
+            None
+        );
+    }
+
+    #[test]
+    fn steal_is_the_eighth_column_as_a_share_of_all_ticks() {
+        let a = parse_stat("cpu0 10 0 0 80 0 0 0 10\ncpu1 10 0 0 90 0 0 0 0\n");
+        assert_eq!(a[&0].steal, 10);
+        let b = parse_stat("cpu0 40 0 0 130 0 0 0 40\ncpu1 60 0 0 140 0 0 0 0\n");
+        // cpu0: 30 of 110 ticks stolen; cpu1: 0 of 100.
+        let both = steal_between(&a, &b, &CpuSet::parse_list("0-1").unwrap()).unwrap();
+        assert!((both - 30.0 / 210.0).abs() < 1e-12, "{both}");
+        assert_eq!(
+            steal_between(&a, &a, &CpuSet::parse_list("0").unwrap()),
+            None
+        );
     }
 
     #[test]

@@ -118,6 +118,7 @@ fn cpu(
         run_share_mean: run_cpu_secs
             .filter(|_| wall_secs > 0.0)
             .map(|c| (c / (wall_secs * n)).min(1.0)),
+        steal_share: procfs::steal_between(&s.stat_start, stat, &s.cfg.cpus),
     })
 }
 

@@ -278,6 +278,8 @@ pub struct SetupSummary {
     pub first_touch_secs: Option<f64>,
     pub load_secs: Option<f64>,
     pub verify_secs: f64,
+    /// Wall time beyond the kernel (everything else a run cost): median, largest.
+    pub beyond_kernel_secs: (f64, f64),
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -305,7 +307,20 @@ pub fn setup_summary(records: &[RunRecord]) -> Option<SetupSummary> {
         first_touch_secs: pick(&|s| s.first_touch_secs),
         load_secs: pick(&|s| s.load_secs),
         verify_secs: pick(&|s| Some(s.verify_secs))?,
+        beyond_kernel_secs: beyond_kernel(&runs)?,
     })
+}
+
+/// Median and largest wall time beyond the kernel over `runs` that report one.
+fn beyond_kernel(
+    runs: &[(&RunRecord, &scalescope_results::workload::SetupCosts)],
+) -> Option<(f64, f64)> {
+    let beyond: Vec<f64> = runs
+        .iter()
+        .filter_map(|(r, s)| Some(r.wall_secs - s.kernel_secs?))
+        .collect();
+    let largest = beyond.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((median(beyond)?, largest))
 }
 
 /// What the sweep's input and runs spent beside the kernels, for the terminal: the
@@ -323,10 +338,39 @@ pub fn setup_lines(done: &Finished) -> Vec<String> {
             v.map(|v| format!(", {name} {v:.3} s")).unwrap_or_default()
         };
         out.push(format!(
-            "per run after the first (median of {}): wall {:.3} s, kernel {:.3} s, preparing the input {:.3} s{}{}, verifying {:.3} s",
+            "per run after the first (median of {}): wall {:.3} s, kernel {:.3} s, preparing the input {:.3} s{}{}, verifying {:.3} s; beyond the kernel {:.4} s (largest {:.4} s)",
             s.runs, s.wall_secs, s.kernel_secs, s.prepare_secs,
-            part("first-touch", s.first_touch_secs), part("load", s.load_secs), s.verify_secs
+            part("first-touch", s.first_touch_secs), part("load", s.load_secs), s.verify_secs,
+            s.beyond_kernel_secs.0, s.beyond_kernel_secs.1
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(warmup: bool, wall: f64, kernel: f64) -> RunRecord {
+        let line = format!(
+            r#"{{"threads":1,"placement":"cores-first","mem":"first-touch","rep":0,"warmup":{warmup},"thread_cpus":[[0]],"metrics":{{}},"started_unix_secs":0.0,"wall_secs":{wall},"status":"ok","setup":{{"prepare_secs":0.001,"verify_secs":0.0,"kernel_secs":{kernel}}}}}"#
+        );
+        serde_json::from_str(&line).expect("a run record")
+    }
+
+    #[test]
+    fn beyond_the_kernel_skips_warm_ups_and_the_first_run() {
+        let records = [
+            run(true, 9.0, 1.0),
+            run(false, 5.0, 1.0),
+            run(false, 1.010, 1.0),
+            run(false, 2.030, 2.0),
+            run(false, 1.020, 1.0),
+        ];
+        let s = setup_summary(&records).expect("runs with set-up");
+        assert_eq!(s.runs, 3);
+        let (median, largest) = s.beyond_kernel_secs;
+        assert!((median - 0.020).abs() < 1e-9, "{median}");
+        assert!((largest - 0.030).abs() < 1e-9, "{largest}");
+    }
 }
