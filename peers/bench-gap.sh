@@ -19,6 +19,8 @@
 # renumbered by degree, made once when the input is prepared (GAP does not renumber):
 # its seconds are printed at the end; the source is mapped to its new id and the tree
 # or scores mapped back to the original ids inside scalescope's kernel time.
+# GAP_ROWS picks the rows, a comma-separated subset of bfs,pr,pr_spmv (default all):
+#   GAP_ROWS=pr,pr_spmv PEER_SRC=/somewhere/gapbs peers/bench-gap.sh 20 9
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PEER_SRC:?set PEER_SRC to a gapbs source directory (git clone https://github.com/sbeamer/gapbs)}"
@@ -68,11 +70,16 @@ def ours(kernel, threads, extra):
 relabel = []
 
 
-rows = [
-    ("bfs", lambda t: gap("bfs", t, ["-r", src]), lambda t: ours("bfs", t, ["--source", src]), False),
-    ("pr (GS) per iteration", lambda t: gap("pr", t, ["-l"]), lambda t: ours("pr", t, ["--tolerance", "1e-4"]), True),
-    ("pr_spmv per iteration", lambda t: gap("pr_spmv", t, ["-l"]), lambda t: ours("pr", t, ["--tolerance", "1e-4"]), True),
-]
+rows = {
+    "bfs": ("bfs", lambda t: gap("bfs", t, ["-r", src]), lambda t: ours("bfs", t, ["--source", src]), False),
+    "pr": ("pr (GS) per iteration", lambda t: gap("pr", t, ["-l"]), lambda t: ours("pr", t, ["--tolerance", "1e-4"]), True),
+    "pr_spmv": ("pr_spmv per iteration", lambda t: gap("pr_spmv", t, ["-l"]), lambda t: ours("pr", t, ["--tolerance", "1e-4"]), True),
+}
+picked = os.environ.get("GAP_ROWS", "bfs,pr,pr_spmv").split(",")
+unknown = [r for r in picked if r not in rows]
+if unknown:
+    sys.exit(f"GAP_ROWS: unknown row(s) {unknown}; choose from {list(rows)}")
+rows = [rows[r] for r in picked]
 print(f"{'threads':<8} {'kernel':<24} {'per pair: gap_s / scalescope_s = ratio':<60} median")
 for threads in (1, 2):
     for name, peer, mine, per_iter in rows:

@@ -10,8 +10,8 @@ pub mod count;
 pub mod gen;
 pub mod load;
 pub mod pagerank;
+mod push;
 pub mod reference;
-pub mod source;
 pub use crate::sync::bench as syncbench;
 pub mod workload;
 
