@@ -323,7 +323,9 @@ impl Stream {
                 barrier.wait();
                 let t = Instant::now();
                 for _ in 0..sweeps {
-                    let s = self.kernel(k, i, threads, arrays);
+                    // Opaque to the optimiser: every sweep's read must happen, though
+                    // only the last sum is kept and checked.
+                    let s = std::hint::black_box(self.kernel(k, i, threads, arrays));
                     if KERNELS[k] == "read" {
                         sum = s;
                     }
