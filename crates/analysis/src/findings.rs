@@ -308,9 +308,9 @@ fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
                     h * 100.0
                 )),
             kn.confidence.label,
-            kn.confidence
-                .value
-                .map_or(String::new(), |v| format!(" (p = {v:.2})"))
+            kn.confidence.value.map_or(String::new(), |v| format!(
+                " (bootstrap probability {v:.2})"
+            ))
         ),
         EvidenceItem::SlopeChange {
             change: kn.change,

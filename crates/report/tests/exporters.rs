@@ -132,14 +132,14 @@ Findings:
   [warning] cores-first / first-touch: scaling slows after 2 threads: from 3 threads, package #2 is in use
       confidence: high (1.00)
       marginal speedup per added thread 1.00 [95% interval 0.97..1.03] up to 2 threads, 0.67 [95% interval 0.64..0.70] after (between 2 and 4 threads)
-      slope change -33% [95% interval -37%..-29%]; confidence high (p = 1.00)
+      slope change -33% [95% interval -37%..-29%]; confidence high (bootstrap probability 1.00)
       from 3 threads, package #2 is in use
       try: threads on the new node may reach memory on the first one, or the first node's bandwidth may be exhausted: compare memory policies (--mem interleave, first-touch) and placements across this boundary
       check: sweep this boundary with --mem interleave and with scatter: a curve that no longer bends points at remote memory or one node's bandwidth; `mem matrix` measures both
   [warning] cores-first / first-touch: scaling slows after 4 threads: from 5 threads, two threads share a physical core (SMT siblings)
       confidence: high (1.00)
       marginal speedup per added thread 0.67 [95% interval 0.64..0.70] up to 4 threads, 0.08 [95% interval 0.06..0.09] after (between 4 and 8 threads)
-      slope change -89% [95% interval -92%..-86%]; confidence high (p = 1.00)
+      slope change -89% [95% interval -92%..-86%]; confidence high (bootstrap probability 1.00)
       from 5 threads, two threads share a physical core (SMT siblings)
       try: SMT siblings share one core's execution units and caches: for compute- or cache-bound code, run one thread per physical core
       check: the like-with-like yield: cores-first at N against smt-pairs at 2N on the same cores
@@ -166,7 +166,7 @@ Findings:
   [warning] compact / first-touch: scaling slows after 4 threads: from 5 threads, package #2 is in use
       confidence: high (1.00)
       marginal speedup per added thread 0.56 [95% interval 0.55..0.57] up to 4 threads, 0.24 [95% interval 0.23..0.26] after (between 4 and 8 threads)
-      slope change -57% [95% interval -60%..-54%]; confidence high (p = 1.00)
+      slope change -57% [95% interval -60%..-54%]; confidence high (bootstrap probability 1.00)
       from 5 threads, package #2 is in use
       try: threads on the new node may reach memory on the first one, or the first node's bandwidth may be exhausted: compare memory policies (--mem interleave, first-touch) and placements across this boundary
       check: sweep this boundary with --mem interleave and with scatter: a curve that no longer bends points at remote memory or one node's bandwidth; `mem matrix` measures both
