@@ -21,6 +21,11 @@
 # or scores mapped back to the original ids inside scalescope's kernel time.
 # GAP_ROWS picks the rows, a comma-separated subset of bfs,pr,pr_spmv (default all):
 #   GAP_ROWS=pr,pr_spmv PEER_SRC=/somewhere/gapbs peers/bench-gap.sh 20 9
+# THREADS picks the thread counts (default "1 2"). On a machine without a compiler or
+# cargo (a lent 16-core machine), SCALESCOPE=<a scalescope binary> skips the build and
+# PEER_BIN=<dir> takes GAP's programs built elsewhere as gap-bfs, gap-pr, gap-pr_spmv
+# and gap-converter (g++ -std=c++11 -O3 -Wall -fopenmp -static, GAP's own flags):
+#   THREADS="1 2 4 8 16" SCALESCOPE=bin/scalescope PEER_BIN=bin PEER_SRC=src peers/bench-gap.sh 20 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PEER_SRC:?set PEER_SRC to a gapbs source directory (git clone https://github.com/sbeamer/gapbs)}"
@@ -30,10 +35,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # GAP's own Makefile flags (CXX_FLAGS = -std=c++11 -O3 -Wall, PAR_FLAG = -fopenmp).
 for k in bfs pr pr_spmv converter; do
-  g++ -std=c++11 -O3 -Wall -fopenmp "$PEER_SRC/src/$k.cc" -o "$work/$k"
+  if [ -n "${PEER_BIN:-}" ]; then
+    cp "$PEER_BIN/gap-$k" "$work/$k"
+  else
+    g++ -std=c++11 -O3 -Wall -fopenmp "$PEER_SRC/src/$k.cc" -o "$work/$k"
+  fi
 done
-cargo build --release --quiet
-S=$PWD/target/release/scalescope
+if [ -n "${SCALESCOPE:-}" ]; then
+  S=$(realpath "$SCALESCOPE")
+else
+  cargo build --release --quiet
+  S=$PWD/target/release/scalescope
+fi
 "$S" graph export --graph "kron:$scale" --out "$work/g.el" >/dev/null
 "$S" graph export --graph "kron:$scale" --out "$work/g.csr" >/dev/null
 "$work/converter" -sf "$work/g.el" -b "$work/g.sg" >/dev/null
@@ -41,10 +54,11 @@ src=$("$S" graph bfs --graph "$work/g.csr" -t 1 --json -q |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])')
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "graph kron:$scale, BFS source $src (highest degree), gapbs $(git -C "$PEER_SRC" log -1 --format=%h 2>/dev/null || echo '?'), $pairs pairs per row"
-python3 - "$S" "$work" "$src" "$pairs" <<'PY'
+python3 - "$S" "$work" "$src" "$pairs" "${THREADS:-1 2}" <<'PY'
 import json, os, re, statistics, subprocess, sys
 
 S, work, src, pairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+thread_counts = [int(t) for t in sys.argv[5].split()]
 graph_sg, graph_csr = f"{work}/g.sg", f"{work}/g.csr"
 
 
@@ -81,7 +95,7 @@ if unknown:
     sys.exit(f"GAP_ROWS: unknown row(s) {unknown}; choose from {list(rows)}")
 rows = [rows[r] for r in picked]
 print(f"{'threads':<8} {'kernel':<24} {'per pair: gap_s / scalescope_s = ratio':<60} median")
-for threads in (1, 2):
+for threads in thread_counts:
     for name, peer, mine, per_iter in rows:
         cells = []
         for i in range(pairs):

@@ -27,16 +27,26 @@
 # tool's resident huge pages (AnonHugePages) are sampled during its first run and
 # printed, so the page size is shown, not assumed.
 # Usage: [PEER_SRC=dir] peers/bench-mem.sh [SIZE_MB] [REPS]   (default 396 MB = 3 x 4 x 33 MiB L3, 7 reps)
+# THREADS picks the thread counts (default "1 2"). On a machine without a compiler,
+# cargo or a package registry (a lent 16-core machine): SCALESCOPE=<a scalescope
+# binary> skips the build, STREAM_BIN=<stream built elsewhere from the same wrapper
+# and -DSTREAM_ARRAY_SIZE=SIZE_MB*1e6/24, checked against what it reports> replaces
+# the build of stream.c, likwid-bench is taken from PATH as found (where it cannot be
+# installed its columns are skipped, saying so), and C2C_RUNS=0 skips core-to-core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total_mb=${1:-396}
 reps=${2:-7}
 if ! command -v likwid-bench >/dev/null; then
-  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq likwid >/dev/null
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq likwid; } >/dev/null 2>&1 ||
+    echo "unavailable here: likwid-bench is not installed and apt-get could not install it; its columns are skipped"
 fi
-command -v core-to-core-latency >/dev/null || cargo install --quiet core-to-core-latency
-cargo build --release --quiet
-S=target/release/scalescope
+if [ -n "${SCALESCOPE:-}" ]; then
+  S=$(realpath "$SCALESCOPE")
+else
+  cargo build --release --quiet
+  S=target/release/scalescope
+fi
 per_array=$((total_mb * 1000000 / 3))
 array_mb=$((total_mb / 3))
 work=$(mktemp -d)
@@ -62,6 +72,11 @@ C
   gcc -O3 -march=native -fopenmp -mcmodel=medium -DSTREAM_ARRAY_SIZE=$((per_array / 8)) -DNTIMES=10 \
     "$work/stream_thp.c" -o "$work/stream"
   stream_c="$work/stream"
+elif [ -n "${STREAM_BIN:-}" ]; then
+  elements=$(OMP_NUM_THREADS=1 "$STREAM_BIN" | awk '/^Array size/ {print $4}')
+  [ "$elements" = $((per_array / 8)) ] ||
+    { echo "STREAM_BIN=$STREAM_BIN has arrays of $elements elements, not $((per_array / 8))" >&2; exit 2; }
+  stream_c=$(realpath "$STREAM_BIN")
 else
   echo "PEER_SRC not set: stream.c comparison skipped (PEER_SRC=dir holding McCalpin's stream.c)"
 fi
@@ -80,7 +95,14 @@ huge_pages() {
   echo "  $what: at most $((most / 1024)) MiB of $((rss / 1024)) MiB resident in transparent huge pages" >&2
 }
 # GB/s of one likwid-bench kernel over one array.
-likwid() { GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t "$1" -w "S0:${array_mb}MB:$2" 2>/dev/null | awk '/^MByte\/s/ {print $2 / 1000}'; }
+likwid() {
+  command -v likwid-bench >/dev/null || { echo nan; return; }
+  local rate
+  rate=$(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t "$1" -w "S0:${array_mb}MB:$2" 2>"$work/likwid.err" |
+    awk '/^MByte\/s/ {print $2 / 1000}') || true
+  [ -n "$rate" ] || { echo "likwid-bench $1 at $2 threads failed: $(head -c 300 "$work/likwid.err")" >&2; rate=nan; }
+  echo "$rate"
+}
 # GB/s of stream.c's Copy and Triad (best rates), one line.
 stream() {
   OMP_NUM_THREADS=$1 OMP_PROC_BIND=true OMP_PLACES=cores "$stream_c" |
@@ -98,9 +120,9 @@ echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s
 echo "load average at the start: $(cat /proc/loadavg)"
 echo "huge pages, sampled during one run of each tool at 1 thread:"
 huge_pages "scalescope mem stream" $S mem stream --threads 1 --size "$per_array" --ntimes 10 --sustain 1
-huge_pages "likwid-bench load_avx" env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t load_avx -w "S0:${array_mb}MB:1"
+command -v likwid-bench >/dev/null && huge_pages "likwid-bench load_avx" env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t load_avx -w "S0:${array_mb}MB:1"
 [ -n "$stream_c" ] && OMP_NUM_THREADS=1 huge_pages "stream.c" "$stream_c"
-for t in 1 2; do
+for t in ${THREADS:-1 2}; do
   for r in $(seq "$reps"); do
     # Each peer kernel runs next to the scalescope figure it is compared with (the
     # host's bandwidth regime can switch within seconds): stream.c and the likwid
@@ -135,6 +157,7 @@ done
 
 runs=${C2C_RUNS:-7}   # 0 skips the core-to-core comparison
 [ "$runs" -gt 0 ] || exit 0
+command -v core-to-core-latency >/dev/null || cargo install --quiet core-to-core-latency
 cpus=$($S place --threads 2 --json | python3 -c "import json,sys; print(','.join(str(t['cpus'][0]) for t in json.load(sys.stdin)['threads']))")
 echo
 echo "core-to-core latency between CPUs $cpus: one-way ns (mean of 300 samples of 1000 round trips, as"

@@ -15,25 +15,35 @@
 # FT index map + initial conditions + FFTs + iterations (NPB's T_TOTAL). Prints
 # the medians and every pair's ratio NPB seconds / scalescope seconds (above 1:
 # scalescope faster). Then the MPI comparison, where mpirun is installed.
+# THREADS overrides the thread counts of that comparison (default "1 WORKERS"). On a
+# machine without a compiler or cargo (a lent 16-core machine), SCALESCOPE=<a
+# scalescope binary> skips the build and PEER_BIN=<dir> takes NPB-CPP's binaries
+# built elsewhere (ep.A, is.B, ... as NPB-OMP's make writes them; -static there);
+# without mpirun the script stops after that comparison.
 # Only meaningful on a quiet machine: the load average is printed first, and a
 # load above half the CPUs is flagged (do not record such numbers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 class=${1:-W}
 reps=${3:-5}
-cargo build --release --quiet -p scalescope
-bin=target/release
+if [ -n "${SCALESCOPE:-}" ]; then
+  bin=$(dirname "$(realpath "$SCALESCOPE")")
+else
+  cargo build --release --quiet -p scalescope
+  bin=target/release
+fi
 workers=${2:-$("$bin/scalescope" topo --json | python3 -c "import json,sys; print(len({p['core'] for p in json.load(sys.stdin)['pus'] if p['online'] and p['allowed']}))")}
 npb_cpp() {
-  local omp="$PEER_SRC/NPB-OMP" k c t r
-  [ -f "$omp/config/make.def" ] || { echo "PEER_SRC=$PEER_SRC has no NPB-OMP/config/make.def" >&2; exit 2; }
-  echo "NPB-CPP OpenMP (PEER_SRC=$PEER_SRC) against scalescope npb; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  local omp="${PEER_SRC:-}/NPB-OMP" k c t r peers
+  [ -n "${PEER_BIN:-}" ] || [ -f "$omp/config/make.def" ] || { echo "PEER_SRC=$PEER_SRC has no NPB-OMP/config/make.def" >&2; exit 2; }
+  peers=${PEER_BIN:-$omp/bin}
+  echo "NPB-CPP OpenMP (${PEER_BIN:+PEER_BIN=$PEER_BIN }PEER_SRC=${PEER_SRC:-unset}) against scalescope npb; load $(cut -d' ' -f1-3 /proc/loadavg)"
   for kc in ${NPB_KERNELS:-ep:A is:B ft:A ft:B}; do
     k=${kc%:*} c=${kc#*:}
-    [ -x "$omp/bin/$k.$c" ] || make -s -C "$omp" "$k" CLASS="$c" >/dev/null
-    for t in 1 "$workers"; do
+    [ -x "$peers/$k.$c" ] || make -s -C "$omp" "$k" CLASS="$c" >/dev/null
+    for t in ${THREADS:-1 $workers}; do
       for r in $(seq "$reps"); do
-        p=$(OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$omp/bin/$k.$c" |
+        p=$(OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$peers/$k.$c" |
           awk '/Verification *= *SUCCESSFUL/ {ok = 1} /Time in seconds/ {s = $NF} END {print ok ? s : "failed"}')
         o=$("$bin/scalescope" npb "$k" --class "$c" --threads "$t" --placement cores-first --quiet --json |
           python3 -c "import json,sys; d=json.load(sys.stdin); print(d['seconds'] if d['verified'] else 'failed')")
@@ -55,7 +65,7 @@ PY
 }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-[ -z "${PEER_SRC:-}" ] || npb_cpp
+[ -z "${PEER_SRC:-}${PEER_BIN:-}" ] || npb_cpp
 command -v mpirun.openmpi >/dev/null || { echo "unavailable here: mpirun.openmpi is not installed (scripts/install-test-deps.sh installs it)" >&2; exit 3; }
 cargo build --release --quiet -p scalescope -p scalescope-mpi-nas
 cpus=$(nproc)

@@ -446,6 +446,22 @@ fn efficiency_finding(c: &Curve, name: &str, last: &CurvePoint) -> Finding {
     f
 }
 
+/// What to do about a saturated bandwidth: spread over more nodes where the machine
+/// has any left, else move fewer bytes (a one-node machine has nowhere to spread).
+fn saturation_words(used: usize, machine: usize) -> (&'static str, &'static str) {
+    if used < machine {
+        (
+            "more threads on these nodes cannot add bandwidth: spread the threads (and the data) over more NUMA nodes",
+            "a point using one more node should raise the throughput by about one node's ceiling",
+        )
+    } else {
+        (
+            "these threads already use every NUMA node of the machine, so its memory bandwidth is the limit: move fewer bytes per unit of work (blocking, narrower types, fewer passes), or run fewer threads for the same throughput",
+            "more threads should add no throughput past this point; a kernel that moves fewer bytes should run faster at every thread count",
+        )
+    }
+}
+
 /// Bandwidth saturation: the first point whose GB/s reach 85% of the ceiling
 /// measured on as many NUMA nodes.
 fn saturation(
@@ -490,10 +506,8 @@ fn saturation(
             unit: "GB/s".into(),
         },
     ));
-    f.advice = Some("more threads on these nodes cannot add bandwidth: spread the threads (and the data) over more NUMA nodes".into());
-    f.check = Some(
-        "a point using one more node should raise the throughput by about one node's ceiling"
-            .into(),
-    );
+    let (advice, check) = saturation_words(nodes, topo.cpu_numa_nodes());
+    f.advice = Some(advice.into());
+    f.check = Some(check.into());
     Some(f)
 }

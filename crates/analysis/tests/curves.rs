@@ -251,3 +251,41 @@ fn results_from_another_machine_are_analysed_with_its_topology() {
     let r = runs(&back, study);
     assert_eq!(analyze(&back, &r, &Basis::Time), a);
 }
+
+/// Triad GB/s that stop growing at 50 GB/s, against a 52 GB/s ceiling measured on the
+/// machine's one node (as on the lent 16-core Xeon): the advice may not send the
+/// user to other NUMA nodes, since there are none.
+#[test]
+fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
+    use scalescope_analysis::ceiling::Ceiling;
+    use scalescope_analysis::{analyze_with, FindingKind};
+    let topo = Source::Synthetic("package:1 numa:1 core:16 pu:1".into())
+        .load()
+        .unwrap();
+    let h = header(&topo, vec![1, 2, 4, 8, 12, 16], vec![Strategy::CoresFirst]);
+    let mut r = runs(&h, |_, p| p);
+    for rec in &mut r {
+        let gbs = (10.0 * rec.point.threads as f64).min(50.0);
+        rec.metrics.insert("triad_gb_per_s".into(), gbs);
+    }
+    let basis = Basis::Metric {
+        name: "triad_gb_per_s".into(),
+        higher_is_better: true,
+    };
+    let ceiling = Ceiling {
+        source: "ceilings16.json".into(),
+        threads: 16,
+        placement: Strategy::CoresFirst,
+        gb_per_s: 52.0,
+    };
+    let a = analyze_with(&h, &r, &basis, &[ceiling]);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::BandwidthSaturation)
+        .expect("a saturation finding");
+    assert_eq!(f.after_threads, Some(8), "{f:?}");
+    let advice = f.advice.as_deref().unwrap();
+    assert!(advice.contains("every NUMA node"), "{advice}");
+    assert!(!advice.contains("spread"), "{advice}");
+}
