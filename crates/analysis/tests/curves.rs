@@ -278,7 +278,7 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
         placement: Strategy::CoresFirst,
         gb_per_s: 52.0,
     };
-    let a = analyze_with(&h, &r, &basis, &[ceiling]);
+    let a = analyze_with(&h, &r, &basis, std::slice::from_ref(&ceiling));
     let f = a
         .findings
         .iter()
@@ -288,4 +288,27 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
     let advice = f.advice.as_deref().unwrap();
     assert!(advice.contains("every NUMA node"), "{advice}");
     assert!(!advice.contains("spread"), "{advice}");
+    // The knee where triad stops growing: its check points at the measured ceiling,
+    // not at measuring one.
+    let checks = |a: &Analysis| -> Vec<String> {
+        a.findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::Knee)
+            .filter_map(|f| f.check.clone())
+            .collect()
+    };
+    let knee = checks(&a);
+    assert!(!knee.is_empty(), "{:?}", a.findings);
+    assert!(
+        knee.iter().all(|c| c.contains("bandwidth finding")),
+        "{knee:?}"
+    );
+    // Analysed by time, the same ceiling cannot be compared: the check says how to.
+    let t = runs(&h, |_, p| p.min(5.0));
+    let by_time = checks(&analyze_with(&h, &t, &Basis::Time, &[ceiling]));
+    assert!(!by_time.is_empty());
+    assert!(
+        by_time.iter().all(|c| c.contains("--basis metric:")),
+        "{by_time:?}"
+    );
 }

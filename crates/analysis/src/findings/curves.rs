@@ -28,10 +28,36 @@ pub(crate) fn curve_findings(
     out.extend(model_findings(c, &name, basis));
     out.extend(baseline_finding(c, &name));
     out.extend(saturation(topo, c, &name, basis, ceilings));
+    if !ceilings.is_empty() {
+        let saturated = out
+            .iter()
+            .any(|f| f.kind == FindingKind::BandwidthSaturation);
+        let check = ceiling_check(basis, saturated);
+        for f in out.iter_mut().filter(|f| unexplained_slowdown(f)) {
+            f.check = Some(check.into());
+        }
+    }
     for f in &mut out {
         f.curve = Some(name.clone());
     }
     out
+}
+
+/// A knee where scaling slows at no topology boundary: its generic check asks for
+/// the bandwidth ceilings, which a sweep analysed with ceilings already has.
+fn unexplained_slowdown(f: &Finding) -> bool {
+    f.kind == FindingKind::Knee && f.boundary == Boundary::None && f.severity == "warning"
+}
+
+/// What the measured ceilings say about a slowdown at no topology boundary.
+fn ceiling_check(basis: &Basis, saturated: bool) -> &'static str {
+    let bandwidth =
+        matches!(basis, Basis::Metric { name, .. } if crate::ceiling::is_bandwidth(name));
+    match (bandwidth, saturated) {
+        (true, true) => "the bandwidth finding compares this curve with the ceiling measured beside the sweep",
+        (true, false) => "this curve stays under 85% of the bandwidth ceiling measured beside the sweep at every point: bandwidth is not what bends it",
+        (false, _) => "the ceilings beside this sweep are in GB/s and this curve's figure is not: analyse with --basis metric:NAME, NAME a GB/s figure of the program, to compare them",
+    }
 }
 
 /// Thread counts that would decide: a point on each side of every boundary in the
