@@ -303,6 +303,19 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
         knee.iter().all(|c| c.contains("bandwidth finding")),
         "{knee:?}"
     );
+    // Under a ceiling four times higher, the same knee is not bandwidth, and says so.
+    let high = Ceiling {
+        gb_per_s: 200.0,
+        ..ceiling.clone()
+    };
+    let under = checks(&analyze_with(&h, &r, &basis, std::slice::from_ref(&high)));
+    assert!(!under.is_empty());
+    assert!(
+        under
+            .iter()
+            .all(|c| c.contains("at 1, 2, 4, 8, 12, 16 threads") && c.contains("not what bends it")),
+        "{under:?}"
+    );
     // Analysed by time, the same ceiling cannot be compared: the check says how to.
     let t = runs(&h, |_, p| p.min(5.0));
     let by_time = checks(&analyze_with(&h, &t, &Basis::Time, &[ceiling]));

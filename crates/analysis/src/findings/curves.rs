@@ -32,9 +32,9 @@ pub(crate) fn curve_findings(
         let saturated = out
             .iter()
             .any(|f| f.kind == FindingKind::BandwidthSaturation);
-        let check = ceiling_check(basis, saturated);
+        let check = ceiling_check(topo, c, basis, ceilings, saturated);
         for f in out.iter_mut().filter(|f| unexplained_slowdown(f)) {
-            f.check = Some(check.into());
+            f.check = Some(check.clone());
         }
     }
     for f in &mut out {
@@ -50,14 +50,46 @@ fn unexplained_slowdown(f: &Finding) -> bool {
 }
 
 /// What the measured ceilings say about a slowdown at no topology boundary.
-fn ceiling_check(basis: &Basis, saturated: bool) -> &'static str {
+fn ceiling_check(
+    topo: &Topology,
+    c: &Curve,
+    basis: &Basis,
+    ceilings: &[Ceiling],
+    saturated: bool,
+) -> String {
     let bandwidth =
         matches!(basis, Basis::Metric { name, .. } if crate::ceiling::is_bandwidth(name));
-    match (bandwidth, saturated) {
-        (true, true) => "the bandwidth finding compares this curve with the ceiling measured beside the sweep",
-        (true, false) => "this curve stays under 85% of the bandwidth ceiling measured beside the sweep at every point: bandwidth is not what bends it",
-        (false, _) => "the ceilings beside this sweep are in GB/s and this curve's figure is not: analyse with --basis metric:NAME, NAME a GB/s figure of the program, to compare them",
+    if !bandwidth {
+        return "the ceilings beside this sweep are in GB/s and this curve's figure is not: analyse with --basis metric:NAME, NAME a GB/s figure of the program, to compare them".into();
     }
+    if saturated {
+        return "the bandwidth finding compares this curve with the ceiling measured beside the sweep".into();
+    }
+    let compared: Vec<usize> = c
+        .points
+        .iter()
+        .filter(|p| {
+            p.usage
+                .is_some_and(|u| crate::ceiling::for_nodes(topo, ceilings, u.numa_nodes).is_some())
+        })
+        .map(|p| p.threads)
+        .collect();
+    if compared.is_empty() {
+        "no ceiling was measured on as many NUMA nodes as these points use: measure `scalescope mem stream` with their placement and analyse with --ceilings".into()
+    } else {
+        format!(
+            "at {} threads this curve stays under 85% of the bandwidth ceiling measured on as many NUMA nodes: bandwidth is not what bends it there",
+            list(&compared)
+        )
+    }
+}
+
+fn list(threads: &[usize]) -> String {
+    threads
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Thread counts that would decide: a point on each side of every boundary in the
