@@ -79,19 +79,21 @@ pub fn verdict_exit(v: &Verification) -> ExitCode {
 
 /// Runs a built-in workload in this process with the evidence sampler beside it (as
 /// a sweep has beside each run): CPU use of the pool's CPUs and of this process's
-/// threads, its pages per node, numastat deltas, bandwidth where a source exists.
-/// The evidence is None only if the sampling thread failed.
+/// threads, its pages per node, numastat deltas, bandwidth where a source exists,
+/// every `interval`; a zero interval runs no sampler. The evidence is None then, or
+/// if the sampling thread failed.
 ///
 /// # Errors
 /// The workload's error.
 pub fn execute_sampled(
     workload: &mut dyn Workload,
     pool: &Pool,
+    interval: std::time::Duration,
 ) -> anyhow::Result<(Report, Option<RunEvidence>)> {
-    let sampler = scalescope_sampler::Background::start(
-        scalescope_sampler::DEFAULT_INTERVAL,
-        pool.all_cpus(),
-    );
+    if interval.is_zero() {
+        return Ok((execute(workload, pool)?, None));
+    }
+    let sampler = scalescope_sampler::Background::start(interval, pool.all_cpus());
     let report = execute(workload, pool);
     let evidence = sampler.finish();
     Ok((report?, evidence))

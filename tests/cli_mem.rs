@@ -54,6 +54,8 @@ fn stream_json_has_every_kernel_and_validates() {
             }
         }
         assert_eq!(v["array_bytes"], 16 << 20);
+        // The sampler ran beside the kernels: its own thread is among the threads.
+        assert!(v["evidence"].is_object(), "{}", v["evidence"]);
     }
     let v = json(&[
         "mem",
@@ -67,10 +69,14 @@ fn stream_json_has_every_kernel_and_validates() {
         "--nt",
         "--sustain",
         "0",
+        "--sample-interval",
+        "0",
         "--json",
     ]);
     assert_eq!(v["verified"], true);
     assert!(v["kernels"]["read"]["sustained"].is_null());
+    // No sampler beside the kernels, so no evidence, and no invented one.
+    assert!(v["evidence"].is_null(), "{}", v["evidence"]);
 }
 
 #[test]

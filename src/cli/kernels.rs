@@ -311,4 +311,9 @@ pub struct StreamArgs {
     /// measures (0: none).
     #[arg(long, default_value_t = 1.0)]
     pub sustain: f64,
+    /// Milliseconds between evidence samples beside the kernels (CPU, pages per
+    /// node, NUMA counters, bandwidth); 0 turns sampling off, so nothing but the
+    /// workers runs while the ceilings are measured.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pub sample_interval: u64,
 }

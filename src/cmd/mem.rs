@@ -137,7 +137,8 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let placement = scalescope_place::place(&topo, &request)?;
     let pool = Pool::new(&placement.threads, Some(&resolved))?;
     let working = crate::progress::working("mem stream");
-    let (report, evidence) = execute_sampled(&mut stream, &pool)?;
+    let interval = std::time::Duration::from_millis(args.sample_interval);
+    let (report, evidence) = execute_sampled(&mut stream, &pool, interval)?;
     drop(working);
     let (strategy, policy) = (placement.strategy.to_string(), args.mem.to_string());
     let run = scalescope_report::kernels::StreamRun {

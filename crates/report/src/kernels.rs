@@ -55,7 +55,7 @@ pub fn verdict_and_setup(r: &WorkloadReport, indent: &str) -> String {
 /// The sampler's evidence in one line, then the verdict, each after `indent`.
 pub fn evidence_and_verdict(e: Option<&RunEvidence>, v: &Verification, indent: &str) -> String {
     let evidence = e.map_or(
-        "evidence: unavailable (the sampling thread failed)".into(),
+        "evidence: none (sampling off, or the sampling thread failed)".into(),
         crate::evidence::one_line,
     );
     format!("{indent}{evidence}\n{indent}{}\n", verdict_line(v))
