@@ -78,7 +78,7 @@ fn ceiling_check(
         "no ceiling was measured on as many NUMA nodes as these points use: measure `scalescope mem stream` with their placement and analyse with --ceilings".into()
     } else {
         format!(
-            "at {} threads this curve stays under 85% of the bandwidth ceiling measured on as many NUMA nodes: bandwidth is not what bends it there",
+            "at {} threads this curve stays under 85% of the bandwidth ceiling measured on as many NUMA nodes, so that ceiling does not explain the bend",
             list(&compared)
         )
     }
