@@ -25,10 +25,15 @@
 # cargo (a lent 16-core machine), SCALESCOPE=<a scalescope binary> skips the build and
 # PEER_BIN=<dir> takes GAP's programs built elsewhere as gap-bfs, gap-pr, gap-pr_spmv
 # and gap-converter (g++ -std=c++11 -O3 -Wall -fopenmp -static, GAP's own flags):
-#   THREADS="1 2 4 8 16" SCALESCOPE=bin/scalescope PEER_BIN=bin PEER_SRC=src peers/bench-gap.sh 20 5
+#   THREADS="1 2 4 8 16" SCALESCOPE=/kit/scalescope PEER_BIN=/kit peers/bench-gap.sh 20 5
+# (PEER_SRC is then optional: it only names the gapbs commit in the output). Paths are
+# taken relative to the directory the script is started from.
 set -euo pipefail
+for v in SCALESCOPE PEER_BIN PEER_SRC; do
+  [ -z "${!v:-}" ] || printf -v "$v" '%s' "$(realpath "${!v}")"
+done
 cd "$(dirname "$0")/.."
-: "${PEER_SRC:?set PEER_SRC to a gapbs source directory (git clone https://github.com/sbeamer/gapbs)}"
+[ -n "${PEER_BIN:-}" ] || : "${PEER_SRC:?set PEER_SRC to a gapbs source directory (git clone https://github.com/sbeamer/gapbs)}"
 scale=${1:-18}
 pairs=${2:-5}
 work=$(mktemp -d)
@@ -42,7 +47,7 @@ for k in bfs pr pr_spmv converter; do
   fi
 done
 if [ -n "${SCALESCOPE:-}" ]; then
-  S=$(realpath "$SCALESCOPE")
+  S=$SCALESCOPE
 else
   cargo build --release --quiet
   S=$PWD/target/release/scalescope
@@ -53,7 +58,7 @@ fi
 src=$("$S" graph bfs --graph "$work/g.csr" -t 1 --json -q |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])')
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "graph kron:$scale, BFS source $src (highest degree), gapbs $(git -C "$PEER_SRC" log -1 --format=%h 2>/dev/null || echo '?'), $pairs pairs per row"
+echo "graph kron:$scale, BFS source $src (highest degree), gapbs $(git -C "${PEER_SRC:-/nonexistent}" log -1 --format=%h 2>/dev/null || echo '?'), $pairs pairs per row"
 python3 - "$S" "$work" "$src" "$pairs" "${THREADS:-1 2}" <<'PY'
 import json, os, re, statistics, subprocess, sys
 

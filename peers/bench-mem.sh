@@ -33,7 +33,11 @@
 # and -DSTREAM_ARRAY_SIZE=SIZE_MB*1e6/24, checked against what it reports> replaces
 # the build of stream.c, likwid-bench is taken from PATH as found (where it cannot be
 # installed its columns are skipped, saying so), and C2C_RUNS=0 skips core-to-core.
+# Paths are taken relative to the directory the script is started from.
 set -euo pipefail
+for v in SCALESCOPE STREAM_BIN PEER_SRC; do
+  [ -z "${!v:-}" ] || printf -v "$v" '%s' "$(realpath "${!v}")"
+done
 cd "$(dirname "$0")/.."
 total_mb=${1:-396}
 reps=${2:-7}
@@ -42,7 +46,7 @@ if ! command -v likwid-bench >/dev/null; then
     echo "unavailable here: likwid-bench is not installed and apt-get could not install it; its columns are skipped"
 fi
 if [ -n "${SCALESCOPE:-}" ]; then
-  S=$(realpath "$SCALESCOPE")
+  S=$SCALESCOPE
 else
   cargo build --release --quiet
   S=target/release/scalescope
@@ -76,7 +80,7 @@ elif [ -n "${STREAM_BIN:-}" ]; then
   elements=$(OMP_NUM_THREADS=1 "$STREAM_BIN" | awk '/^Array size/ {print $4}')
   [ "$elements" = $((per_array / 8)) ] ||
     { echo "STREAM_BIN=$STREAM_BIN has arrays of $elements elements, not $((per_array / 8))" >&2; exit 2; }
-  stream_c=$(realpath "$STREAM_BIN")
+  stream_c=$STREAM_BIN
 else
   echo "PEER_SRC not set: stream.c comparison skipped (PEER_SRC=dir holding McCalpin's stream.c)"
 fi
@@ -112,14 +116,14 @@ stream() {
 # stream.c reports), then write, write_nt and read over their sustained blocks (as
 # likwid-bench reports).
 ours() {
-  $S mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --sustain 1 --json |
+  "$S" mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --sustain 1 --json |
     python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','write_nt','read')), *(k[n]['sustained']['gb_per_s'] for n in ('write','write_nt','read')))"
 }
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s medians, per-pair ratios scalescope/peer"
 echo "load average at the start: $(cat /proc/loadavg)"
 echo "huge pages, sampled during one run of each tool at 1 thread:"
-huge_pages "scalescope mem stream" $S mem stream --threads 1 --size "$per_array" --ntimes 10 --sustain 1
+huge_pages "scalescope mem stream" "$S" mem stream --threads 1 --size "$per_array" --ntimes 10 --sustain 1
 command -v likwid-bench >/dev/null && huge_pages "likwid-bench load_avx" env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t load_avx -w "S0:${array_mb}MB:1"
 [ -n "$stream_c" ] && OMP_NUM_THREADS=1 huge_pages "stream.c" "$stream_c"
 for t in ${THREADS:-1 2}; do
@@ -158,7 +162,7 @@ done
 runs=${C2C_RUNS:-7}   # 0 skips the core-to-core comparison
 [ "$runs" -gt 0 ] || exit 0
 command -v core-to-core-latency >/dev/null || cargo install --quiet core-to-core-latency
-cpus=$($S place --threads 2 --json | python3 -c "import json,sys; print(','.join(str(t['cpus'][0]) for t in json.load(sys.stdin)['threads']))")
+cpus=$("$S" place --threads 2 --json | python3 -c "import json,sys; print(','.join(str(t['cpus'][0]) for t in json.load(sys.stdin)['threads']))")
 echo
 echo "core-to-core latency between CPUs $cpus: one-way ns (mean of 300 samples of 1000 round trips, as"
 echo "core-to-core-latency defines it); the tools alternate ${runs} times, and since a VM's host placement drifts,"
@@ -167,7 +171,7 @@ peer_runs=(); our_runs=()
 for _ in $(seq "$runs"); do
   # Its --csv prints the lower triangle; the pair's mean is the one number in it.
   peer_runs+=("$(core-to-core-latency 1000 300 --cores "$cpus" --csv 2>/dev/null | tr ',' '\n' | grep -E '^[0-9.]+$' | head -1)")
-  our_runs+=("$($S mem c2c --cpus "$cpus" --round-trips 1000 --samples 300 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['c2c']['pairs'][0]['mean_ns'])")")
+  our_runs+=("$("$S" mem c2c --cpus "$cpus" --round-trips 1000 --samples 300 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['c2c']['pairs'][0]['mean_ns'])")")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ratios=()

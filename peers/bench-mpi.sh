@@ -19,20 +19,24 @@
 # machine without a compiler or cargo (a lent 16-core machine), SCALESCOPE=<a
 # scalescope binary> skips the build and PEER_BIN=<dir> takes NPB-CPP's binaries
 # built elsewhere (ep.A, is.B, ... as NPB-OMP's make writes them; -static there);
-# without mpirun the script stops after that comparison.
+# the MPI comparison then needs scalescope-mpi-nas beside that scalescope binary.
+# Paths are taken relative to the directory the script is started from.
 # Only meaningful on a quiet machine: the load average is printed first, and a
 # load above half the CPUs is flagged (do not record such numbers).
 set -euo pipefail
+for v in SCALESCOPE PEER_BIN PEER_SRC; do
+  [ -z "${!v:-}" ] || printf -v "$v" '%s' "$(realpath "${!v}")"
+done
 cd "$(dirname "$0")/.."
 class=${1:-W}
 reps=${3:-5}
 if [ -n "${SCALESCOPE:-}" ]; then
-  bin=$(dirname "$(realpath "$SCALESCOPE")")
+  S=$SCALESCOPE bin=$(dirname "$SCALESCOPE")
 else
   cargo build --release --quiet -p scalescope
-  bin=target/release
+  bin=target/release S=target/release/scalescope
 fi
-workers=${2:-$("$bin/scalescope" topo --json | python3 -c "import json,sys; print(len({p['core'] for p in json.load(sys.stdin)['pus'] if p['online'] and p['allowed']}))")}
+workers=${2:-$("$S" topo --json | python3 -c "import json,sys; print(len({p['core'] for p in json.load(sys.stdin)['pus'] if p['online'] and p['allowed']}))")}
 npb_cpp() {
   local omp="${PEER_SRC:-}/NPB-OMP" k c t r peers
   [ -n "${PEER_BIN:-}" ] || [ -f "$omp/config/make.def" ] || { echo "PEER_SRC=$PEER_SRC has no NPB-OMP/config/make.def" >&2; exit 2; }
@@ -40,12 +44,16 @@ npb_cpp() {
   echo "NPB-CPP OpenMP (${PEER_BIN:+PEER_BIN=$PEER_BIN }PEER_SRC=${PEER_SRC:-unset}) against scalescope npb; load $(cut -d' ' -f1-3 /proc/loadavg)"
   for kc in ${NPB_KERNELS:-ep:A is:B ft:A ft:B}; do
     k=${kc%:*} c=${kc#*:}
-    [ -x "$peers/$k.$c" ] || make -s -C "$omp" "$k" CLASS="$c" >/dev/null
+    if [ -n "${PEER_BIN:-}" ]; then
+      [ -x "$peers/$k.$c" ] || { echo "PEER_BIN=$PEER_BIN has no $k.$c" >&2; exit 2; }
+    else
+      [ -x "$peers/$k.$c" ] || make -s -C "$omp" "$k" CLASS="$c" >/dev/null
+    fi
     for t in ${THREADS:-1 $workers}; do
       for r in $(seq "$reps"); do
         p=$(OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$peers/$k.$c" |
           awk '/Verification *= *SUCCESSFUL/ {ok = 1} /Time in seconds/ {s = $NF} END {print ok ? s : "failed"}')
-        o=$("$bin/scalescope" npb "$k" --class "$c" --threads "$t" --placement cores-first --quiet --json |
+        o=$("$S" npb "$k" --class "$c" --threads "$t" --placement cores-first --quiet --json |
           python3 -c "import json,sys; d=json.load(sys.stdin); print(d['seconds'] if d['verified'] else 'failed')")
         echo "$p $o"
       done > "$work/npb"
@@ -67,7 +75,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -z "${PEER_SRC:-}${PEER_BIN:-}" ] || npb_cpp
 command -v mpirun.openmpi >/dev/null || { echo "unavailable here: mpirun.openmpi is not installed (scripts/install-test-deps.sh installs it)" >&2; exit 3; }
-cargo build --release --quiet -p scalescope -p scalescope-mpi-nas
+if [ -n "${SCALESCOPE:-}" ]; then
+  [ -x "$bin/scalescope-mpi-nas" ] || { echo "unavailable here: no scalescope-mpi-nas beside SCALESCOPE=$SCALESCOPE for the MPI comparison" >&2; exit 3; }
+else
+  cargo build --release --quiet -p scalescope -p scalescope-mpi-nas
+fi
 cpus=$(nproc)
 load=$(cut -d' ' -f1 /proc/loadavg)
 echo "class $class, $workers workers, $reps runs each; load average $load on $cpus CPUs"
@@ -77,10 +89,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 printf '%-6s %14s %14s %8s\n' kernel "threaded Mop/s" "MPI Mop/s" "MPI/thr"
 for kernel in ep is ft; do
   for _ in $(seq "$reps"); do
-    "$bin/scalescope" npb "$kernel" --class "$class" --threads "$workers" \
+    "$S" npb "$kernel" --class "$class" --threads "$workers" \
       --placement compact --quiet --json >>"$work/$kernel-threaded.json"
   done
-  "$bin/scalescope" mpi-check --launcher mpirun --launcher-path mpirun.openmpi \
+  "$S" mpi-check --launcher mpirun --launcher-path mpirun.openmpi \
     --ranks-per-node "$workers" --strategy compact --reps "$reps" --json \
     -- "$bin/scalescope-mpi-nas" "$kernel" "$class" >"$work/$kernel-mpi.json"
   python3 - "$kernel" "$work/$kernel-threaded.json" "$work/$kernel-mpi.json" <<'PY'

@@ -9,6 +9,9 @@ use scalescope_workloads::graph::count::Pattern;
 use scalescope_workloads::sync::Sync;
 use scalescope_workloads::tpch::Layout;
 
+/// The sampler's default interval in milliseconds, as a sweep's.
+const DEFAULT_SAMPLE_MS: u64 = scalescope_sampler::DEFAULT_INTERVAL.as_millis() as u64;
+
 /// What every kernel command takes: how many threads, where they go, and JSON out.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -314,6 +317,6 @@ pub struct StreamArgs {
     /// Milliseconds between evidence samples beside the kernels (CPU, pages per
     /// node, NUMA counters, bandwidth); 0 turns sampling off, so nothing but the
     /// workers runs while the ceilings are measured.
-    #[arg(long, value_name = "MS", default_value_t = 100)]
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_SAMPLE_MS)]
     pub sample_interval: u64,
 }

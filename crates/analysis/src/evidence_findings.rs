@@ -353,7 +353,7 @@ fn saturation_finding(ev: &[PointEvidence], c: &Curve, name: &str) -> Option<Fin
             unit: "GB/s".into(),
         },
     ));
-    f.advice = Some("more threads will not move more data: reduce traffic (blocking, smaller types) or spread the data over more nodes".into());
+    f.advice = Some("more threads will not move more data: reduce traffic (blocking, smaller types), or, where the machine has NUMA nodes this curve does not use, spread the data over them".into());
     Some(f)
 }
 

@@ -462,6 +462,17 @@ fn saturation_words(used: usize, machine: usize) -> (&'static str, &'static str)
     }
 }
 
+/// The NUMA nodes holding a PU this process may run on (a cpuset can leave nodes
+/// of the machine out of reach).
+fn usable_nodes(topo: &Topology) -> usize {
+    topo.pus
+        .iter()
+        .filter(|p| p.allowed)
+        .filter_map(|p| p.numa_node)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+}
+
 /// Bandwidth saturation: the first point whose GB/s reach 85% of the ceiling
 /// measured on as many NUMA nodes.
 fn saturation(
@@ -506,7 +517,7 @@ fn saturation(
             unit: "GB/s".into(),
         },
     ));
-    let (advice, check) = saturation_words(nodes, topo.cpu_numa_nodes());
+    let (advice, check) = saturation_words(nodes, usable_nodes(topo));
     f.advice = Some(advice.into());
     f.check = Some(check.into());
     Some(f)

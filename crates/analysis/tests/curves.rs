@@ -300,7 +300,8 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
     let knee = checks(&a);
     assert!(!knee.is_empty(), "{:?}", a.findings);
     assert!(
-        knee.iter().all(|c| c.contains("bandwidth finding")),
+        knee.iter()
+            .all(|c| c.contains("bandwidth finding") && c.contains("at 8 threads")),
         "{knee:?}"
     );
     // Under a ceiling four times higher, the same knee is not bandwidth, and says so.
@@ -313,8 +314,7 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
     assert!(
         under
             .iter()
-            .all(|c| c.contains("at 1, 2, 4, 8, 12, 16 threads")
-                && c.contains("does not explain the bend")),
+            .all(|c| c.starts_with("at 1, 2, 4, 8") && c.contains("does not explain the bend")),
         "{under:?}"
     );
     // Analysed by time, the same ceiling cannot be compared: the check says how to.

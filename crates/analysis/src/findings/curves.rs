@@ -29,12 +29,13 @@ pub(crate) fn curve_findings(
     out.extend(baseline_finding(c, &name));
     out.extend(saturation(topo, c, &name, basis, ceilings));
     if !ceilings.is_empty() {
-        let saturated = out
+        let saturated_at = out
             .iter()
-            .any(|f| f.kind == FindingKind::BandwidthSaturation);
-        let check = ceiling_check(topo, c, basis, ceilings, saturated);
+            .filter(|f| f.kind == FindingKind::BandwidthSaturation)
+            .find_map(|f| f.after_threads);
         for f in out.iter_mut().filter(|f| unexplained_slowdown(f)) {
-            f.check = Some(check.clone());
+            let knee = f.after_threads.unwrap_or(usize::MAX);
+            f.check = Some(ceiling_check(topo, c, basis, ceilings, saturated_at, knee));
         }
     }
     for f in &mut out {
@@ -46,28 +47,42 @@ pub(crate) fn curve_findings(
 /// A knee where scaling slows at no topology boundary: its generic check asks for
 /// the bandwidth ceilings, which a sweep analysed with ceilings already has.
 fn unexplained_slowdown(f: &Finding) -> bool {
-    f.kind == FindingKind::Knee && f.boundary == Boundary::None && f.severity == "warning"
+    f.kind == FindingKind::Knee
+        && f.boundary == Boundary::None
+        && f.title.contains("scaling slows after")
 }
 
-/// What the measured ceilings say about a slowdown at no topology boundary.
+/// What the measured ceilings say about a slowdown after `knee` threads at no
+/// topology boundary, where the curve reached 85% of its ceiling at `saturated_at`
+/// threads (if it did).
 fn ceiling_check(
     topo: &Topology,
     c: &Curve,
     basis: &Basis,
     ceilings: &[Ceiling],
-    saturated: bool,
+    saturated_at: Option<usize>,
+    knee: usize,
 ) -> String {
     let bandwidth =
         matches!(basis, Basis::Metric { name, .. } if crate::ceiling::is_bandwidth(name));
     if !bandwidth {
         return "the ceilings beside this sweep are in GB/s and this curve's figure is not: analyse with --basis metric:NAME, NAME a GB/s figure of the program, to compare them".into();
     }
-    if saturated {
-        return "the bandwidth finding compares this curve with the ceiling measured beside the sweep".into();
+    // The bend lies between the knee's point and the next measured one: only the
+    // points up to that one can explain it.
+    let end = c
+        .points
+        .iter()
+        .map(|p| p.threads)
+        .find(|t| *t > knee)
+        .unwrap_or(knee);
+    if let Some(s) = saturated_at.filter(|s| *s <= end) {
+        return format!("the curve reached 85% of the bandwidth ceiling measured beside the sweep at {s} threads, by the end of this bend (the bandwidth finding)");
     }
     let compared: Vec<usize> = c
         .points
         .iter()
+        .filter(|p| p.threads <= end)
         .filter(|p| {
             p.usage
                 .is_some_and(|u| crate::ceiling::for_nodes(topo, ceilings, u.numa_nodes).is_some())
@@ -84,6 +99,7 @@ fn ceiling_check(
     }
 }
 
+/// Thread counts as `1, 2, 4`.
 fn list(threads: &[usize]) -> String {
     threads
         .iter()
