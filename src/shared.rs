@@ -80,7 +80,7 @@ pub fn verdict_exit(v: &Verification) -> ExitCode {
 /// Runs a built-in workload in this process with the evidence sampler beside it (as
 /// a sweep has beside each run): CPU use of the pool's CPUs and of this process's
 /// threads, its pages per node, numastat deltas, bandwidth where a source exists,
-/// every `interval`; a zero interval runs no sampler. The evidence is None then, or
+/// every `interval_ms` milliseconds; 0 runs no sampler. The evidence is None then, or
 /// if the sampling thread failed.
 ///
 /// # Errors
@@ -88,11 +88,12 @@ pub fn verdict_exit(v: &Verification) -> ExitCode {
 pub fn execute_sampled(
     workload: &mut dyn Workload,
     pool: &Pool,
-    interval: std::time::Duration,
+    interval_ms: u64,
 ) -> anyhow::Result<(Report, Option<RunEvidence>)> {
-    if interval.is_zero() {
+    if interval_ms == 0 {
         return Ok((execute(workload, pool)?, None));
     }
+    let interval = std::time::Duration::from_millis(interval_ms);
     let sampler = scalescope_sampler::Background::start(interval, pool.all_cpus());
     let report = execute(workload, pool);
     let evidence = sampler.finish();

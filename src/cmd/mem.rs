@@ -137,8 +137,7 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let placement = scalescope_place::place(&topo, &request)?;
     let pool = Pool::new(&placement.threads, Some(&resolved))?;
     let working = crate::progress::working("mem stream");
-    let interval = std::time::Duration::from_millis(args.sample_interval);
-    let (report, evidence) = execute_sampled(&mut stream, &pool, interval)?;
+    let (report, evidence) = execute_sampled(&mut stream, &pool, args.sample_interval)?;
     drop(working);
     let (strategy, policy) = (placement.strategy.to_string(), args.mem.to_string());
     let run = scalescope_report::kernels::StreamRun {
