@@ -326,3 +326,44 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
         "{by_time:?}"
     );
 }
+
+/// A ceiling measured on both nodes of a two-node machine says nothing about a bend
+/// among points on one node: the check asks for the missing ceiling.
+#[test]
+fn a_bend_on_one_node_with_only_a_two_node_ceiling_asks_for_the_missing_one() {
+    use scalescope_analysis::ceiling::Ceiling;
+    use scalescope_analysis::{analyze_with, FindingKind};
+    let topo = Source::Synthetic("package:2 numa:1 core:8 pu:1".into())
+        .load()
+        .unwrap();
+    let h = header(&topo, vec![1, 2, 4, 6, 8], vec![Strategy::CoresFirst]);
+    let mut r = runs(&h, |_, p| p);
+    for rec in &mut r {
+        let gbs = (10.0 * rec.point.threads as f64).min(40.0);
+        rec.metrics.insert("triad_gb_per_s".into(), gbs);
+    }
+    let basis = Basis::Metric {
+        name: "triad_gb_per_s".into(),
+        higher_is_better: true,
+    };
+    let both_nodes = Ceiling {
+        source: "ceilings16.json".into(),
+        threads: 16,
+        placement: Strategy::CoresFirst,
+        gb_per_s: 90.0,
+    };
+    let a = analyze_with(&h, &r, &basis, &[both_nodes]);
+    let checks: Vec<String> = a
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::Knee)
+        .filter_map(|f| f.check.clone())
+        .collect();
+    assert!(!checks.is_empty(), "{:?}", a.findings);
+    assert!(
+        checks
+            .iter()
+            .all(|c| c.starts_with("no ceiling was measured on as many NUMA nodes")),
+        "{checks:?}"
+    );
+}
