@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::events::EventKind;
-use scalescope_analysis::{analyze, Analysis, Basis};
+use scalescope_analysis::{analyze, analyze_with, Analysis, Basis, FindingKind};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::fingerprint::Fingerprint;
 use scalescope_results::plan::{Plan, Point};
@@ -252,32 +253,54 @@ fn results_from_another_machine_are_analysed_with_its_topology() {
     assert_eq!(analyze(&back, &r, &Basis::Time), a);
 }
 
+/// Runs of `h` whose triad GB/s grow by 10 a thread up to `cap` (time linear).
+fn triad_runs(h: &Header, cap: f64) -> Vec<RunRecord> {
+    let mut r = runs(h, |_, p| p);
+    for rec in &mut r {
+        let gbs = (10.0 * rec.point.threads as f64).min(cap);
+        rec.metrics.insert("triad_gb_per_s".into(), gbs);
+    }
+    r
+}
+
+fn triad_basis() -> Basis {
+    Basis::Metric {
+        name: "triad_gb_per_s".into(),
+        higher_is_better: true,
+    }
+}
+
+/// A `mem stream` ceiling measured at 16 threads, cores-first.
+fn ceiling_at_16(gb_per_s: f64) -> Ceiling {
+    Ceiling {
+        source: "ceilings16.json".into(),
+        threads: 16,
+        placement: Strategy::CoresFirst,
+        gb_per_s,
+    }
+}
+
+/// The checks of the knee findings.
+fn knee_checks(a: &Analysis) -> Vec<String> {
+    a.findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::Knee)
+        .filter_map(|f| f.check.clone())
+        .collect()
+}
+
 /// Triad GB/s that stop growing at 50 GB/s, against a 52 GB/s ceiling measured on the
 /// machine's one node (as on the lent 16-core Xeon): the advice may not send the
 /// user to other NUMA nodes, since there are none.
 #[test]
 fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
-    use scalescope_analysis::ceiling::Ceiling;
-    use scalescope_analysis::{analyze_with, FindingKind};
     let topo = Source::Synthetic("package:1 numa:1 core:16 pu:1".into())
         .load()
         .unwrap();
     let h = header(&topo, vec![1, 2, 4, 8, 12, 16], vec![Strategy::CoresFirst]);
-    let mut r = runs(&h, |_, p| p);
-    for rec in &mut r {
-        let gbs = (10.0 * rec.point.threads as f64).min(50.0);
-        rec.metrics.insert("triad_gb_per_s".into(), gbs);
-    }
-    let basis = Basis::Metric {
-        name: "triad_gb_per_s".into(),
-        higher_is_better: true,
-    };
-    let ceiling = Ceiling {
-        source: "ceilings16.json".into(),
-        threads: 16,
-        placement: Strategy::CoresFirst,
-        gb_per_s: 52.0,
-    };
+    let r = triad_runs(&h, 50.0);
+    let basis = triad_basis();
+    let ceiling = ceiling_at_16(52.0);
     let a = analyze_with(&h, &r, &basis, std::slice::from_ref(&ceiling));
     let f = a
         .findings
@@ -290,14 +313,7 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
     assert!(!advice.contains("spread"), "{advice}");
     // The knee where triad stops growing: its check points at the measured ceiling,
     // not at measuring one.
-    let checks = |a: &Analysis| -> Vec<String> {
-        a.findings
-            .iter()
-            .filter(|f| f.kind == FindingKind::Knee)
-            .filter_map(|f| f.check.clone())
-            .collect()
-    };
-    let knee = checks(&a);
+    let knee = knee_checks(&a);
     assert!(!knee.is_empty(), "{:?}", a.findings);
     assert!(
         knee.iter()
@@ -305,11 +321,7 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
         "{knee:?}"
     );
     // Under a ceiling four times higher, the same knee is not bandwidth, and says so.
-    let high = Ceiling {
-        gb_per_s: 200.0,
-        ..ceiling.clone()
-    };
-    let under = checks(&analyze_with(&h, &r, &basis, std::slice::from_ref(&high)));
+    let under = knee_checks(&analyze_with(&h, &r, &basis, &[ceiling_at_16(200.0)]));
     assert!(!under.is_empty());
     assert!(
         under
@@ -319,7 +331,7 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
     );
     // Analysed by time, the same ceiling cannot be compared: the check says how to.
     let t = runs(&h, |_, p| p.min(5.0));
-    let by_time = checks(&analyze_with(&h, &t, &Basis::Time, &[ceiling]));
+    let by_time = knee_checks(&analyze_with(&h, &t, &Basis::Time, &[ceiling]));
     assert!(!by_time.is_empty());
     assert!(
         by_time.iter().all(|c| c.contains("--basis metric:")),
@@ -331,34 +343,13 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
 /// among points on one node: the check asks for the missing ceiling.
 #[test]
 fn a_bend_on_one_node_with_only_a_two_node_ceiling_asks_for_the_missing_one() {
-    use scalescope_analysis::ceiling::Ceiling;
-    use scalescope_analysis::{analyze_with, FindingKind};
     let topo = Source::Synthetic("package:2 numa:1 core:8 pu:1".into())
         .load()
         .unwrap();
     let h = header(&topo, vec![1, 2, 4, 6, 8], vec![Strategy::CoresFirst]);
-    let mut r = runs(&h, |_, p| p);
-    for rec in &mut r {
-        let gbs = (10.0 * rec.point.threads as f64).min(40.0);
-        rec.metrics.insert("triad_gb_per_s".into(), gbs);
-    }
-    let basis = Basis::Metric {
-        name: "triad_gb_per_s".into(),
-        higher_is_better: true,
-    };
-    let both_nodes = Ceiling {
-        source: "ceilings16.json".into(),
-        threads: 16,
-        placement: Strategy::CoresFirst,
-        gb_per_s: 90.0,
-    };
-    let a = analyze_with(&h, &r, &basis, &[both_nodes]);
-    let checks: Vec<String> = a
-        .findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::Knee)
-        .filter_map(|f| f.check.clone())
-        .collect();
+    let both_nodes = ceiling_at_16(90.0);
+    let a = analyze_with(&h, &triad_runs(&h, 40.0), &triad_basis(), &[both_nodes]);
+    let checks = knee_checks(&a);
     assert!(!checks.is_empty(), "{:?}", a.findings);
     assert!(
         checks
