@@ -40,7 +40,7 @@ fn stream_json_has_every_kernel_and_validates() {
             "--json",
         ]);
         assert_eq!(v["verified"], true, "{}", v["verification"]);
-        assert_eq!(v["schema_version"], 4);
+        assert_eq!(v["schema_version"], 5);
         for k in ["copy", "scale", "add", "triad", "write", "write_nt", "read"] {
             assert!(v["kernels"][k]["gb_per_s"].as_f64().unwrap() > 0.1, "{k}");
             let sustained = &v["kernels"][k]["sustained"];
@@ -53,6 +53,24 @@ fn stream_json_has_every_kernel_and_validates() {
                 assert!(sustained.is_null(), "{k}: {sustained}");
             }
         }
+        // The sustained read's loop: one of the loops this CPU runs, and where
+        // there are two, the one the trial measured faster.
+        let l = &v["kernels"]["read"]["loop"];
+        let trial = l["trial_gb_per_s"].as_object().unwrap();
+        let chosen = l["chosen"].as_str().unwrap();
+        if trial.is_empty() {
+            assert_eq!(chosen, "wide", "{l}");
+        } else {
+            assert_eq!(trial.len(), 2, "{l}");
+            let best = trial
+                .values()
+                .map(|g| g.as_f64().unwrap())
+                .fold(0.0, f64::max);
+            assert_eq!(trial[chosen].as_f64().unwrap(), best, "{l}");
+            assert_eq!(l["trial_pairs"], 5, "{l}");
+            assert!(l["trial_sweeps"].as_u64().unwrap() >= 1, "{l}");
+        }
+        assert!(v["kernels"]["triad"]["loop"].is_null());
         assert_eq!(v["array_bytes"], 16 << 20);
         // The sampler ran beside the kernels: its own thread is among the threads.
         assert!(v["evidence"].is_object(), "{}", v["evidence"]);
@@ -75,6 +93,8 @@ fn stream_json_has_every_kernel_and_validates() {
     ]);
     assert_eq!(v["verified"], true);
     assert!(v["kernels"]["read"]["sustained"].is_null());
+    // No sustained block, so no trial and no loop to report.
+    assert!(v["kernels"]["read"]["loop"].is_null());
     // No sampler beside the kernels, so no evidence, and no invented one.
     assert!(v["evidence"].is_null(), "{}", v["evidence"]);
 }

@@ -440,6 +440,56 @@ mod tests {
     }
 
     #[test]
+    fn stream_names_the_sustained_reads_loop_and_its_trial() {
+        let kernel = |l: Value| {
+            json!({"gb_per_s": 30.0, "best_secs": 0.1, "avg_secs": 0.1,
+            "max_secs": 0.1, "bytes": 3, "sustained": {"sweeps": 9, "secs": 1.0, "gb_per_s": 31.5},
+            "loop": l})
+        };
+        let run = StreamRun {
+            placement: "compact",
+            mem: "first-touch",
+            array_bytes: 1 << 20,
+            ntimes: 3,
+            nt: false,
+        };
+        let trial = json!({"chosen": "paced", "trial_gb_per_s": {"wide": 30.25, "paced": 33.5},
+            "trial_pairs": 5, "trial_sweeps": 12});
+        let r = report(
+            json!({"array_bytes": 1 << 20, "kernels": {"read": kernel(trial)}}),
+            Verification::Passed("ok".into()),
+        );
+        let doc = stream_document(&run, &r, None).unwrap();
+        let l = doc.kernels["read"].read_loop.as_ref().unwrap();
+        assert_eq!(
+            (l.chosen.as_str(), l.trial_pairs, l.trial_sweeps),
+            ("paced", 5, 12)
+        );
+        let text = stream_text(&run, &r, None, &["read"]);
+        assert!(
+            text.contains("sustained read loop: paced, the faster in a trial of 5 interleaved blocks of 12 sweeps each (median GB/s: paced 33.50, wide 30.25;"),
+            "{text}"
+        );
+        let only =
+            json!({"chosen": "wide", "trial_gb_per_s": {}, "trial_pairs": 0, "trial_sweeps": 0});
+        let r = report(
+            json!({"array_bytes": 1 << 20, "kernels": {"read": kernel(only)}}),
+            Verification::Passed("ok".into()),
+        );
+        let text = stream_text(&run, &r, None, &["read"]);
+        assert!(
+            text.contains("sustained read loop: wide (the only one this CPU runs)\n"),
+            "{text}"
+        );
+        // No sustained block: no loop line.
+        let r = report(
+            json!({"array_bytes": 1 << 20, "kernels": {"read": kernel(Value::Null)}}),
+            Verification::Passed("ok".into()),
+        );
+        assert!(!stream_text(&run, &r, None, &["read"]).contains("read loop"));
+    }
+
+    #[test]
     fn tpch_rows_are_keyed_by_the_header() {
         let rows = ["a|b".to_string(), "1|2".to_string()];
         let q = TpchRun {

@@ -402,7 +402,8 @@ pub fn ladder_text(cpu: u32, rungs: &[(u64, f64)], caches: &[(u8, u64)]) -> Stri
 
 /// The STREAM kernels of a `mem stream` run as a table (GB/s, best, average and
 /// worst seconds per kernel, in `names` order; NaN for a kernel it lacks), and the
-/// sustained block's GB/s and sweeps where the kernel ran one (`-` otherwise).
+/// sustained block's GB/s and sweeps where the kernel ran one (`-` otherwise), then
+/// the read loop the run kept where the document says.
 pub fn stream_table(kernels: &BTreeMap<String, StreamKernel>, names: &[&str]) -> String {
     let mut out = format!(
         "{:<8} {:>12} {:>12} {:>12} {:>12} {:>15}\n",
@@ -422,7 +423,33 @@ pub fn stream_table(kernels: &BTreeMap<String, StreamKernel>, names: &[&str]) ->
             f(|k| k.max_secs)
         );
     }
+    if let Some(l) = kernels.get("read").and_then(|k| k.read_loop.as_ref()) {
+        out += &read_loop_line(l);
+    }
     out
+}
+
+/// Which loop the sustained read ran through and, where a trial chose it, what
+/// each loop read.
+fn read_loop_line(l: &scalescope_results::mem::ReadLoopChoice) -> String {
+    if l.trial_gb_per_s.is_empty() {
+        return format!(
+            "sustained read loop: {} (the only one this CPU runs)\n",
+            l.chosen
+        );
+    }
+    let trial: Vec<String> = l
+        .trial_gb_per_s
+        .iter()
+        .map(|(name, gbs)| format!("{name} {gbs:.2}"))
+        .collect();
+    format!(
+        "sustained read loop: {}, the faster in a trial of {} interleaved blocks of {} sweeps each (median GB/s: {}; the iterations read through the wide loop)\n",
+        l.chosen,
+        l.trial_pairs,
+        l.trial_sweeps,
+        trial.join(", ")
+    )
 }
 
 /// A core-to-core measurement as the text output needs it.

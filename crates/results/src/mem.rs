@@ -21,8 +21,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// Version of the `mem stream --json` document: 2 replaced schema 1's `sum` kernel
 /// with the `read` ceiling and added the `write` one; 3 made `write` ordinary
 /// stores and added `write_nt` with the non-temporal ones; 4 added the sustained
-/// blocks of `write`, `write_nt` and `read` (docs/json.md).
-pub const STREAM_SCHEMA_VERSION: u32 = 4;
+/// blocks of `write`, `write_nt` and `read`; 5 the read's `loop` (docs/json.md).
+pub const STREAM_SCHEMA_VERSION: u32 = 5;
 
 /// The documents' `kind` values.
 pub const STREAM_KIND: &str = "scalescope.mem-stream";
@@ -129,6 +129,22 @@ pub struct StreamKernel {
     /// `--sustain` is above 0); null or absent otherwise.
     #[serde(default)]
     pub sustained: Option<SustainedBlock>,
+    /// The loop the sustained read block ran through (schema 5, `read` with a
+    /// sustained block only; null or absent otherwise).
+    #[serde(default, rename = "loop")]
+    pub read_loop: Option<ReadLoopChoice>,
+}
+
+/// Which read loop a `mem stream` run kept for its sustained read: `chosen`
+/// (`wide` or `paced`), the faster by median GB/s over `trial_pairs` interleaved
+/// blocks of `trial_sweeps` back-to-back sweeps of each (`trial_gb_per_s` by loop
+/// name; empty, and both counts 0, where this CPU runs only one loop).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadLoopChoice {
+    pub chosen: String,
+    pub trial_gb_per_s: BTreeMap<String, f64>,
+    pub trial_pairs: usize,
+    pub trial_sweeps: usize,
 }
 
 /// Back-to-back sweeps of one kernel between two barriers, as likwid-bench times

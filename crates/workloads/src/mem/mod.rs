@@ -116,18 +116,62 @@ pub fn caches_of(topo: &Topology, cpu: u32) -> Vec<(u8, u64)> {
 /// run time), SSE2 on every other x86_64, portable loops elsewhere. Every loop
 /// handles any length and alignment (a scalar head and tail around the vectors).
 pub mod vector {
-    /// A read-only sum: the read-bandwidth ceiling. With AVX (checked at run time) it
-    /// reads the slice front to back, [`STEP`] doubles (two cache lines) per step as
-    /// four 32-byte loads, each into its own accumulator, as likwid-bench's
-    /// `load_avx` does; portable loop elsewhere. One stream per thread measured
-    /// faster on the machine of docs/PERFORMANCE.md than 2, 4 or 8 parts of the
-    /// slice read side by side.
+    /// A read-only sum: the read-bandwidth ceiling, through the [`ReadLoop::Wide`] loop.
     pub fn read(a: &[f64]) -> f64 {
+        read_with(a, ReadLoop::Wide)
+    }
+
+    /// How the read-only sum walks its slice (front to back, one stream per
+    /// thread, both loops on x86_64 with AVX, checked at run time; the portable
+    /// sum elsewhere). Which one reads faster depends on the machine: `mem stream`
+    /// tries both and keeps the faster (docs/PERFORMANCE.md).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ReadLoop {
+        /// [`STEP`] doubles (two cache lines) per step as four 32-byte loads, each
+        /// into its own register accumulator, as likwid-bench's `load_avx` loads:
+        /// the core runs as far ahead of its loads as it can.
+        Wide,
+        /// [`PACED_SLOTS`] accumulators kept in memory (each 32-byte load is added
+        /// to one slot, stored back and reloaded a step later), which bounds how
+        /// fast the core consumes lines to about twice a core's share of DRAM on
+        /// the machine of docs/PERFORMANCE.md, where the hardware prefetcher then
+        /// keeps ahead: 1.09x the wide loop there at one thread.
+        Paced,
+    }
+
+    impl ReadLoop {
+        /// The loops this CPU runs as themselves (without AVX both fall back to
+        /// the portable sum, so only [`ReadLoop::Wide`] is listed).
+        pub fn available() -> &'static [ReadLoop] {
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx") {
+                return &[ReadLoop::Wide, ReadLoop::Paced];
+            }
+            &[ReadLoop::Wide]
+        }
+
+        /// The loop's name in the JSON and text output.
+        pub fn name(self) -> &'static str {
+            match self {
+                ReadLoop::Wide => "wide",
+                ReadLoop::Paced => "paced",
+            }
+        }
+    }
+
+    /// The sum of `a` through loop `how`.
+    pub fn read_with(a: &[f64], how: ReadLoop) -> f64 {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx") {
             // SAFETY: AVX is present (checked just above).
-            return unsafe { x86::read_avx(a) };
+            return unsafe {
+                match how {
+                    ReadLoop::Wide => x86::read_avx(a),
+                    ReadLoop::Paced => x86::read_paced_avx(a),
+                }
+            };
         }
+        let _ = how;
         portable_sum(a)
     }
 
@@ -181,6 +225,10 @@ pub mod vector {
     /// Doubles the read and write loops move per step: two cache lines.
     pub const STEP: usize = 16;
 
+    /// The paced read's accumulator slots, each four doubles: one step of the paced
+    /// loop reads `4 * PACED_SLOTS` doubles (four cache lines).
+    pub const PACED_SLOTS: usize = 8;
+
     #[cfg(target_arch = "x86_64")]
     mod x86 {
         use std::arch::x86_64::{
@@ -189,7 +237,7 @@ pub mod vector {
             _mm_sfence, _mm_stream_pd,
         };
 
-        use super::STEP;
+        use super::{PACED_SLOTS, STEP};
 
         /// The first index from which `p.add(j)` is aligned to `bytes`, at most `n`.
         fn aligned_from(p: *const f64, n: usize, bytes: usize) -> usize {
@@ -213,6 +261,75 @@ pub mod vector {
             }
             let mut lanes = [0.0f64; 4];
             let total = acc
+                .iter()
+                .fold(_mm256_setzero_pd(), |s, a| _mm256_add_pd(s, *a));
+            // SAFETY: `lanes` holds four doubles.
+            unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), total) };
+            lanes.iter().sum::<f64>() + a[whole..].iter().sum::<f64>()
+        }
+
+        /// The paced sum: every 32-byte load is added to its slot's accumulator,
+        /// which is loaded from and stored back to memory around the add, so the
+        /// loop's pace is set by store-to-load forwarding, not by how far ahead
+        /// the core can issue loads. Written in assembly so that no compiler keeps
+        /// the slots in registers.
+        ///
+        /// # Safety
+        /// The CPU must support AVX.
+        #[target_feature(enable = "avx")]
+        pub unsafe fn read_paced_avx(a: &[f64]) -> f64 {
+            const STEP_DOUBLES: usize = 4 * PACED_SLOTS;
+            let whole = a.len() / STEP_DOUBLES * STEP_DOUBLES;
+            let mut slots = [_mm256_setzero_pd(); PACED_SLOTS];
+            if whole > 0 {
+                let p = a.as_ptr();
+                // SAFETY: `whole <= a.len()`, so `end` is at most one past the slice.
+                let end = unsafe { p.add(whole) };
+                // SAFETY: the loop reads [p, end), whole steps of 32 doubles inside
+                // `a` (whole > 0, a multiple of 32), through unaligned-tolerant VEX
+                // loads; it loads and stores only the eight 32-byte slots of
+                // `slots` (an array of __m256d, so 32-byte aligned for vmovapd);
+                // it touches no stack and clobbers only the flags and `t`.
+                unsafe {
+                    std::arch::asm!(
+                        "2:",
+                        "vmovapd {t}, ymmword ptr [{s}]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p}]",
+                        "vmovapd ymmword ptr [{s}], {t}",
+                        "vmovapd {t}, ymmword ptr [{s} + 32]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p} + 32]",
+                        "vmovapd ymmword ptr [{s} + 32], {t}",
+                        "vmovapd {t}, ymmword ptr [{s} + 64]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p} + 64]",
+                        "vmovapd ymmword ptr [{s} + 64], {t}",
+                        "vmovapd {t}, ymmword ptr [{s} + 96]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p} + 96]",
+                        "vmovapd ymmword ptr [{s} + 96], {t}",
+                        "vmovapd {t}, ymmword ptr [{s} + 128]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p} + 128]",
+                        "vmovapd ymmword ptr [{s} + 128], {t}",
+                        "vmovapd {t}, ymmword ptr [{s} + 160]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p} + 160]",
+                        "vmovapd ymmword ptr [{s} + 160], {t}",
+                        "vmovapd {t}, ymmword ptr [{s} + 192]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p} + 192]",
+                        "vmovapd ymmword ptr [{s} + 192], {t}",
+                        "vmovapd {t}, ymmword ptr [{s} + 224]",
+                        "vaddpd {t}, {t}, ymmword ptr [{p} + 224]",
+                        "vmovapd ymmword ptr [{s} + 224], {t}",
+                        "add {p}, 256",
+                        "cmp {p}, {e}",
+                        "jb 2b",
+                        p = inout(reg) p => _,
+                        e = in(reg) end,
+                        s = in(reg) slots.as_mut_ptr(),
+                        t = out(ymm_reg) _,
+                        options(nostack),
+                    );
+                }
+            }
+            let mut lanes = [0.0f64; 4];
+            let total = slots
                 .iter()
                 .fold(_mm256_setzero_pd(), |s, a| _mm256_add_pd(s, *a));
             // SAFETY: `lanes` holds four doubles.
@@ -312,6 +429,9 @@ pub mod vector {
                     let a = &base[start..start + len];
                     let want: f64 = a.iter().sum();
                     assert_eq!(read(a), want, "read start {start} len {len}");
+                    for how in ReadLoop::available() {
+                        assert_eq!(read_with(a, *how), want, "{how:?} start {start} len {len}");
+                    }
                     assert_eq!(portable_sum(a), want);
                     for nt in [false, true] {
                         let mut d = vec![1.0; 2000];
