@@ -114,10 +114,11 @@ stream() {
 }
 # GB/s of scalescope's copy, triad, write, write_nt and read (best iteration, as
 # stream.c reports), then write, write_nt and read over their sustained blocks (as
-# likwid-bench reports).
+# likwid-bench reports), then the loop its sustained read ran through (its trial's
+# pick, `wide` or `paced`; docs/json.md).
 ours() {
   "$S" mem stream --threads "$1" --placement cores-first --size "$per_array" --ntimes 10 --sustain 1 --json |
-    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','write_nt','read')), *(k[n]['sustained']['gb_per_s'] for n in ('write','write_nt','read')))"
+    python3 -c "import json,sys; d=json.load(sys.stdin); assert d['verified']; k=d['kernels']; print(*(k[n]['gb_per_s'] for n in ('copy','triad','write','write_nt','read')), *(k[n]['sustained']['gb_per_s'] for n in ('write','write_nt','read')), (k['read'].get('loop') or {}).get('chosen', 'wide'))"
 }
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 echo "arrays of ${array_mb} MB; ${reps} interleaved pairs per thread count; GB/s medians, per-pair ratios scalescope/peer"
@@ -137,12 +138,13 @@ for t in ${THREADS:-1 2}; do
     sm=$(likwid store_mem_avx "$t")
     o=$(ours "$t")
     la=$(likwid load_avx "$t")
-    echo "$r $o $la $sm $sa $sc"
+    echo "$r ${o% *} $la $sm $sa $sc ${o##* }"
   done > "$work/t$t"
   echo "load average after $t thread(s): $(cat /proc/loadavg)"
   python3 - "$t" "$work/t$t" <<'PY'
 import statistics as st, sys
-t, rows = sys.argv[1], [list(map(float, l.split()[1:])) for l in open(sys.argv[2])]
+t, lines = sys.argv[1], [l.split() for l in open(sys.argv[2])]
+rows, loops = [list(map(float, f[1:-1])) for f in lines], [f[-1] for f in lines]
 col = lambda i: [r[i] for r in rows]
 # columns: 0 copy, 1 triad, 2 write, 3 write_nt, 4 read, 5-7 write, write_nt, read sustained,
 # 8 load_avx, 9 store_mem_avx, 10 store_avx, 11 stream.c Copy, 12 Triad
@@ -156,6 +158,7 @@ for ours, i, peer, j in pairs:
     ratios = [a / b for a, b in zip(col(i), col(j))]
     print(f"{t} threads  {ours:<18} {st.median(col(i)):7.2f}  {peer:<26} {st.median(col(j)):7.2f}"
           f"  median ratio {st.median(ratios):.3f}  pairs {' '.join(f'{x:.2f}' for x in ratios)}")
+print(f"{t} threads  sustained read loop by pair: {' '.join(loops)}")
 PY
 done
 

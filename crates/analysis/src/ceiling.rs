@@ -2,7 +2,8 @@
 //! diagnosis they allow: a curve whose figure of merit is a bandwidth (GB/s) and
 //! that reaches the ceiling measured on the same number of NUMA nodes is bound by
 //! memory bandwidth there, per node (or per socket); adding a node raises the
-//! ceiling. Without a measured ceiling nothing is said about bandwidth.
+//! ceiling. A read-only figure is judged against the read ceiling, every other
+//! one against triad. Without a measured ceiling nothing is said about bandwidth.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,23 @@ pub struct Ceiling {
     pub placement: Strategy,
     /// STREAM triad GB/s (the best of the iterations).
     pub gb_per_s: f64,
+    /// The read ceiling (`mem stream`'s read-only kernel): the higher of its best
+    /// iteration and its sustained block; None where the document has no `read`
+    /// (mem-stream schema 1).
+    #[serde(default)]
+    pub read_gb_per_s: Option<f64>,
+}
+
+impl Ceiling {
+    /// The ceiling a figure named `metric` is judged against, and that kernel's
+    /// name: the read ceiling for a read-only figure ([`is_read_only`]) where one
+    /// was measured, else triad.
+    pub fn for_metric(&self, metric: &str) -> (f64, &'static str) {
+        match self.read_gb_per_s {
+            Some(read) if is_read_only(metric) => (read, "read"),
+            _ => (self.gb_per_s, "triad"),
+        }
+    }
 }
 
 /// Why a document is not a ceiling.
@@ -59,6 +77,10 @@ pub fn from_stream(source: &str, doc: &StreamDocument) -> Result<Ceiling, Ceilin
             .map(|k| k.gb_per_s)
             .filter(|v| *v > 0.0)
             .ok_or_else(|| field("kernels.triad.gb_per_s"))?,
+        read_gb_per_s: doc.kernels.get("read").and_then(|k| {
+            let sustained = k.sustained.map_or(0.0, |s| s.gb_per_s);
+            Some(k.gb_per_s.max(sustained)).filter(|v| *v > 0.0)
+        }),
     })
 }
 
@@ -77,6 +99,13 @@ pub fn for_nodes<'a>(
 /// Whether a figure of merit is a bandwidth in GB/s.
 pub fn is_bandwidth(metric: &str) -> bool {
     metric.ends_with("gb_per_s") || metric.ends_with("gbps")
+}
+
+/// Whether a bandwidth figure counts bytes read only, by its name: one that says
+/// `read` or `scanned` (`read_gb_per_s`, TPC-H's `scanned_gb_per_s`). Such a
+/// figure is judged against the read ceiling, every other one against triad.
+pub fn is_read_only(metric: &str) -> bool {
+    is_bandwidth(metric) && (metric.contains("read") || metric.contains("scanned"))
 }
 
 #[cfg(test)]
@@ -98,5 +127,30 @@ mod tests {
             ))
         );
         assert!(is_bandwidth("triad_gb_per_s") && !is_bandwidth("mops"));
+        // Schema 1 had no read kernel: no read ceiling, and every figure is judged
+        // against triad.
+        assert_eq!(c.read_gb_per_s, None);
+        assert_eq!(c.for_metric("scanned_gb_per_s"), (41.5, "triad"));
+    }
+
+    #[test]
+    fn the_read_ceiling_is_the_faster_of_the_reads_two_measures() {
+        let doc = |sustained: f64| {
+            serde_json::json!({"kind": "scalescope.mem-stream", "threads": 1,
+                "placement": "compact", "kernels": {"triad": {"gb_per_s": 30.0},
+                "read": {"gb_per_s": 33.0, "sustained": {"sweeps": 9, "secs": 1.0, "gb_per_s": sustained}}}})
+        };
+        let c = from_stream_doc("s.json", &doc(36.5)).unwrap();
+        assert_eq!(c.read_gb_per_s, Some(36.5));
+        assert_eq!(
+            from_stream_doc("s.json", &doc(31.0)).unwrap().read_gb_per_s,
+            Some(33.0)
+        );
+        // Read-only figures by name take the read ceiling; the rest take triad.
+        assert_eq!(c.for_metric("scanned_gb_per_s"), (36.5, "read"));
+        assert_eq!(c.for_metric("read_sustained_gb_per_s"), (36.5, "read"));
+        assert_eq!(c.for_metric("triad_gb_per_s"), (30.0, "triad"));
+        assert_eq!(c.for_metric("copy_gb_per_s"), (30.0, "triad"));
+        assert!(!is_read_only("reads_per_s"));
     }
 }

@@ -491,14 +491,22 @@ fn saturation(
     let (p, cl, nodes) = c.points.iter().find_map(|p| {
         let nodes = p.usage?.numa_nodes;
         let cl = ceiling::for_nodes(topo, ceilings, nodes)?;
-        (p.perf >= 0.85 * cl.gb_per_s).then_some((p, cl, nodes))
+        (p.perf >= 0.85 * cl.for_metric(metric).0).then_some((p, cl, nodes))
     })?;
+    let (gbs, kernel) = cl.for_metric(metric);
     let mut f = Finding::new(
         FindingKind::BandwidthSaturation,
         "warning",
         format!(
-            "{name}: memory bandwidth saturates at {} threads: {:.1} GB/s is {} of the {:.1} GB/s measured on {nodes} NUMA node(s)",
-            p.threads, p.perf, pct(p.perf / cl.gb_per_s), cl.gb_per_s
+            "{name}: memory bandwidth saturates at {} threads: {:.1} GB/s is {} of the {kernel} ceiling, {gbs:.1} GB/s, measured on {nodes} NUMA node(s){}",
+            p.threads,
+            p.perf,
+            pct(p.perf / gbs),
+            if p.perf > gbs {
+                " (above it: the ceiling understates this machine, or part of these bytes came from caches)"
+            } else {
+                ""
+            }
         ),
     );
     f.curve = Some(name.to_string());
@@ -507,12 +515,12 @@ fn saturation(
     f.confidence = Confidence::from_probability(0.95, p.runs);
     f.evidence.push(Evidence::new(
         format!(
-            "STREAM triad ceiling {:.1} GB/s from {} ({} threads, {})",
-            cl.gb_per_s, cl.source, cl.threads, cl.placement
+            "`mem stream` {kernel} ceiling {gbs:.1} GB/s from {} ({} threads, {})",
+            cl.source, cl.threads, cl.placement
         ),
         EvidenceItem::Ceiling {
             source: cl.source.clone(),
-            ceiling: cl.gb_per_s,
+            ceiling: gbs,
             reached: p.perf,
             unit: "GB/s".into(),
         },

@@ -277,6 +277,7 @@ fn ceiling_at_16(gb_per_s: f64) -> Ceiling {
         threads: 16,
         placement: Strategy::CoresFirst,
         gb_per_s,
+        read_gb_per_s: None,
     }
 }
 
@@ -356,5 +357,59 @@ fn a_bend_on_one_node_with_only_a_two_node_ceiling_asks_for_the_missing_one() {
             .iter()
             .all(|c| c.starts_with("no ceiling was measured on as many NUMA nodes")),
         "{checks:?}"
+    );
+}
+
+/// A read-only figure (TPC-H Q6's `scanned_gb_per_s`) is judged against the read
+/// ceiling measured beside it, not triad; a figure above the ceiling is shown as
+/// measured and said to be above it.
+#[test]
+fn a_read_only_figure_is_judged_against_the_read_ceiling() {
+    let topo = Source::Synthetic("package:1 numa:1 core:16 pu:1".into())
+        .load()
+        .unwrap();
+    let h = header(&topo, vec![1, 2, 4, 8, 12, 16], vec![Strategy::CoresFirst]);
+    let mut r = triad_runs(&h, 102.0);
+    for rec in &mut r {
+        let gbs = rec.metrics.remove("triad_gb_per_s").unwrap();
+        rec.metrics.insert("scanned_gb_per_s".into(), gbs);
+    }
+    let basis = Basis::Metric {
+        name: "scanned_gb_per_s".into(),
+        higher_is_better: true,
+    };
+    let ceiling = Ceiling {
+        read_gb_per_s: Some(101.0),
+        ..ceiling_at_16(95.0)
+    };
+    let a = analyze_with(&h, &r, &basis, &[ceiling]);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::BandwidthSaturation)
+        .expect("a saturation finding");
+    // 85% of 101 is 85.85: the first point past it is 12 threads (102 GB/s).
+    assert_eq!(f.after_threads, Some(12), "{f:?}");
+    assert!(
+        f.title.contains("101% of the read ceiling, 101.0 GB/s") && f.title.contains("(above it:"),
+        "{}",
+        f.title
+    );
+    assert!(
+        f.evidence[0].text.contains("read ceiling 101.0 GB/s"),
+        "{:?}",
+        f.evidence
+    );
+    // Without a read ceiling in the document, triad it is, and the finding says so.
+    let a = analyze_with(&h, &r, &basis, &[ceiling_at_16(95.0)]);
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::BandwidthSaturation)
+        .expect("a saturation finding");
+    assert!(
+        f.title.contains("of the triad ceiling, 95.0 GB/s"),
+        "{}",
+        f.title
     );
 }
