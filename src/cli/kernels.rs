@@ -311,7 +311,7 @@ pub struct StreamArgs {
     pub ntimes: usize,
     /// Seconds of back-to-back sweeps the write, write_nt and read kernels each
     /// also run alone after the iterations, averaged over the block as likwid-bench
-    /// measures (0: none).
+    /// measures (0: none); a trial of half as long again picks the read's loop.
     #[arg(long, default_value_t = 1.0)]
     pub sustain: f64,
     /// Milliseconds between evidence samples beside the kernels (CPU, pages per

@@ -101,11 +101,20 @@ pub fn is_bandwidth(metric: &str) -> bool {
     metric.ends_with("gb_per_s") || metric.ends_with("gbps")
 }
 
-/// Whether a bandwidth figure counts bytes read only, by its name: one that says
-/// `read` or `scanned` (`read_gb_per_s`, TPC-H's `scanned_gb_per_s`). Such a
-/// figure is judged against the read ceiling, every other one against triad.
+/// Whether a bandwidth figure counts bytes read only, by its name: one with the
+/// word `read` or `scanned` in it (`read_gb_per_s`, TPC-H's `scanned_gb_per_s`;
+/// words split at anything but letters and digits, so `thread_gb_per_s` is not)
+/// and none of `write`, `copy` or `triad` (`read_write_gb_per_s` moves both).
+/// Such a figure is judged against the read ceiling, every other one against triad.
 pub fn is_read_only(metric: &str) -> bool {
-    is_bandwidth(metric) && (metric.contains("read") || metric.contains("scanned"))
+    let words: Vec<String> = metric
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let has = |w: &str| words.iter().any(|x| x == w);
+    is_bandwidth(metric)
+        && (has("read") || has("scanned"))
+        && !(has("write") || has("copy") || has("triad"))
 }
 
 #[cfg(test)]
@@ -152,5 +161,9 @@ mod tests {
         assert_eq!(c.for_metric("triad_gb_per_s"), (30.0, "triad"));
         assert_eq!(c.for_metric("copy_gb_per_s"), (30.0, "triad"));
         assert!(!is_read_only("reads_per_s"));
+        // Words, not substrings: a per-thread figure is not a read-only one.
+        assert!(!is_read_only("per_thread_gb_per_s") && !is_read_only("spread_gb_per_s"));
+        assert!(is_read_only("q6.read.gbps"));
+        assert!(!is_read_only("read_write_gb_per_s") && !is_read_only("q.read.copy.gbps"));
     }
 }

@@ -112,9 +112,133 @@ pub fn caches_of(topo: &Topology, cpu: u32) -> Vec<(u8, u64)> {
         .collect()
 }
 
+/// The trial that picks the loop a sustained read runs through: both loops read
+/// the same slices in interleaved blocks timed as the sustained blocks are, and
+/// the one with the higher median GB/s is kept (docs/PERFORMANCE.md: which loop
+/// is faster depends on the machine).
+pub mod read_trial {
+    use std::time::Instant;
+
+    use serde_json::json;
+
+    use super::vector::{self, ReadLoop};
+    use crate::pool::SpinBarrier;
+
+    /// Interleaved blocks of each loop.
+    pub const PAIRS: usize = 5;
+    /// Each block's length as a share of the sustained target: with the default
+    /// 1 s, ten blocks of 50 ms, half a second in all.
+    pub const SHARE: f64 = 0.05;
+
+    /// What a trial found: the loop kept, each loop's median GB/s (in the order
+    /// tried; empty where no trial ran) and the sweeps in each block (0: none).
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct Choice {
+        pub chosen: ReadLoop,
+        pub medians: Vec<(ReadLoop, f64)>,
+        pub sweeps: usize,
+    }
+
+    /// Sweeps per block: as many sweeps of `best_secs` (the read's best
+    /// iteration) as fit in [`SHARE`] of `sustain` seconds, at least one.
+    pub fn sweeps(sustain: f64, best_secs: f64) -> usize {
+        let sweeps = (sustain * SHARE / best_secs).ceil();
+        if sweeps.is_finite() {
+            sweeps.max(1.0) as usize
+        } else {
+            1
+        }
+    }
+
+    /// One worker's part of the trial over its slice `a`: [`PAIRS`] rounds, each
+    /// a block of `sweeps` back-to-back sweeps of every loop (in `loops` order in
+    /// even rounds, reversed in odd ones, so neither always goes first), each
+    /// block timed from a barrier to a barrier with none between its sweeps (so
+    /// worker 0's times are the slowest worker's). Seconds per round, by loop in
+    /// `loops` order.
+    pub fn blocks(
+        a: &[f64],
+        barrier: &SpinBarrier,
+        loops: &[ReadLoop],
+        sweeps: usize,
+    ) -> Vec<Vec<f64>> {
+        (0..PAIRS)
+            .map(|round| {
+                let mut secs = vec![0.0; loops.len()];
+                for k in 0..loops.len() {
+                    let l = if round % 2 == 0 {
+                        k
+                    } else {
+                        loops.len() - 1 - k
+                    };
+                    barrier.wait();
+                    let t = Instant::now();
+                    for _ in 0..sweeps {
+                        std::hint::black_box(vector::read_with(a, loops[l]));
+                    }
+                    barrier.wait();
+                    secs[l] = t.elapsed().as_secs_f64();
+                }
+                secs
+            })
+            .collect()
+    }
+
+    /// The choice from the trial's rounds (`rounds[r][l]` seconds of a block of
+    /// `block_bytes` through `loops[l]` in round `r`): each loop's median GB/s,
+    /// non-finite ones dropped, and the loop with the highest (the first listed on
+    /// a tie; [`ReadLoop::Wide`] when none is left).
+    pub fn choose(
+        loops: &[ReadLoop],
+        block_bytes: f64,
+        sweeps: usize,
+        rounds: &[Vec<f64>],
+    ) -> Choice {
+        let medians: Vec<(ReadLoop, f64)> = loops
+            .iter()
+            .enumerate()
+            .filter_map(|(l, &how)| {
+                let mut gbs: Vec<f64> = rounds.iter().map(|r| block_bytes / r[l] / 1e9).collect();
+                gbs.sort_by(f64::total_cmp);
+                let median = *gbs.get(gbs.len() / 2)?;
+                median.is_finite().then_some((how, median))
+            })
+            .collect();
+        let chosen = medians
+            .iter()
+            .fold(None::<(ReadLoop, f64)>, |best, &(how, g)| match best {
+                Some((_, b)) if b >= g => best,
+                _ => Some((how, g)),
+            })
+            .map_or(ReadLoop::Wide, |(how, _)| how);
+        Choice {
+            chosen,
+            medians,
+            sweeps,
+        }
+    }
+
+    impl Choice {
+        /// As the `mem stream` detail records it (`kernels.read.loop`): the loop's
+        /// name, the median GB/s by loop name, blocks per loop and sweeps per block.
+        pub fn json(&self) -> serde_json::Value {
+            let trial: serde_json::Map<String, serde_json::Value> = self
+                .medians
+                .iter()
+                .map(|(how, gbs)| (how.name().to_string(), json!(gbs)))
+                .collect();
+            let pairs = if trial.is_empty() { 0 } else { PAIRS };
+            json!({"chosen": self.chosen.name(), "trial_gb_per_s": trial,
+                "trial_pairs": pairs, "trial_sweeps": self.sweeps})
+        }
+    }
+}
+
 /// The inner loops of the bandwidth kernels: AVX where the CPU has it (checked at
 /// run time), SSE2 on every other x86_64, portable loops elsewhere. Every loop
-/// handles any length and alignment (a scalar head and tail around the vectors).
+/// handles any length and alignment (a scalar tail after the vectors, and a scalar
+/// head up to an aligned address before the stores; the reads load unaligned
+/// data as it comes, so a misaligned slice splits some loads across lines).
 pub mod vector {
     /// A read-only sum: the read-bandwidth ceiling, through the [`ReadLoop::Wide`] loop.
     pub fn read(a: &[f64]) -> f64 {
@@ -125,11 +249,12 @@ pub mod vector {
     /// thread, both loops on x86_64 with AVX, checked at run time; the portable
     /// sum elsewhere). Which one reads faster depends on the machine: `mem stream`
     /// tries both and keeps the faster (docs/PERFORMANCE.md).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub enum ReadLoop {
         /// [`STEP`] doubles (two cache lines) per step as four 32-byte loads, each
         /// into its own register accumulator, as likwid-bench's `load_avx` loads:
         /// the core runs as far ahead of its loads as it can.
+        #[default]
         Wide,
         /// [`PACED_SLOTS`] accumulators kept in memory (each 32-byte load is added
         /// to one slot, stored back and reloaded a step later), which bounds how
@@ -289,7 +414,9 @@ pub mod vector {
                 // `a` (whole > 0, a multiple of 32), through unaligned-tolerant VEX
                 // loads; it loads and stores only the eight 32-byte slots of
                 // `slots` (an array of __m256d, so 32-byte aligned for vmovapd);
-                // it touches no stack and clobbers only the flags and `t`.
+                // it pushes nothing and uses no red zone (`nostack`: `slots`, on
+                // this function's stack, is reached only through `s`), and it
+                // clobbers only the flags, `t` and `p` (declared).
                 unsafe {
                     std::arch::asm!(
                         "2:",

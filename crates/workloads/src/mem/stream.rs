@@ -21,6 +21,7 @@ use std::time::Instant;
 use scalescope_topo::Topology;
 use serde_json::json;
 
+use super::read_trial::{self, Choice};
 use super::vector::{self, ReadLoop};
 use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::{Figure, Verification, Workload, WorkloadError};
@@ -126,22 +127,10 @@ pub struct Stream {
     sustain: f64,
     /// Per kernel in [`KERNELS`] order, its sustained block if it ran one.
     sustained: [Option<Sustained>; KERNELS.len()],
-    /// The read loop of the sustained read block: the faster in the trial that
-    /// runs just before the sustained blocks; the iterations read through
-    /// [`ReadLoop::Wide`].
-    read_loop: ReadLoop,
-    /// The trial's median GB/s per loop, in [`ReadLoop::available`] order (empty
-    /// where no trial ran: no sustained blocks, or one loop available).
-    read_trial: Vec<(ReadLoop, f64)>,
-    /// Sweeps in each of the trial's blocks (0: no trial).
-    read_trial_sweeps: usize,
+    /// The sustained read block's loop, picked by a trial just before the
+    /// sustained blocks (the iterations read through [`ReadLoop::Wide`]).
+    read: Choice,
 }
-
-/// Interleaved blocks of each read loop in the trial that picks one.
-pub const READ_TRIAL_PAIRS: usize = 5;
-/// Each trial block's length, as a share of the sustained target: with the
-/// default 1 s, ten blocks of 50 ms, half a second in all.
-const READ_TRIAL_SHARE: f64 = 0.05;
 
 impl Stream {
     /// `n` elements per array, `ntimes` iterations (at least 2), optional
@@ -156,16 +145,13 @@ impl Stream {
             last_sum: 0.0,
             sustain: 0.0,
             sustained: [None; KERNELS.len()],
-            read_loop: ReadLoop::Wide,
-            read_trial: Vec::new(),
-            read_trial_sweeps: 0,
+            read: Choice::default(),
         }
     }
 
-    /// The read loop the last run chose, and its trial's median GB/s per loop
-    /// (empty where no trial ran).
-    pub fn read_loop(&self) -> (ReadLoop, &[(ReadLoop, f64)]) {
-        (self.read_loop, &self.read_trial)
+    /// The read loop the last run's sustained read ran through, and its trial.
+    pub fn read_loop(&self) -> &Choice {
+        &self.read
     }
 
     /// After the iterations, each of [`SUSTAINED`] also runs alone as one block of
@@ -387,82 +373,6 @@ impl Stream {
             .collect()
     }
 
-    /// The read-loop trial on worker `i`: [`READ_TRIAL_PAIRS`] rounds, each one
-    /// block of `sweeps` back-to-back sweeps of every loop in `loops` over the
-    /// worker's range, timed as the sustained blocks are (from a barrier to a
-    /// barrier, none between sweeps, so worker 0's times are the slowest
-    /// worker's). Returns seconds per round and loop.
-    fn read_trial_worker(
-        &self,
-        i: usize,
-        threads: usize,
-        arrays: &[Array; 3],
-        barrier: &SpinBarrier,
-        loops: &[ReadLoop],
-        sweeps: usize,
-    ) -> Vec<Vec<f64>> {
-        let r = chunk(self.n, threads, i, ALIGN);
-        // SAFETY: worker i reads only its own range of `a`, initialised in
-        // `prepare`; nothing writes during the trial.
-        let a = unsafe { arrays[0].slice(r) };
-        (0..READ_TRIAL_PAIRS)
-            .map(|_| {
-                loops
-                    .iter()
-                    .map(|&how| {
-                        barrier.wait();
-                        let t = Instant::now();
-                        for _ in 0..sweeps {
-                            std::hint::black_box(vector::read_with(a, how));
-                        }
-                        barrier.wait();
-                        t.elapsed().as_secs_f64()
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    /// Sweeps per trial block: as many as the read's best iteration fits in a
-    /// [`READ_TRIAL_SHARE`] of the sustained target, at least one.
-    fn trial_sweeps(&self) -> usize {
-        let best = self
-            .rates()
-            .into_iter()
-            .find(|r| r.0 == "read")
-            .map_or(f64::INFINITY, |r| r.2);
-        let sweeps = (self.sustain * READ_TRIAL_SHARE / best).ceil();
-        if sweeps.is_finite() {
-            sweeps.max(1.0) as usize
-        } else {
-            1
-        }
-    }
-
-    /// Picks the read loop from the trial's rounds (`rounds[r][l]` seconds of
-    /// `sweeps` sweeps of loop `loops[l]` in round `r`): each loop's median GB/s,
-    /// and the loop with the highest median (the first on a tie).
-    fn choose_read_loop(&mut self, loops: &[ReadLoop], sweeps: usize, rounds: &[Vec<f64>]) {
-        let bytes = (self.array_bytes_each() * sweeps as u64) as f64;
-        self.read_trial = loops
-            .iter()
-            .enumerate()
-            .map(|(l, &how)| {
-                let mut gbs: Vec<f64> = rounds.iter().map(|r| bytes / r[l] / 1e9).collect();
-                gbs.sort_by(f64::total_cmp);
-                (how, gbs.get(gbs.len() / 2).copied().unwrap_or(f64::NAN))
-            })
-            .collect();
-        self.read_loop = self
-            .read_trial
-            .iter()
-            .fold(None::<(ReadLoop, f64)>, |best, &(how, g)| match best {
-                Some((_, b)) if b >= g => best,
-                _ => Some((how, g)),
-            })
-            .map_or(ReadLoop::Wide, |(how, _)| how);
-    }
-
     /// Kernel `k` (in [`KERNELS`] order) on worker `i`'s range of `threads`; the
     /// read returns its sum, the others 0.
     fn kernel(&self, k: usize, i: usize, threads: usize, [a, b, c]: &[Array; 3]) -> f64 {
@@ -511,27 +421,10 @@ impl Stream {
                     .for_each(|(d, (x, y))| *d = x + SCALAR * y),
                 "write" => vector::write(c.slice_mut(r), WRITTEN, false),
                 "write_nt" => vector::write(b.slice_mut(r), WRITTEN_NT, true),
-                _ => return vector::read_with(a.slice(r), self.read_loop),
+                _ => return vector::read_with(a.slice(r), self.read.chosen),
             }
         }
         0.0
-    }
-
-    /// The sustained read's loop as the detail records it: the chosen loop's name,
-    /// the trial's median GB/s by loop name, its interleaved blocks per loop and
-    /// sweeps per block.
-    fn read_loop_json(&self) -> serde_json::Value {
-        let trial: serde_json::Map<String, serde_json::Value> = self
-            .read_trial
-            .iter()
-            .map(|(how, gbs)| (how.name().to_string(), json!(gbs)))
-            .collect();
-        let pairs = if trial.is_empty() {
-            0
-        } else {
-            READ_TRIAL_PAIRS
-        };
-        json!({"chosen": self.read_loop.name(), "trial_gb_per_s": trial, "trial_pairs": pairs, "trial_sweeps": self.read_trial_sweeps})
     }
 
     /// The values every element should hold after `ntimes` iterations.
@@ -582,9 +475,7 @@ impl Workload for Stream {
         let arrays = self.arrays.take().expect("prepare runs before run");
         let (threads, barrier) = (pool.threads(), SpinBarrier::new(pool.threads()));
         let t0 = Instant::now();
-        self.read_loop = ReadLoop::Wide;
-        self.read_trial.clear();
-        self.read_trial_sweeps = 0;
+        self.read = Choice::default();
         let this = &*self;
         let out = pool.broadcast(|i| this.worker(i, threads, &arrays, &barrier));
         self.last_sum = out.iter().map(|(_, s)| s).sum();
@@ -597,13 +488,18 @@ impl Workload for Stream {
         let plan = self.sustain_plan();
         let loops = ReadLoop::available();
         if !plan.is_empty() && loops.len() > 1 {
-            let sweeps = self.trial_sweeps();
-            let this = &*self;
+            let best = self.rates().into_iter().find(|r| r.0 == "read");
+            let sweeps = read_trial::sweeps(self.sustain, best.map_or(f64::INFINITY, |r| r.2));
+            let n = self.n;
             let rounds = pool.broadcast(|i| {
-                this.read_trial_worker(i, threads, &arrays, &barrier, loops, sweeps)
+                // SAFETY: worker i reads only its own range of `a`, initialised in
+                // `prepare`; nothing writes during the trial.
+                let a = unsafe { arrays[0].slice(chunk(n, threads, i, ALIGN)) };
+                read_trial::blocks(a, &barrier, loops, sweeps)
             });
-            self.choose_read_loop(loops, sweeps, &rounds[0]);
-            self.read_trial_sweeps = sweeps;
+            // Worker 0's times: it leaves every end barrier after the slowest worker.
+            let block = (self.array_bytes_each() * sweeps as u64) as f64;
+            self.read = read_trial::choose(loops, block, sweeps, &rounds[0]);
         }
         if !plan.is_empty() {
             let this = &*self;
@@ -677,7 +573,7 @@ impl Workload for Stream {
                 let max = rest.iter().copied().fold(0.0, f64::max);
                 let bytes = arrays * self.array_bytes_each();
                 let sustained = sustained.map(|s| json!({"sweeps": s.sweeps, "secs": s.secs, "gb_per_s": (bytes * s.sweeps as u64) as f64 / s.secs / 1e9}));
-                let read_loop = (name == "read" && sustained.is_some()).then(|| self.read_loop_json());
+                let read_loop = (name == "read" && sustained.is_some()).then(|| self.read.json());
                 (
                     name.to_string(),
                     json!({"gb_per_s": gbs, "best_secs": best, "avg_secs": avg, "max_secs": max, "bytes": bytes, "sustained": sustained, "loop": read_loop}),
@@ -751,10 +647,9 @@ mod tests {
 
     #[test]
     fn the_read_trial_keeps_the_loop_with_the_highest_median() {
-        let mut s = Stream::new(1 << 20, 2, false);
         let loops = [ReadLoop::Wide, ReadLoop::Paced];
-        // 8 MiB per sweep, 2 sweeps per block: 16.8 MB over these seconds. The
-        // paced loop wins most rounds though the wide one has the single best.
+        // 16.8 MB per block over these seconds. The paced loop wins most
+        // rounds though the wide one has the single best.
         let secs = |w: f64, p: f64| vec![w, p];
         let rounds = [
             secs(0.010, 0.008),
@@ -763,31 +658,52 @@ mod tests {
             secs(0.012, 0.010),
             secs(0.010, 0.011),
         ];
-        s.choose_read_loop(&loops, 2, &rounds);
-        let (chosen, trial) = s.read_loop();
-        assert_eq!(chosen, ReadLoop::Paced);
-        let gbs = |t: f64| (8u64 << 20) as f64 * 2.0 / t / 1e9;
+        let block = 16.8e6;
+        let c = read_trial::choose(&loops, block, 2, &rounds);
+        assert_eq!(c.chosen, ReadLoop::Paced);
+        let gbs = |t: f64| block / t / 1e9;
         assert_eq!(
-            trial,
+            c.medians,
             [(ReadLoop::Wide, gbs(0.010)), (ReadLoop::Paced, gbs(0.009))]
         );
         // A tie keeps the first listed.
-        s.choose_read_loop(&loops, 1, &[secs(0.01, 0.01)]);
-        assert_eq!(s.read_loop().0, ReadLoop::Wide);
+        assert_eq!(
+            read_trial::choose(&loops, block, 1, &[secs(0.01, 0.01)]).chosen,
+            ReadLoop::Wide
+        );
+        // A block timed at zero seconds gives no finite median: that loop is
+        // left out rather than kept, and the document stays valid JSON.
+        let c = read_trial::choose(&loops, block, 1, &[secs(0.01, 0.0)]);
+        assert_eq!((c.chosen, c.medians.len()), (ReadLoop::Wide, 1));
+        assert!(c.json()["trial_gb_per_s"]["paced"].is_null());
+        assert_eq!(read_trial::sweeps(1.0, 0.004), 13);
+        assert_eq!(read_trial::sweeps(0.0, 0.004), 1);
+        assert_eq!(read_trial::sweeps(1.0, f64::INFINITY), 1);
     }
 
     #[test]
-    fn the_sustained_read_runs_through_the_chosen_loop_and_is_checked() {
+    fn the_read_trial_times_every_loop_in_every_round() {
+        let a: Vec<f64> = (0..4096).map(f64::from).collect();
+        let barrier = SpinBarrier::new(1);
+        let rounds = read_trial::blocks(&a, &barrier, ReadLoop::available(), 3);
+        assert_eq!(rounds.len(), read_trial::PAIRS);
+        assert!(rounds
+            .iter()
+            .all(|r| r.len() == ReadLoop::available().len() && r.iter().all(|s| *s > 0.0)));
+    }
+
+    #[test]
+    fn the_sustained_read_reports_its_loop_and_its_sum_is_checked() {
         let p = pool(2);
         let mut s = Stream::new(200_000, 2, false).with_sustain(0.02).unwrap();
         let r = execute(&mut s, &p).unwrap();
         assert!(r.verification.passed(), "{}", r.verification);
-        let (chosen, trial) = s.read_loop();
+        let choice = s.read_loop();
         let l = &r.detail["kernels"]["read"]["loop"];
-        assert_eq!(l["chosen"], chosen.name());
+        assert_eq!(l["chosen"], choice.chosen.name());
         if ReadLoop::available().len() > 1 {
-            assert_eq!(trial.len(), 2);
-            assert_eq!(l["trial_pairs"], READ_TRIAL_PAIRS);
+            assert_eq!(choice.medians.len(), 2, "{choice:?}");
+            assert_eq!(l["trial_pairs"], read_trial::PAIRS);
         }
         // The sum verified is the sustained block's, read through the chosen loop;
         // a sum that is off by one element fails.
