@@ -9,7 +9,7 @@ use std::path::Path;
 
 use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::events::EventKind;
-use scalescope_analysis::{analyze, analyze_with, Analysis, Basis, FindingKind};
+use scalescope_analysis::{analyze, analyze_with, Analysis, Basis, Finding, FindingKind};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::fingerprint::Fingerprint;
 use scalescope_results::plan::{Plan, Point};
@@ -281,6 +281,14 @@ fn ceiling_at_16(gb_per_s: f64) -> Ceiling {
     }
 }
 
+/// The analysis's bandwidth-saturation finding (the test fails without one).
+fn saturation_finding(a: &Analysis) -> &Finding {
+    a.findings
+        .iter()
+        .find(|f| f.kind == FindingKind::BandwidthSaturation)
+        .expect("a saturation finding")
+}
+
 /// The checks of the knee findings.
 fn knee_checks(a: &Analysis) -> Vec<String> {
     a.findings
@@ -303,11 +311,7 @@ fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
     let basis = triad_basis();
     let ceiling = ceiling_at_16(52.0);
     let a = analyze_with(&h, &r, &basis, std::slice::from_ref(&ceiling));
-    let f = a
-        .findings
-        .iter()
-        .find(|f| f.kind == FindingKind::BandwidthSaturation)
-        .expect("a saturation finding");
+    let f = saturation_finding(&a);
     assert_eq!(f.after_threads, Some(8), "{f:?}");
     let advice = f.advice.as_deref().unwrap();
     assert!(advice.contains("every NUMA node"), "{advice}");
@@ -383,11 +387,7 @@ fn a_read_only_figure_is_judged_against_the_read_ceiling() {
         ..ceiling_at_16(95.0)
     };
     let a = analyze_with(&h, &r, &basis, &[ceiling]);
-    let f = a
-        .findings
-        .iter()
-        .find(|f| f.kind == FindingKind::BandwidthSaturation)
-        .expect("a saturation finding");
+    let f = saturation_finding(&a);
     // 85% of 101 is 85.85: the first point past it is 12 threads (102 GB/s).
     assert_eq!(f.after_threads, Some(12), "{f:?}");
     assert!(
@@ -402,11 +402,7 @@ fn a_read_only_figure_is_judged_against_the_read_ceiling() {
     );
     // Without a read ceiling in the document, triad it is, and the finding says so.
     let a = analyze_with(&h, &r, &basis, &[ceiling_at_16(95.0)]);
-    let f = a
-        .findings
-        .iter()
-        .find(|f| f.kind == FindingKind::BandwidthSaturation)
-        .expect("a saturation finding");
+    let f = saturation_finding(&a);
     assert!(
         f.title.contains("of the triad ceiling, 95.0 GB/s"),
         "{}",

@@ -384,13 +384,19 @@ pub mod vector {
                 }
                 j += STEP;
             }
+            total(&acc) + a[whole..].iter().sum::<f64>()
+        }
+
+        /// The sum of every lane of every accumulator.
+        #[target_feature(enable = "avx")]
+        fn total(acc: &[__m256d]) -> f64 {
             let mut lanes = [0.0f64; 4];
-            let total = acc
+            let sum = acc
                 .iter()
                 .fold(_mm256_setzero_pd(), |s, a| _mm256_add_pd(s, *a));
             // SAFETY: `lanes` holds four doubles.
-            unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), total) };
-            lanes.iter().sum::<f64>() + a[whole..].iter().sum::<f64>()
+            unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), sum) };
+            lanes.iter().sum()
         }
 
         /// The paced sum: every 32-byte load is added to its slot's accumulator,
@@ -455,13 +461,7 @@ pub mod vector {
                     );
                 }
             }
-            let mut lanes = [0.0f64; 4];
-            let total = slots
-                .iter()
-                .fold(_mm256_setzero_pd(), |s, a| _mm256_add_pd(s, *a));
-            // SAFETY: `lanes` holds four doubles.
-            unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), total) };
-            lanes.iter().sum::<f64>() + a[whole..].iter().sum::<f64>()
+            total(&slots) + a[whole..].iter().sum::<f64>()
         }
 
         /// # Safety
