@@ -298,15 +298,21 @@ fn knee_checks(a: &Analysis) -> Vec<String> {
         .collect()
 }
 
+/// A cores-first sweep at 1-16 threads on a one-node 16-core machine (as the lent
+/// Xeon).
+fn one_node_16_core_sweep() -> Header {
+    let topo = Source::Synthetic("package:1 numa:1 core:16 pu:1".into())
+        .load()
+        .unwrap();
+    header(&topo, vec![1, 2, 4, 8, 12, 16], vec![Strategy::CoresFirst])
+}
+
 /// Triad GB/s that stop growing at 50 GB/s, against a 52 GB/s ceiling measured on the
 /// machine's one node (as on the lent 16-core Xeon): the advice may not send the
 /// user to other NUMA nodes, since there are none.
 #[test]
 fn saturation_on_a_one_node_machine_does_not_advise_more_nodes() {
-    let topo = Source::Synthetic("package:1 numa:1 core:16 pu:1".into())
-        .load()
-        .unwrap();
-    let h = header(&topo, vec![1, 2, 4, 8, 12, 16], vec![Strategy::CoresFirst]);
+    let h = one_node_16_core_sweep();
     let r = triad_runs(&h, 50.0);
     let basis = triad_basis();
     let ceiling = ceiling_at_16(52.0);
@@ -369,10 +375,7 @@ fn a_bend_on_one_node_with_only_a_two_node_ceiling_asks_for_the_missing_one() {
 /// measured and said to be above it.
 #[test]
 fn a_read_only_figure_is_judged_against_the_read_ceiling() {
-    let topo = Source::Synthetic("package:1 numa:1 core:16 pu:1".into())
-        .load()
-        .unwrap();
-    let h = header(&topo, vec![1, 2, 4, 8, 12, 16], vec![Strategy::CoresFirst]);
+    let h = one_node_16_core_sweep();
     let mut r = triad_runs(&h, 102.0);
     for rec in &mut r {
         let gbs = rec.metrics.remove("triad_gb_per_s").unwrap();

@@ -373,6 +373,26 @@ impl Stream {
             .collect()
     }
 
+    /// The read-loop trial on every worker, kept as the sustained read's loop.
+    fn pick_read_loop(&mut self, pool: &Pool, arrays: &[Array; 3], barrier: &SpinBarrier) {
+        let loops = ReadLoop::available();
+        if loops.len() < 2 {
+            return;
+        }
+        let best = self.rates().into_iter().find(|r| r.0 == "read");
+        let sweeps = read_trial::sweeps(self.sustain, best.map_or(f64::INFINITY, |r| r.2));
+        let (n, threads) = (self.n, pool.threads());
+        let rounds = pool.broadcast(|i| {
+            // SAFETY: worker i reads only its own range of `a`, initialised in
+            // `prepare`; nothing writes during the trial.
+            let a = unsafe { arrays[0].slice(chunk(n, threads, i, ALIGN)) };
+            read_trial::blocks(a, barrier, loops, sweeps)
+        });
+        // Worker 0's times: it leaves every end barrier after the slowest worker.
+        let block = (self.array_bytes_each() * sweeps as u64) as f64;
+        self.read = read_trial::choose(loops, block, sweeps, &rounds[0]);
+    }
+
     /// Kernel `k` (in [`KERNELS`] order) on worker `i`'s range of `threads`; the
     /// read returns its sum, the others 0.
     fn kernel(&self, k: usize, i: usize, threads: usize, [a, b, c]: &[Array; 3]) -> f64 {
@@ -486,22 +506,8 @@ impl Workload for Stream {
             }
         }
         let plan = self.sustain_plan();
-        let loops = ReadLoop::available();
-        if !plan.is_empty() && loops.len() > 1 {
-            let best = self.rates().into_iter().find(|r| r.0 == "read");
-            let sweeps = read_trial::sweeps(self.sustain, best.map_or(f64::INFINITY, |r| r.2));
-            let n = self.n;
-            let rounds = pool.broadcast(|i| {
-                // SAFETY: worker i reads only its own range of `a`, initialised in
-                // `prepare`; nothing writes during the trial.
-                let a = unsafe { arrays[0].slice(chunk(n, threads, i, ALIGN)) };
-                read_trial::blocks(a, &barrier, loops, sweeps)
-            });
-            // Worker 0's times: it leaves every end barrier after the slowest worker.
-            let block = (self.array_bytes_each() * sweeps as u64) as f64;
-            self.read = read_trial::choose(loops, block, sweeps, &rounds[0]);
-        }
         if !plan.is_empty() {
+            self.pick_read_loop(pool, &arrays, &barrier);
             let this = &*self;
             let out =
                 pool.broadcast(|i| this.sustained_worker(i, threads, &arrays, &barrier, &plan));
