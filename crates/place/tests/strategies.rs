@@ -18,8 +18,9 @@ fn recorded(name: &str) -> Topology {
     cache
         .entry(name.to_string())
         .or_insert_with(|| {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("../../tests/fixtures/topology/{name}.hwloc.xml"));
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+                "../../tests/fixtures/topology/{name}/{name}.hwloc.xml"
+            ));
             Source::HwlocXml(path).load().unwrap()
         })
         .clone()
