@@ -17,9 +17,9 @@ pub mod topo_svg;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use scalescope_analysis::summary::{csv_field, opt};
 use scalescope_analysis::{Analysis, Basis};
 use scalescope_results::store::{Header, RunRecord};
+use scalescope_results::tidy;
 
 use svg::{Band, LineChart, Marker, Series, PALETTE};
 
@@ -177,39 +177,61 @@ impl Exporter for CsvExporter {
     fn extension(&self) -> &'static str {
         "csv"
     }
+    /// `curves.csv` ([`scalescope_results::tidy::CURVES_COLUMNS`]), through the `csv`
+    /// crate's quoting; numbers in their shortest exact form, so `import` reads every
+    /// value back as written.
     fn export(&self, sets: &[ResultSet]) -> Vec<u8> {
-        let mut out = String::from("results,placement,mem,threads,runs,perf,speedup,speedup_sd,efficiency,karp_flatt,time_median_secs,time_ci95_lo_secs,time_ci95_hi_secs,metric_median,packages,numa_nodes,cores,smt_shared\n");
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut rows = vec![tidy::CURVES_COLUMNS.map(String::from).to_vec()];
         for set in sets {
+            let basis = match &set.analysis.basis {
+                Basis::Time => "time".to_string(),
+                Basis::Metric { name, .. } => format!("metric:{name}"),
+            };
             for c in &set.analysis.curves {
-                for p in &c.points {
-                    let u = p.usage;
-                    let _ = writeln!(
-                        out,
-                        "{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{}",
-                        csv_field(&set.label),
-                        csv_field(&c.placement.to_string()),
-                        csv_field(&c.mem.to_string()),
-                        p.threads,
-                        p.runs,
-                        p.perf,
-                        p.speedup,
-                        p.speedup_sd,
-                        p.efficiency,
-                        opt(p.karp_flatt),
-                        opt(p.time_median_secs),
-                        opt(p.time_ci95_secs.map(|c| c.0)),
-                        opt(p.time_ci95_secs.map(|c| c.1)),
-                        opt(p.metric_median),
-                        u.map(|u| u.packages.to_string()).unwrap_or_default(),
-                        u.map(|u| u.numa_nodes.to_string()).unwrap_or_default(),
-                        u.map(|u| u.cores.to_string()).unwrap_or_default(),
-                        u.map(|u| u.smt_shared.to_string()).unwrap_or_default(),
-                    );
-                }
+                rows.extend(c.points.iter().map(|p| curve_row(&set.label, c, p, &basis)));
             }
         }
-        out.into_bytes()
+        for row in rows {
+            // Writing into a Vec cannot fail.
+            let _ = w.write_record(&row);
+        }
+        w.into_inner().unwrap_or_default()
     }
+}
+
+/// One `curves.csv` row. A time that is not positive (a curve imported without
+/// seconds) was not measured and is left empty.
+fn curve_row(
+    label: &str,
+    c: &scalescope_analysis::Curve,
+    p: &scalescope_analysis::CurvePoint,
+    basis: &str,
+) -> Vec<String> {
+    let u = p.usage;
+    let time = p.time_median_secs.filter(|t| *t > 0.0);
+    let ci = p.time_ci95_secs.filter(|_| time.is_some());
+    vec![
+        label.to_string(),
+        c.placement.to_string(),
+        c.mem.to_string(),
+        p.threads.to_string(),
+        p.runs.to_string(),
+        tidy::number(p.perf),
+        tidy::number(p.speedup),
+        tidy::number(p.speedup_sd),
+        tidy::number(p.efficiency),
+        tidy::opt_number(p.karp_flatt),
+        tidy::opt_number(time),
+        tidy::opt_number(ci.map(|c| c.0)),
+        tidy::opt_number(ci.map(|c| c.1)),
+        tidy::opt_number(p.metric_median),
+        tidy::opt_text(u.map(|u| u.packages)),
+        tidy::opt_text(u.map(|u| u.numa_nodes)),
+        tidy::opt_text(u.map(|u| u.cores)),
+        tidy::opt_text(u.map(|u| u.smt_shared)),
+        basis.to_string(),
+    ]
 }
 
 impl Exporter for JsonExporter {

@@ -17,6 +17,7 @@ pub mod mem;
 pub mod plan;
 pub mod ranks;
 pub mod store;
+pub mod tidy;
 pub mod workload;
 
 use std::path::PathBuf;
