@@ -3,11 +3,14 @@
 //! report), and the SVG charts the report embeds and also writes on their own.
 //! Everything is a pure function of the results, so every format is snapshot-tested.
 
+mod axis;
 pub mod compare;
 pub mod evidence;
+pub mod heatmap;
 pub mod html;
 pub mod kernels;
 pub mod machine;
+pub mod markup;
 pub mod mem;
 pub mod predict;
 pub mod summary;
@@ -259,7 +262,7 @@ pub struct Chart {
     /// File name (`speedup.svg`).
     pub file: String,
     pub title: String,
-    pub svg: String,
+    pub svg: markup::Markup,
 }
 
 fn series_name(c: &scalescope_analysis::Curve, many_mems: bool) -> String {

@@ -4,12 +4,10 @@
 //! parameters, never file paths). The finding chosen is the analysis's own; this
 //! module only picks which one leads.
 
-use std::fmt::Write as _;
-
 use scalescope_analysis::{Analysis, Finding, FindingKind};
 
 use crate::html::confidence_text;
-use crate::svg::escape;
+use crate::markup::{el, Markup};
 use crate::ResultSet;
 
 /// A workload and its parameters (`ep (class=W)`), or the program's command line,
@@ -103,51 +101,59 @@ pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
 
 /// The opening section: the machine once (or each distinct one), then per set
 /// its diagnosis beside its speedup chart.
-pub fn summary_html(sets: &[ResultSet]) -> String {
-    let mut s = String::from(r#"<section id="summary"><h2>The answer</h2>"#);
+pub fn summary_html(sets: &[ResultSet]) -> Markup {
+    let mut s = Markup::from_iter([el("h2").text("The answer")]);
     let mut machines: Vec<String> = sets.iter().map(machine_line).collect();
     machines.dedup();
     for m in &machines {
-        let _ = write!(s, r#"<p class="machine">Machine: {}</p>"#, escape(m));
+        s.push(
+            el("p")
+                .attr("class", "machine")
+                .text(&format!("Machine: {m}")),
+        );
     }
     for (i, set) in sets.iter().enumerate() {
-        let _ = write!(
-            s,
-            r##"<div class="answer"><div class="diag"><h3><a href="#w{}">{}</a></h3>"##,
-            i + 1,
-            escape(&workload_title(set))
-        );
-        s += &diagnosis_html(diagnosis(&set.analysis));
+        let diag = Markup::from_iter([
+            el("h3").child(
+                el("a")
+                    .attr("href", format!("#w{}", i + 1))
+                    .text(&workload_title(set)),
+            ),
+            diagnosis_html(diagnosis(&set.analysis)),
+        ]);
         let chart = crate::speedup_chart(set, true).to_svg();
-        let _ = write!(
-            s,
-            r#"</div><figure class="lead">{chart}<figcaption>Speedup on a log2 thread axis; shaded lanes are each placement's topology regions, dashed lines the knees.</figcaption></figure></div>"#
+        s.push(
+            el("div").attr("class", "answer").children([
+                el("div").attr("class", "diag").child(diag),
+                el("figure")
+                    .attr("class", "lead")
+                    .children([chart, el("figcaption").child(Markup::trusted(LEAD_CAPTION))]),
+            ]),
         );
     }
-    s.push_str("</section>");
-    s
+    el("section").attr("id", "summary").child(s)
 }
 
+const LEAD_CAPTION: &str = "Speedup on a log2 thread axis; shaded lanes are each placement's topology regions, dashed lines the knees.";
+
 /// The leading finding as a sentence, its first evidence, confidence and advice.
-fn diagnosis_html(f: Option<&Finding>) -> String {
+fn diagnosis_html(f: Option<&Finding>) -> Markup {
     let Some(f) = f else {
-        return r#"<p class="sentence">No finding: the analysis had too few points to say anything.</p>"#.into();
+        return el("p")
+            .attr("class", "sentence")
+            .text("No finding: the analysis had too few points to say anything.");
     };
-    let mut s = format!(
-        r#"<p class="sentence {}">{}</p><ul class="evidence">"#,
-        escape(&f.severity),
-        escape(&capitalized(&f.title))
-    );
-    for e in f.evidence.iter().take(3) {
-        let _ = write!(s, "<li>{}</li>", escape(&e.text));
-    }
-    let _ = write!(
-        s,
-        "</ul><p><small>confidence: {}</small></p>",
-        escape(&confidence_text(&f.confidence))
-    );
+    let mut s = Markup::from_iter([
+        el("p")
+            .attr("class", format!("sentence {}", f.severity))
+            .text(&capitalized(&f.title)),
+        el("ul")
+            .attr("class", "evidence")
+            .children(f.evidence.iter().take(3).map(|e| el("li").text(&e.text))),
+        el("p").child(el("small").text(&format!("confidence: {}", confidence_text(&f.confidence)))),
+    ]);
     if let Some(a) = &f.advice {
-        let _ = write!(s, "<p>Try: {}</p>", escape(a));
+        s.push(el("p").text(&format!("Try: {a}")));
     }
     s
 }
