@@ -116,7 +116,7 @@ fn restrictions_keep_threads_inside() {
     req.threads = Some(9);
     let e = place(&t, &req).unwrap_err().to_string();
     assert!(
-        e.contains("9 threads requested but only 8 usable PUs on packages [0]"),
+        e.contains("9 threads requested but only 8 usable PUs on packages 0"),
         "{e}"
     );
     req.restriction = Restriction {
@@ -126,7 +126,7 @@ fn restrictions_keep_threads_inside() {
     assert!(place(&t, &req)
         .unwrap_err()
         .to_string()
-        .contains("no usable PU in NUMA nodes [7]"));
+        .contains("no usable PU in NUMA nodes 7"));
 }
 
 #[test]

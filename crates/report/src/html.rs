@@ -25,7 +25,7 @@ th{background:#f0f4f8}td.l,th.l{text-align:left}.finding{border-left:5px solid #
 .warning{border-color:#D55E00}.notice{border-color:#E69F00}.finding ul{margin:.2em 0}\
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(720px,1fr));gap:.5em}figure{margin:0}svg{max-width:100%;height:auto}\
 .answer{display:grid;grid-template-columns:minmax(300px,1fr) 720px;gap:1em;align-items:start;margin:.5em 0}\
-.diag{background:#fff7ec;border-left:6px solid #D55E00;padding:.4em .9em}.sentence{font-size:1.15em;font-weight:bold;margin:.3em 0}\
+.diag{background:#fff7ec;border-left:6px solid #D55E00;padding:.4em .9em}.quality{border-top:1px solid #E69F00;margin-top:.5em}.sentence{font-size:1.15em;font-weight:bold;margin:.3em 0}\
 .machine{margin:.3em 0;color:#333}.controls{margin:.3em 0 .6em}.controls label{margin-right:1em;cursor:pointer}\
 figcaption{font-size:14px;color:#444}.src{color:#444;font-size:14px}input.tg{margin-left:.2em}\
 #xlog:checked~main .xlin,#xlin:checked~main .xlog{display:none}\

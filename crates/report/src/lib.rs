@@ -372,7 +372,7 @@ pub fn speedup_chart(set: &ResultSet, log2_x: bool) -> LineChart {
         title: format!("Speedup ({})", a.basis.label().replace('`', "")),
         x_label: "threads".into(),
         y_label: "speedup".into(),
-        series: speedup_series(a, many_mems, x_max(a)),
+        series: speedup_series(a, many_mems, x_max(a), log2_x),
         bands: bands(a, x_max(a)),
         markers: knee_markers(a),
         y_from_zero: true,
@@ -407,7 +407,7 @@ pub fn threads_charts(set: &ResultSet, prefix: &str, log2_x: bool) -> Vec<Chart>
     let mut out = vec![
         chart(
             "speedup.svg",
-            "Speedup, with each placement's topology regions and knees",
+            "Speedup with 95% intervals, each placement's topology regions and knees",
             speedup_chart(set, log2_x),
         ),
         chart(
@@ -543,15 +543,11 @@ fn per_curve_series(a: &Analysis, many_mems: bool, f: &YOf) -> Vec<Series> {
         .collect()
 }
 
-/// Speedup per curve with one-standard-deviation whiskers, and the ideal line up
-/// to a little above the best measured speedup (so it never flattens the data).
-fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64) -> Vec<Series> {
-    let mut speedup = per_curve_series(a, many_mems, &|p| {
-        Some((
-            p.speedup,
-            Some((p.speedup - p.speedup_sd, p.speedup + p.speedup_sd)),
-        ))
-    });
+/// Speedup per curve with its 95% interval as whiskers (the bootstrap interval; none
+/// with one repetition), and the ideal line up to a little above the best measured
+/// speedup (so it never flattens the data).
+fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64, log2_x: bool) -> Vec<Series> {
+    let mut speedup = per_curve_series(a, many_mems, &|p| Some((p.speedup, p.speedup_ci95)));
     if let Some(c) = a.curves.first() {
         let b = c.baseline_threads as f64;
         let best = speedup
@@ -561,12 +557,36 @@ fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64) -> Vec<Series> {
             .filter(|v| v.is_finite())
             .fold(1.0, f64::max);
         let end = x_max.min(best * 1.2 * b).max(b);
+        let measured = a
+            .curves
+            .iter()
+            .flat_map(|c| c.points.iter())
+            .map(|p| p.threads as f64);
         speedup.push(Series {
             name: "ideal".into(),
-            points: vec![(b, 1.0, None), (end, end / b, None)],
+            points: ideal_xs(b, end, measured, log2_x)
+                .into_iter()
+                .map(|x| (x, x / b, None))
+                .collect(),
             color: "#888888".into(),
             dashed: true,
         });
     }
     speedup
+}
+
+/// Where the ideal line (speedup = threads / baseline) has a vertex: the baseline, every
+/// thread count measured up to `end`, and `end`; on a log2 axis also eight steps an
+/// octave between them, since a straight segment there is not the line. So the line is
+/// exact at every thread count on either axis.
+fn ideal_xs(b: f64, end: f64, measured: impl Iterator<Item = f64>, log2_x: bool) -> Vec<f64> {
+    let mut xs: Vec<f64> = measured.filter(|x| *x > b && *x < end).collect();
+    xs.extend([b, end]);
+    if log2_x && b > 0.0 {
+        let steps = ((end / b).log2() * 8.0).ceil() as u32;
+        xs.extend((1..steps).map(|k| b * 2f64.powf(f64::from(k) / 8.0)));
+    }
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    xs
 }
