@@ -15,9 +15,11 @@ use std::collections::BTreeMap;
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_topo::Topology;
 
+use crate::csv_lines::{records, Line};
 use crate::fingerprint::Fingerprint;
 use crate::plan::{Plan, Point};
 use crate::store::{CommandSpec, Header, MetricSpec, RunRecord, RunStatus, RESULTS_SCHEMA_VERSION};
+use crate::tidy::Layout;
 
 /// Why a CSV cannot be imported; each names the line (1-based) and the value.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -105,56 +107,6 @@ struct Columns {
     own: Option<Layout>,
 }
 
-/// scalescope's own tidy files ([`crate::tidy`]), told apart by a column only they have.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Layout {
-    /// The report's `curves.csv`: the medians `time_median_secs` and `metric_median`.
-    Curves,
-    /// The sweep's `summary.csv`: `wall_median_secs` and `NAME_median` per metric.
-    Summary,
-}
-
-impl Layout {
-    fn of(names: &[String]) -> Option<Layout> {
-        let has = |n: &str| names.iter().any(|c| c == n);
-        if has("time_median_secs") && has("metric_median") {
-            Some(Layout::Curves)
-        } else if has("wall_median_secs") {
-            Some(Layout::Summary)
-        } else {
-            None
-        }
-    }
-
-    /// The column holding the wall time.
-    fn seconds_column(self) -> &'static str {
-        match self {
-            Layout::Curves => "time_median_secs",
-            Layout::Summary => "wall_median_secs",
-        }
-    }
-
-    /// What a column other than the fixed ones holds: a metric (its name), or `None`
-    /// for a column derived from the measured values (not imported).
-    fn metric(self, name: &str, names: &[String]) -> Option<String> {
-        let derived = match self {
-            Layout::Curves => {
-                name != "metric_median" && crate::tidy::CURVES_COLUMNS.contains(&name)
-            }
-            Layout::Summary => {
-                crate::tidy::SUMMARY_COLUMNS.contains(&name)
-                    || name
-                        .strip_suffix("_speedup")
-                        .is_some_and(|m| names.contains(&crate::tidy::summary_metric_columns(m)[0]))
-            }
-        };
-        match (self, name.strip_suffix("_median")) {
-            (Layout::Summary, Some(m)) if !derived && !m.is_empty() => Some(m.to_string()),
-            _ => (!derived).then(|| name.to_string()),
-        }
-    }
-}
-
 fn columns(names: &[String], file: &str) -> Result<Columns, ImportError> {
     let find = |n: &str| names.iter().position(|c| c == n);
     let threads = find("threads").ok_or_else(|| ImportError::NoThreads {
@@ -189,29 +141,6 @@ fn columns(names: &[String], file: &str) -> Result<Columns, ImportError> {
         return Err(ImportError::NoValue { file: file.into() });
     }
     Ok(c)
-}
-
-/// One data row: its 1-based line and its cells.
-struct Line {
-    line: usize,
-    cells: Vec<String>,
-}
-
-impl Line {
-    fn cell(&self, i: usize) -> &str {
-        self.cells.get(i).map_or("", String::as_str)
-    }
-}
-
-fn trimmed(cells: &[String]) -> Vec<String> {
-    cells.iter().map(|c| c.trim().to_string()).collect()
-}
-
-/// A hand-made file's cells without the spaces around them (`1, 2.5`).
-fn trim_cells(lines: &mut [Line]) {
-    for c in lines.iter_mut().flat_map(|l| l.cells.iter_mut()) {
-        *c = c.trim().to_string();
-    }
 }
 
 fn number(cell: &str, name: &str, line: usize, file: &str) -> Result<f64, ImportError> {
@@ -301,75 +230,6 @@ fn row(l: &Line, c: &Columns, opts: &ImportOptions) -> Result<Row, ImportError> 
         secs,
         metrics,
     ))
-}
-
-/// The header's column names and the data rows. Each record is parsed by the `csv`
-/// crate: quoted fields (RFC 4180: a quoted `cpus=0-3,8` is one cell, a quoted field
-/// may hold line breaks), CRLF or LF line ends, rows of any length (a missing cell is
-/// empty). A UTF-8 byte-order mark is dropped; blank lines
-/// and lines starting with `#` (comments, but in scalescope's own files, whose labels
-/// may start with one) are skipped. Records are cut here, at line ends outside quotes,
-/// so each keeps the line it starts on for messages. scalescope's own files (told by
-/// their exact column names) are read verbatim; in others every cell is trimmed.
-fn records(text: &str, file: &str) -> Result<(Vec<String>, Vec<Line>), ImportError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines: Vec<Line> = Vec::new();
-    let (mut chunk, mut start, mut own) = (String::new(), 0, false);
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        // In scalescope's own files a row is never a comment: a label may start with `#`.
-        if chunk.is_empty() {
-            if raw.trim().is_empty() || (raw.starts_with('#') && !own) {
-                continue;
-            }
-            start = i + 1;
-        }
-        chunk.push_str(raw);
-        if chunk.matches('"').count() % 2 == 0 {
-            lines.push(one_record(&chunk, file, start)?);
-            chunk.clear();
-            own = own || Layout::of(&lines[0].cells).is_some();
-        }
-    }
-    if !chunk.is_empty() {
-        lines.push(one_record(&chunk, file, start)?);
-    }
-    lines.retain(|l| l.cells.iter().any(|c| !c.trim().is_empty()));
-    if lines.is_empty() {
-        return Err(ImportError::Empty { file: file.into() });
-    }
-    let mut head = lines.remove(0).cells;
-    if Layout::of(&head).is_none() {
-        head = trimmed(&head);
-        trim_cells(&mut lines);
-    }
-    Ok((head, lines))
-}
-
-/// The cells of the one record in `chunk` (which starts on line `line`).
-fn one_record(chunk: &str, file: &str, line: usize) -> Result<Line, ImportError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(chunk.as_bytes());
-    let mut records = reader.records();
-    let bad = |detail: String| ImportError::Row {
-        file: file.into(),
-        line,
-        detail,
-    };
-    let record = match records.next() {
-        Some(r) => r.map_err(|e| bad(e.to_string()))?,
-        None => csv::StringRecord::new(),
-    };
-    if records.next().is_some() {
-        return Err(bad(
-            "a quote `\"` opens a field that is not closed on its line (quote a whole field, and write a quote inside one as `\"\"`)".into(),
-        ));
-    }
-    Ok(Line {
-        line,
-        cells: record.iter().map(str::to_string).collect(),
-    })
 }
 
 /// The rows of the result set `wanted` (every row when the file has no `results`

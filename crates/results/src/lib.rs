@@ -10,6 +10,7 @@
 //! does.
 
 pub mod check;
+mod csv_lines;
 pub mod evidence;
 pub mod fingerprint;
 pub mod import;

@@ -76,6 +76,54 @@ pub fn opt_text<T: ToString>(x: Option<T>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// scalescope's own tidy files, told apart by a column only they have.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Layout {
+    /// The report's `curves.csv`: the medians `time_median_secs` and `metric_median`.
+    Curves,
+    /// The sweep's `summary.csv`: `wall_median_secs` and `NAME_median` per metric.
+    Summary,
+}
+
+impl Layout {
+    pub(crate) fn of(names: &[String]) -> Option<Layout> {
+        let has = |n: &str| names.iter().any(|c| c == n);
+        if has("time_median_secs") && has("metric_median") {
+            Some(Layout::Curves)
+        } else if has("wall_median_secs") {
+            Some(Layout::Summary)
+        } else {
+            None
+        }
+    }
+
+    /// The column holding the wall time.
+    pub(crate) fn seconds_column(self) -> &'static str {
+        match self {
+            Layout::Curves => "time_median_secs",
+            Layout::Summary => "wall_median_secs",
+        }
+    }
+
+    /// What a column other than the fixed ones holds: a metric (its name), or `None`
+    /// for a column derived from the measured values (not imported).
+    pub(crate) fn metric(self, name: &str, names: &[String]) -> Option<String> {
+        let derived = match self {
+            Layout::Curves => name != "metric_median" && CURVES_COLUMNS.contains(&name),
+            Layout::Summary => {
+                SUMMARY_COLUMNS.contains(&name)
+                    || name
+                        .strip_suffix("_speedup")
+                        .is_some_and(|m| names.contains(&summary_metric_columns(m)[0]))
+            }
+        };
+        match (self, name.strip_suffix("_median")) {
+            (Layout::Summary, Some(m)) if !derived && !m.is_empty() => Some(m.to_string()),
+            _ => (!derived).then(|| name.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
