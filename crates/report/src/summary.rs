@@ -73,7 +73,7 @@ pub fn machine_line(set: &ResultSet) -> String {
 /// ([`speedup_lost`]); where none accounts for a loss, a warning before a notice
 /// before information, and among them what changes the scaling (a knee, a ceiling,
 /// a placement) before a summary of efficiency. Never a note about the measurement
-/// itself: those stand beside the answer ([`quality_html`]).
+/// itself: those stand beside the answer (`quality_html`).
 pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
     let rank_kind = |k: FindingKind| match k {
         FindingKind::Knee => 0,

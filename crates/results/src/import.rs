@@ -9,6 +9,13 @@
 //! decides what a thread count means under the placement); the header's command is
 //! of kind `imported` and names the file, so no one mistakes it for a sweep run
 //! here.
+//!
+//! The text is read as CSV (`csv_lines`: RFC 4180 quoting, a byte-order mark,
+//! `#` comments). scalescope's own tidy files read back too ([`crate::tidy`]): the
+//! report's `curves.csv` (each point one run carrying its medians, the figure its
+//! `basis` names; one result set at a time, chosen by its `results` label) and the
+//! sweep's `summary.csv`; their derived columns are recomputed by the analysis, not
+//! read, and an empty value there is one that was not measured.
 
 use std::collections::BTreeMap;
 
