@@ -15,8 +15,9 @@ fi
 cargo build --release --quiet
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar xOf tests/fixtures/topology/trees.tar "$fixture.tar.bz2" | tar xj -C "$work"
-root=$(python3 -c "import json,sys; print(json.load(open('tests/fixtures/topology/expected.json'))['$fixture']['root_dir'])")
+dir="tests/fixtures/topology/$fixture"
+tar xjf "$dir/$fixture.tar.bz2" -C "$work"
+root=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['root_dir'])" "$dir/$fixture.expected.json")
 tree="$work/$root"
 echo "machine: $(target/release/scalescope topo --sysfs-root "$tree" | head -1)"
 hyperfine --warmup 5 --runs 50 -N \

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """Writes the expected answer for a recorded machine in tests/fixtures/topology: what
-hwloc (Debian's lstopo) reports for the tree with only its Linux backend. Every
-machine's answer is one entry, keyed by NAME, of tests/fixtures/topology/expected.json.
+hwloc (Debian's lstopo) reports for the tree with only its Linux backend. Every machine
+is one directory, NAME/, holding NAME.tar.bz2 (the recorded tree), NAME.expected.json
+(hwloc's answer) and NAME.hwloc.xml (hwloc's XML export).
 
     scripts/hwloc-expected.py PATH/NAME.tar.bz2
-    scripts/hwloc-expected.py --bundle ../shared/fixtures/topology
+    scripts/hwloc-expected.py --copy-shared ../shared/fixtures/topology
 
-`--bundle DIR` copies the shared fixtures as they are: DIR's `NAME.expected.json`
-files become the entries of expected.json, its tarballs become the members of
-trees.tar (byte for byte, one `NAME.tar.bz2` member per machine) and its XML exports
-are copied beside them (refresh the copies this way when the shared fixtures change).
-`scripts/hwloc-expected.py NAME.tar.bz2` likewise adds a new machine's tarball to
-trees.tar.
+`--copy-shared DIR` copies the shared fixtures as they are, byte for byte: DIR's
+`NAME.tar.bz2`, `NAME.expected.json` and `NAME.hwloc.xml` go to NAME/ here, and
+COPYING.hwloc beside them (refresh the copies this way when the shared fixtures change;
+the test `copies_match_the_shared_fixtures` fails when they drift).
+`scripts/hwloc-expected.py NAME.tar.bz2` adds a machine: its tarball is copied to NAME/.
 
 It unpacks the tarball into a temporary directory, runs
 `HWLOC_COMPONENTS=linux,stop HWLOC_FSROOT=<root> lstopo-no-graphics --of xml -`
@@ -21,7 +21,6 @@ Identifiers are hwloc's gp_index values (unique in the file); compare partitions
 `cpu_kinds[].efficiency` is the XML's forced_efficiency where present, else the rank
 `lstopo --cpukinds` prints (null where hwloc cannot rank, or for a single kind).
 """
-import io
 import json
 import os
 import re
@@ -91,7 +90,8 @@ def walk(obj, ancestors, pus, numa, counts):
 
 def main(tarball):
     name = os.path.basename(tarball)[: -len(".tar.bz2")]
-    here = FIXTURES
+    here = os.path.join(FIXTURES, name)
+    os.makedirs(here, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(tarball) as t:
             t.extractall(tmp, filter="tar")
@@ -143,59 +143,30 @@ def main(tarball):
         "numa_distances": distances,
         "cpu_kinds": cpukinds,
     }
-    store(here, {name: out})
-    store_trees(here, {name + ".tar.bz2": open(tarball, "rb").read()})
-
-
-def store_trees(here, members):
-    """Merges `members` (file name -> bytes) into `here/trees.tar`, sorted by name, with
-    fixed owners, modes and times so that the same tarballs give the same bytes."""
-    path = os.path.join(here, "trees.tar")
-    tarballs = {}
-    if os.path.exists(path):
-        with tarfile.open(path) as tar:
-            for m in tar.getmembers():
-                tarballs[m.name] = tar.extractfile(m).read()
-    tarballs.update(members)
-    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tar:
-        for name, data in sorted(tarballs.items()):
-            info = tarfile.TarInfo(name)
-            info.size, info.mode, info.mtime = len(data), 0o644, 0
-            tar.addfile(info, io.BytesIO(data))
-
-
-def store(here, entries):
-    """Merges `entries` into `here/expected.json` (one key per machine, sorted)."""
-    path = os.path.join(here, "expected.json")
-    bundle = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            bundle = json.load(f)
-    bundle.update(entries)
-    with open(path, "w") as f:
-        json.dump(dict(sorted(bundle.items())), f, indent=1)
+    with open(os.path.join(here, name + ".expected.json"), "w") as f:
+        json.dump(out, f, indent=1)
         f.write("\n")
+    copy = os.path.join(here, name + ".tar.bz2")
+    if not os.path.exists(copy) or not os.path.samefile(tarball, copy):
+        shutil.copyfile(tarball, copy)
 
 
-def bundle_from(shared, here):
-    """Copies a shared fixture directory's machines into `here` (see the module doc)."""
-    entries, tarballs = {}, {}
+def copy_shared(shared, here):
+    """Copies a shared fixture directory's machines into one directory each (see the
+    module doc), byte for byte."""
     for file in sorted(os.listdir(shared)):
         if file.endswith(".expected.json"):
             name = file[: -len(".expected.json")]
-            with open(os.path.join(shared, file)) as f:
-                entries[name] = json.load(f)
-            with open(os.path.join(shared, name + ".tar.bz2"), "rb") as f:
-                tarballs[name + ".tar.bz2"] = f.read()
-            shutil.copyfile(os.path.join(shared, name + ".hwloc.xml"),
-                            os.path.join(here, name + ".hwloc.xml"))
-    store(here, entries)
-    store_trees(here, tarballs)
+            os.makedirs(os.path.join(here, name), exist_ok=True)
+            for suffix in (".tar.bz2", ".expected.json", ".hwloc.xml"):
+                shutil.copyfile(os.path.join(shared, name + suffix),
+                                os.path.join(here, name, name + suffix))
+    shutil.copyfile(os.path.join(shared, "COPYING.hwloc"), os.path.join(here, "COPYING.hwloc"))
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--bundle"]:
-        bundle_from(sys.argv[2], FIXTURES)
+    if sys.argv[1:2] == ["--copy-shared"]:
+        copy_shared(sys.argv[2], FIXTURES)
     else:
         for arg in sys.argv[1:]:
             main(arg)

@@ -108,6 +108,67 @@ fn imported_curve_is_analysed_like_a_sweep() {
         .success();
 }
 
+/// The report's tidy CSV goes back through `import`: the curve analysed again has the
+/// same speedups (one run per point, carrying the point's median). The report holds two
+/// result sets, one under a label with a comma (quoted in the file), so import asks
+/// which one and takes the one named.
+#[test]
+fn the_reports_curves_csv_imports_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("q6,a"), dir.path().join("q6b"));
+    import(&first);
+    import(&second);
+    let results = first.join("results.jsonl");
+    let report = dir.path().join("r");
+    scalescope()
+        .arg("report")
+        .arg(&results)
+        .arg(second.join("results.jsonl"))
+        .arg("--out")
+        .arg(&report)
+        .assert()
+        .success();
+    let again = dir.path().join("again");
+    let import_back = || {
+        let mut c = scalescope();
+        c.arg("import")
+            .arg(report.join("curves.csv"))
+            .args(["--synthetic", MACHINE, "--out"])
+            .arg(&again);
+        c
+    };
+    import_back()
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("rows of 2 result sets"));
+    import_back()
+        .arg("--results")
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "7 runs at 7 thread counts imported",
+        ));
+    let speedups = |results: &std::path::Path| -> Vec<f64> {
+        let out = scalescope()
+            .arg("analyze")
+            .arg(results)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["results"][0]["analysis"]["curves"][0]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["speedup"].as_f64().unwrap())
+            .collect()
+    };
+    let before = speedups(&results);
+    assert_eq!(before.len(), 7);
+    assert_eq!(speedups(&again.join("results.jsonl")), before);
+}
+
 #[test]
 fn import_needs_a_machine_and_names_bad_values() {
     let dir = tempfile::tempdir().unwrap();

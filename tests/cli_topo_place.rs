@@ -17,10 +17,7 @@ fn scalescope() -> Command {
 }
 
 fn xml(name: &str) -> String {
-    common::fixture_dir()
-        .join(format!("{name}.hwloc.xml"))
-        .display()
-        .to_string()
+    common::hwloc_xml(name).display().to_string()
 }
 
 #[test]

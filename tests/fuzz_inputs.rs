@@ -375,7 +375,7 @@ fn hwloc_xml() {
         .iter()
         .map(|n| {
             let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("tests/fixtures/topology/{n}.hwloc.xml"));
+                .join(format!("tests/fixtures/topology/{n}/{n}.hwloc.xml"));
             &*Box::leak(std::fs::read(p).unwrap().into_boxed_slice())
         })
         .collect()

@@ -201,6 +201,10 @@ pub struct ImportArgs {
     /// The metric columns are times or costs (lower is better), not rates.
     #[arg(long)]
     pub lower_is_better: bool,
+    /// The result set to import from a file holding several (the `results` column of
+    /// a report's curves.csv).
+    #[arg(long, value_name = "LABEL")]
+    pub results: Option<String>,
     /// The curve goes past one thread per PU (users on a server, ranks past the
     /// cores): accept thread counts above the machine's PUs.
     #[arg(long)]

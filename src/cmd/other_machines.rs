@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use scalescope_results::import::{check_fits, header, parse_csv, ImportOptions};
+use scalescope_results::import::{check_fits, header, parse_csv_for, ImportOptions};
 use scalescope_results::store::ResultsStore;
 use scalescope_session::predict::{prediction, Request};
 
@@ -28,14 +28,12 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
-    let mut imported = parse_csv(
-        &text,
-        &ImportOptions {
-            file: file.clone(),
-            placement,
-            lower_is_better: args.lower_is_better,
-        },
-    )?;
+    let opts = ImportOptions {
+        file: file.clone(),
+        placement,
+        lower_is_better: args.lower_is_better,
+    };
+    let mut imported = parse_csv_for(&text, &opts, args.results.as_deref())?;
     imported.plan.options.oversubscribe = args.oversubscribe;
     check_fits(&imported, &topo, &file)?;
     let h = header(&imported, &topo, &file, env!("CARGO_PKG_VERSION"));

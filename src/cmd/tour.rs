@@ -32,8 +32,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let plan = tour::plan(&topo);
     let names: Vec<String> = plan.placements.iter().map(|p| p.to_string()).collect();
     println!(
-        "\nSweeping threads {:?} over the placements that differ here ({}), 3 runs each after a warm-up:",
-        plan.threads,
+        "\nSweeping threads {} over the placements that differ here ({}), 3 runs each after a warm-up:",
+        plan.threads.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(","),
         names.join(", ")
     );
     let interrupt = crate::shared::interrupt_flag()?;

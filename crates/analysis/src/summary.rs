@@ -12,6 +12,7 @@ use scalescope_place::{MemPolicy, Strategy};
 use crate::stats::{summarize, Summary};
 use scalescope_results::plan::{Plan, Point};
 use scalescope_results::store::{MetricSpec, RunRecord, RunStatus};
+use scalescope_results::tidy;
 
 /// Which point speedups are measured against. Unset fields mean "the same as the
 /// point's own"; unset `threads` means 1, or the smallest count swept if 1 was not.
@@ -212,64 +213,48 @@ fn metric_names(points: &[PointSummary]) -> Vec<String> {
     v
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180).
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// An optional number for CSV: six decimals, or empty.
-pub fn opt(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:.6}")).unwrap_or_default()
-}
-
-/// Tidy CSV: one row per point, one column per quantity.
+/// Tidy CSV (`summary.csv`, [`scalescope_results::tidy::SUMMARY_COLUMNS`]): one row per
+/// point, one column per quantity, through the `csv` crate's quoting; numbers in their
+/// shortest exact form, so `import` reads the values back as written.
 pub fn to_csv(points: &[PointSummary]) -> String {
     let names = metric_names(points);
-    let mut out = String::from(
-        "threads,placement,mem,runs,failed,wall_median_secs,wall_mean_secs,wall_min_secs,wall_max_secs,wall_stddev_secs,wall_ci95_lo_secs,wall_ci95_hi_secs,outliers,speedup,efficiency,placement_ok,more_threads_than_planned",
-    );
-    for n in &names {
-        let _ = write!(out, ",{n}_median,{n}_speedup");
-    }
-    out.push('\n');
+    let mut head: Vec<String> = tidy::SUMMARY_COLUMNS.map(String::from).to_vec();
+    head.extend(names.iter().flat_map(|n| tidy::summary_metric_columns(n)));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    let _ = w.write_record(&head);
     for p in points {
-        let w = p.wall_secs.as_ref();
-        let _ = write!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            p.point.threads,
-            csv_field(&p.point.placement.to_string()),
-            csv_field(&p.point.mem.to_string()),
-            p.runs,
-            p.failed,
-            opt(w.map(|s| s.median)),
-            opt(w.map(|s| s.mean)),
-            opt(w.map(|s| s.min)),
-            opt(w.map(|s| s.max)),
-            opt(w.map(|s| s.stddev)),
-            opt(w.map(|s| s.ci95.0)),
-            opt(w.map(|s| s.ci95.1)),
-            w.map(|s| s.outliers.to_string()).unwrap_or_default(),
-            opt(p.speedup),
-            opt(p.efficiency),
-            p.placement_ok.map(|b| b.to_string()).unwrap_or_default(),
-            p.more_threads_than_planned,
-        );
-        for n in &names {
-            let _ = write!(
-                out,
-                ",{},{}",
-                opt(p.metrics.get(n).map(|s| s.median)),
-                opt(p.metric_speedups.get(n).copied())
-            );
-        }
-        out.push('\n');
+        let _ = w.write_record(summary_row(p, &names));
     }
-    out
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+fn summary_row(p: &PointSummary, names: &[String]) -> Vec<String> {
+    let w = p.wall_secs.as_ref();
+    let mut row = vec![
+        p.point.threads.to_string(),
+        p.point.placement.to_string(),
+        p.point.mem.to_string(),
+        p.runs.to_string(),
+        p.failed.to_string(),
+        tidy::opt_number(w.map(|s| s.median)),
+        tidy::opt_number(w.map(|s| s.mean)),
+        tidy::opt_number(w.map(|s| s.min)),
+        tidy::opt_number(w.map(|s| s.max)),
+        tidy::opt_number(w.map(|s| s.stddev)),
+        tidy::opt_number(w.map(|s| s.ci95.0)),
+        tidy::opt_number(w.map(|s| s.ci95.1)),
+        tidy::opt_text(w.map(|s| s.outliers)),
+        tidy::opt_number(p.speedup),
+        tidy::opt_number(p.efficiency),
+        tidy::opt_text(p.placement_ok),
+        p.more_threads_than_planned.to_string(),
+    ];
+    for n in names {
+        row.push(tidy::opt_number(p.metrics.get(n).map(|s| s.median)));
+        row.push(tidy::opt_number(p.metric_speedups.get(n).copied()));
+    }
+    row
 }
 
 /// The table printed at the end of a sweep.

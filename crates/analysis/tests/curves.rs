@@ -211,7 +211,7 @@ fn fits_describe_the_curve() {
 fn single_package_machine_has_no_numa_knee() {
     // A recorded one-package, one-NUMA-node machine (hwloc's nvidia-dgx-gb10: 20 cores).
     let xml = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/topology/nvidia-dgx-gb10.hwloc.xml");
+        .join("../../tests/fixtures/topology/nvidia-dgx-gb10/nvidia-dgx-gb10.hwloc.xml");
     let topo = Source::HwlocXml(xml).load().unwrap();
     let h = header(
         &topo,

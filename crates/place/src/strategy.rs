@@ -17,6 +17,12 @@ pub(crate) struct Slot {
     pub smt_rank: usize,
 }
 
+/// Node or package indexes as the flags take them: `0,2`.
+fn list<T: std::fmt::Display>(ids: &[T]) -> String {
+    let each: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+    each.join(",")
+}
+
 /// Usable PUs (online, allowed, inside the restriction) with their positions, in
 /// hardware order (package, core, thread).
 pub(crate) fn slots(topo: &Topology, req: &PlaceRequest) -> Result<Vec<Slot>, PlaceError> {
@@ -43,8 +49,8 @@ pub(crate) fn slots(topo: &Topology, req: &PlaceRequest) -> Result<Vec<Slot>, Pl
         .collect();
     if v.is_empty() {
         let what = match (&r.numa_nodes, &r.packages) {
-            (Some(n), _) => format!("NUMA nodes {n:?}"),
-            (_, Some(p)) => format!("packages {p:?}"),
+            (Some(n), _) => format!("NUMA nodes {}", list(n)),
+            (_, Some(p)) => format!("packages {}", list(p)),
             _ => "this machine".into(),
         };
         return Err(PlaceError::EmptyRestriction { what });
@@ -127,8 +133,8 @@ fn check_count(threads: usize, available: usize, req: &PlaceRequest) -> Result<(
     if threads > available && !req.oversubscribe {
         let r = &req.restriction;
         let where_ = match (&r.numa_nodes, &r.packages) {
-            (Some(n), _) => format!(" on NUMA nodes {n:?}"),
-            (_, Some(p)) => format!(" on packages {p:?}"),
+            (Some(n), _) => format!(" on NUMA nodes {}", list(n)),
+            (_, Some(p)) => format!(" on packages {}", list(p)),
             _ if matches!(req.strategy, Strategy::SmtPairs) => " on cores with SMT".into(),
             _ if matches!(req.strategy, Strategy::Cpus(_)) => " in the expression".into(),
             _ => String::new(),

@@ -83,8 +83,9 @@ fn cases() -> u32 {
 fn machines() -> &'static [Topology] {
     static MACHINES: OnceLock<Vec<Topology>> = OnceLock::new();
     MACHINES.get_or_init(|| {
-        let recorded = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures/topology/32amd64-4s2n4c-cgroup2.hwloc.xml");
+        let recorded = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../tests/fixtures/topology/32amd64-4s2n4c-cgroup2/32amd64-4s2n4c-cgroup2.hwloc.xml",
+        );
         vec![
             Source::Synthetic("package:2 numa:1 core:4 pu:2 numbering=smt-last".into())
                 .load()

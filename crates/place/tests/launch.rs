@@ -19,7 +19,6 @@ use scalescope_topo::{CpuSet, Topology};
 
 #[path = "../../topo/tests/common/mod.rs"]
 mod common;
-use common::fixture_dir;
 
 /// The recorded machine `name`, read from its sysfs tree.
 fn machine(name: &str) -> Topology {
@@ -34,7 +33,7 @@ struct Hwloc {
 }
 
 fn hwloc(name: &str) -> Hwloc {
-    let text = std::fs::read_to_string(fixture_dir().join(format!("{name}.hwloc.xml"))).unwrap();
+    let text = std::fs::read_to_string(common::hwloc_xml(name)).unwrap();
     let options = roxmltree::ParsingOptions {
         allow_dtd: true,
         ..Default::default()
@@ -284,7 +283,7 @@ fn logical_order_matches_hwloc_on_every_recorded_machine() {
         }
         // scalescope's own XML reader: no unpacking, and its model is built by
         // hardware position, independently of the XML's order.
-        let xml = fixture_dir().join(format!("{name}.hwloc.xml"));
+        let xml = common::hwloc_xml(name);
         let topo = scalescope_topo::hwloc_xml::load(&xml).unwrap();
         let hw = hwloc(name);
         let usable: BTreeSet<u32> = topo.usable_cpus().iter().collect();

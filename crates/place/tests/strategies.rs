@@ -18,8 +18,9 @@ fn recorded(name: &str) -> Topology {
     cache
         .entry(name.to_string())
         .or_insert_with(|| {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("../../tests/fixtures/topology/{name}.hwloc.xml"));
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+                "../../tests/fixtures/topology/{name}/{name}.hwloc.xml"
+            ));
             Source::HwlocXml(path).load().unwrap()
         })
         .clone()
@@ -115,7 +116,7 @@ fn restrictions_keep_threads_inside() {
     req.threads = Some(9);
     let e = place(&t, &req).unwrap_err().to_string();
     assert!(
-        e.contains("9 threads requested but only 8 usable PUs on packages [0]"),
+        e.contains("9 threads requested but only 8 usable PUs on packages 0"),
         "{e}"
     );
     req.restriction = Restriction {
@@ -125,7 +126,7 @@ fn restrictions_keep_threads_inside() {
     assert!(place(&t, &req)
         .unwrap_err()
         .to_string()
-        .contains("no usable PU in NUMA nodes [7]"));
+        .contains("no usable PU in NUMA nodes 7"));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The self-contained HTML report: inline CSS and SVG, no script, no network; every
-//! string from the results (command lines, host names, labels) escaped. It opens
+//! string from the results (command lines, host names, labels) escaped, since the
+//! page is written through [`crate::markup`]. It opens
 //! with the answer ([`crate::summary`]), shows the machine once, then one section
 //! per workload: its charts (a log2 or linear thread axis and each series shown or
 //! hidden by pure-CSS radio buttons and checkboxes), its findings, its points.
@@ -10,8 +11,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::markup::{el, Markup};
 use crate::mem::Section;
-use crate::svg::escape;
 use crate::{charts, CsvExporter, Exporter, JsonExporter, ResultSet};
 
 /// The report page.
@@ -24,7 +25,7 @@ th{background:#f0f4f8}td.l,th.l{text-align:left}.finding{border-left:5px solid #
 .warning{border-color:#D55E00}.notice{border-color:#E69F00}.finding ul{margin:.2em 0}\
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(720px,1fr));gap:.5em}figure{margin:0}svg{max-width:100%;height:auto}\
 .answer{display:grid;grid-template-columns:minmax(300px,1fr) 720px;gap:1em;align-items:start;margin:.5em 0}\
-.diag{background:#fff7ec;border-left:6px solid #D55E00;padding:.4em .9em}.sentence{font-size:1.15em;font-weight:bold;margin:.3em 0}\
+.diag{background:#fff7ec;border-left:6px solid #D55E00;padding:.4em .9em}.quality{border-top:1px solid #E69F00;margin-top:.5em}.sentence{font-size:1.15em;font-weight:bold;margin:.3em 0}\
 .machine{margin:.3em 0;color:#333}.controls{margin:.3em 0 .6em}.controls label{margin-right:1em;cursor:pointer}\
 figcaption{font-size:14px;color:#444}.src{color:#444;font-size:14px}input.tg{margin-left:.2em}\
 #xlog:checked~main .xlin,#xlin:checked~main .xlog{display:none}\
@@ -42,36 +43,38 @@ pub(crate) fn confidence_text(c: &scalescope_analysis::Confidence) -> String {
     s
 }
 
-fn findings_html(set: &ResultSet) -> String {
-    let mut s = format!(
-        "<details open><summary><h3 style=\"display:inline\">All findings ({})</h3></summary>",
-        set.analysis.findings.len()
-    );
+fn findings_html(set: &ResultSet) -> Markup {
+    let mut inner = Markup::from_iter([el("summary").child(
+        el("h3")
+            .attr("style", "display:inline")
+            .text(&format!("All findings ({})", set.analysis.findings.len())),
+    )]);
     for f in &set.analysis.findings {
-        let _ = write!(
-            s,
-            r#"<div class="finding {}"><strong>{}</strong> <small>(confidence: {})</small><ul>"#,
-            escape(&f.severity),
-            escape(&f.title),
-            escape(&confidence_text(&f.confidence))
-        );
-        for e in &f.evidence {
-            let _ = write!(s, "<li>{}</li>", escape(&e.text));
-        }
-        s.push_str("</ul>");
-        if let Some(a) = &f.advice {
-            let _ = write!(s, "<p>Try: {}</p>", escape(a));
-        }
-        if let Some(c) = &f.check {
-            let _ = write!(s, "<p>Check: {}</p>", escape(c));
-        }
-        s.push_str("</div>");
+        inner.push(finding_html(f));
     }
-    s.push_str("</details>");
-    s
+    el("details").flag("open").child(inner)
 }
 
-fn machine_html(set: &ResultSet) -> String {
+/// One finding: its title, confidence, evidence, advice and check.
+fn finding_html(f: &scalescope_analysis::Finding) -> Markup {
+    let mut m = Markup::from_iter([
+        el("strong").text(&f.title),
+        Markup::trusted(" "),
+        el("small").text(&format!("(confidence: {})", confidence_text(&f.confidence))),
+        el("ul").children(f.evidence.iter().map(|e| el("li").text(&e.text))),
+    ]);
+    if let Some(a) = &f.advice {
+        m.push(el("p").text(&format!("Try: {a}")));
+    }
+    if let Some(c) = &f.check {
+        m.push(el("p").text(&format!("Check: {c}")));
+    }
+    el("div")
+        .attr("class", format!("finding {}", f.severity))
+        .child(m)
+}
+
+fn machine_html(set: &ResultSet) -> Markup {
     let m = &set.header.machine;
     let virtualization = m
         .virtualization
@@ -93,31 +96,24 @@ fn machine_html(set: &ResultSet) -> String {
         ("NUMA balancing", m.numa_balancing.clone()),
         ("load average at start", m.load_average.clone()),
     ];
-    let mut s = String::from("<table>");
-    for (k, v) in rows {
-        let _ = write!(
-            s,
-            r#"<tr><th class="l">{}</th><td class="l">{}</td></tr>"#,
-            escape(k),
-            escape(&v)
-        );
-    }
-    s.push_str("</table>");
-    s
+    el("table").children(rows.iter().map(|(k, v)| {
+        el("tr").children([
+            el("th").attr("class", "l").text(k),
+            el("td").attr("class", "l").text(v),
+        ])
+    }))
 }
 
 /// Each chart as a figure (with `class`) and its caption.
-fn figures_html(charts: &[crate::Chart], class: &str) -> String {
-    let mut s = String::new();
-    for c in charts {
-        let _ = write!(
-            s,
-            r#"<figure class="{class}">{}<figcaption>{}</figcaption></figure>"#,
-            c.svg,
-            escape(&c.title)
-        );
-    }
-    s
+fn figures_html(charts: &[crate::Chart], class: &str) -> Markup {
+    charts
+        .iter()
+        .map(|c| {
+            el("figure")
+                .attr("class", class)
+                .children([c.svg.clone(), el("figcaption").text(&c.title)])
+        })
+        .collect()
 }
 
 /// The command a set ran, in words.
@@ -131,17 +127,28 @@ fn command_text(set: &ResultSet) -> String {
 
 /// One checkbox per curve (checked: shown) and the CSS that hides a curve's
 /// series, regions and knees in this section's charts when it is unchecked.
-fn toggles(set: &ResultSet, id: &str, css: &mut String) -> String {
+fn toggles(set: &ResultSet, id: &str, css: &mut String) -> Markup {
     let many_mems = set.header.plan.mems.len() > 1;
     // Not wrapped: the inputs must be siblings of the charts for `~` to reach them.
-    let mut s = String::from(r#"<b class="controls">Show: </b>"#);
+    let mut s = Markup::from_iter([el("b").attr("class", "controls").text("Show: ")]);
     for (k, c) in set.analysis.curves.iter().enumerate() {
         let color = crate::svg::PALETTE[k % crate::svg::PALETTE.len()];
-        let _ = write!(
-            s,
-            r#"<input type="checkbox" class="tg" id="{id}-s{k}" checked><label for="{id}-s{k}" style="color:{color}">■ {}</label>"#,
-            escape(&crate::series_name(c, many_mems))
+        let input = format!("{id}-s{k}");
+        s.push(
+            el("input")
+                .attr("type", "checkbox")
+                .attr("class", "tg")
+                .attr("id", &input)
+                .flag("checked")
+                .void(),
         );
+        s.push(
+            el("label")
+                .attr("for", &input)
+                .attr("style", format!("color:{color}"))
+                .text(&format!("■ {}", crate::series_name(c, many_mems))),
+        );
+        // The ids are made here (`w1-s0`): no data reaches the stylesheet.
         let _ = write!(
             css,
             "#{id}-s{k}:not(:checked)~.charts .bycurve .s{k}{{display:none}}"
@@ -151,77 +158,91 @@ fn toggles(set: &ResultSet, id: &str, css: &mut String) -> String {
 }
 
 /// One workload: its title, command, charts (both axes), findings and points.
-fn set_html(set: &ResultSet, i: usize, many: bool, css: &mut String) -> String {
+fn set_html(set: &ResultSet, i: usize, many: bool, css: &mut String) -> Markup {
     let prefix = if many {
         format!("{}-", i + 1)
     } else {
         String::new()
     };
     let id = format!("w{}", i + 1);
-    let mut body = format!(
-        r#"<section id="{id}"><h2>{}</h2><p class="src">command: <code>{}</code> · scalescope {} · results: {}</p>"#,
-        escape(&crate::summary::workload_title(set)),
-        escape(&command_text(set)),
-        escape(&set.header.scalescope_version),
-        escape(&set.label)
+    let source = format!(
+        " · scalescope {} · results: {}",
+        set.header.scalescope_version, set.label
     );
-    // The checkboxes come before the charts: the CSS reaches them as siblings.
-    body += &toggles(set, &id, css);
-    body.push_str(r#"<div class="charts">"#);
-    body += &figures_html(&crate::threads_charts(set, &prefix, true), "bycurve xlog");
-    body += &figures_html(&crate::threads_charts(set, &prefix, false), "bycurve xlin");
-    body += &figures_html(&crate::other_charts(set, &prefix), "other");
-    body.push_str("</div>");
-    body += &findings_html(set);
-    body += &points_html(set);
-    body.push_str("</section>");
-    body
+    el("section").attr("id", &id).children([
+        el("h2").text(&crate::summary::workload_title(set)),
+        el("p").attr("class", "src").children([
+            Markup::text("command: "),
+            el("code").text(&command_text(set)),
+            Markup::text(&source),
+        ]),
+        // The checkboxes come before the charts: the CSS reaches them as siblings.
+        toggles(set, &id, css),
+        el("div").attr("class", "charts").children([
+            figures_html(&crate::threads_charts(set, &prefix, true), "bycurve xlog"),
+            figures_html(&crate::threads_charts(set, &prefix, false), "bycurve xlin"),
+            figures_html(&crate::other_charts(set, &prefix), "other"),
+        ]),
+        findings_html(set),
+        points_html(set),
+    ])
 }
 
-fn points_html(set: &ResultSet) -> String {
-    let mut s = String::from(
-        r#"<h3>Points</h3><table><tr><th class="l">placement</th><th class="l">mem</th><th>threads</th><th>runs</th><th>median s</th><th>speedup</th><th>efficiency</th><th>Karp-Flatt</th></tr>"#,
-    );
+fn points_html(set: &ResultSet) -> Markup {
+    let head = [
+        "placement",
+        "mem",
+        "threads",
+        "runs",
+        "median s",
+        "speedup",
+        "efficiency",
+        "Karp-Flatt",
+    ];
+    let mut rows = Markup::from_iter([el("tr").children(head.iter().enumerate().map(|(i, h)| {
+        let th = el("th");
+        if i < 2 { th.attr("class", "l") } else { th }.text(h)
+    }))]);
     for c in &set.analysis.curves {
         for p in &c.points {
-            let _ = write!(
-                s,
-                r#"<tr><td class="l">{}</td><td class="l">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.0}%</td><td>{}</td></tr>"#,
-                escape(&c.placement.to_string()),
-                escape(&c.mem.to_string()),
-                p.threads,
-                p.runs,
+            let cells = [
+                p.threads.to_string(),
+                p.runs.to_string(),
                 p.time_median_secs
                     .map(|t| format!("{t:.4}"))
                     .unwrap_or("-".into()),
-                p.speedup,
-                p.efficiency * 100.0,
+                format!("{:.2}", p.speedup),
+                format!("{:.0}%", p.efficiency * 100.0),
                 p.karp_flatt
                     .map(|k| format!("{k:.4}"))
-                    .unwrap_or("-".into())
-            );
+                    .unwrap_or("-".into()),
+            ];
+            let mut tr = Markup::from_iter([
+                el("td").attr("class", "l").text(&c.placement.to_string()),
+                el("td").attr("class", "l").text(&c.mem.to_string()),
+            ]);
+            tr.push(cells.iter().map(|v| el("td").text(v)).collect());
+            rows.push(el("tr").child(tr));
         }
     }
-    s.push_str("</table>");
-    s
+    Markup::from_iter([el("h3").text("Points"), el("table").child(rows)])
 }
 
 /// The machine tables, each distinct machine once.
-fn machines_html(sets: &[ResultSet]) -> String {
-    let mut tables: Vec<String> = sets.iter().map(machine_html).collect();
+fn machines_html(sets: &[ResultSet]) -> Markup {
+    let mut tables: Vec<Markup> = sets.iter().map(machine_html).collect();
     tables.dedup();
-    let mut s = String::from(r#"<section id="machine"><h2>Machine</h2>"#);
-    for t in tables {
-        s += &t;
-    }
-    s.push_str("</section>");
-    s
+    el("section")
+        .attr("id", "machine")
+        .children(std::iter::once(el("h2").text("Machine")).chain(tables))
 }
 
 /// The log2/linear switch for the thread axis (radio buttons placed before
 /// `<main>`, their labels in it).
 const AXIS_INPUTS: &str = r#"<input type="radio" name="xaxis" id="xlog" checked hidden><input type="radio" name="xaxis" id="xlin" hidden>"#;
 const AXIS_LABELS: &str = r#"<div class="controls">Thread axis: <label for="xlog">◉ log2</label><label for="xlin">◎ linear</label></div>"#;
+const HEAD: &str = r#"<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"><meta name="viewport" content="width=device-width"><title>scalescope report</title>"#;
+const FOOT: &str = "<p><small>Generated by scalescope. One self-contained file: charts are inline SVG, the switches are CSS; the tidy data is in curves.csv beside this file.</small></p>";
 
 impl HtmlExporter {
     /// The page, with each results set's charts embedded.
@@ -232,28 +253,40 @@ impl HtmlExporter {
     /// The page with memory-measurement sections after the sweeps.
     pub fn page_with(&self, sets: &[ResultSet], sections: &[crate::mem::Section]) -> String {
         let mut css = String::from(CSS);
-        let mut body = String::new();
+        let mut body =
+            Markup::from_iter([el("h1").text("scalescope report: why does it stop scaling?")]);
         if !sets.is_empty() {
-            body += &crate::summary::summary_html(sets);
-            body += AXIS_LABELS;
-            body += &machines_html(sets);
+            body.push(crate::summary::summary_html(sets));
+            body.push(Markup::trusted(AXIS_LABELS));
+            body.push(machines_html(sets));
         }
         for (i, set) in sets.iter().enumerate() {
-            body += &set_html(set, i, sets.len() > 1, &mut css);
+            body.push(set_html(set, i, sets.len() > 1, &mut css));
         }
         for sec in sections {
-            let _ = write!(body, "<h2>{}</h2><ul>", escape(&sec.title));
-            for n in &sec.notes {
-                let _ = write!(body, "<li>{}</li>", escape(n));
-            }
-            body.push_str(r#"</ul><div class="charts">"#);
-            body += &figures_html(&sec.charts, "other");
-            body.push_str("</div>");
+            body.push(section_html(sec));
         }
-        format!(
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"><meta name=\"viewport\" content=\"width=device-width\"><title>scalescope report</title><style>{css}</style></head><body>{AXIS_INPUTS}<main><h1>scalescope report: why does it stop scaling?</h1>{body}<p><small>Generated by scalescope. One self-contained file: charts are inline SVG, the switches are CSS; the tidy data is in curves.csv beside this file.</small></p></main></body></html>\n"
-        )
+        body.push(Markup::trusted(FOOT));
+        // Escaped like any text: the stylesheet holds no character that escaping changes
+        // (tested), so it reaches the browser as written.
+        let head = Markup::from_iter([Markup::trusted(HEAD), el("style").text(&css)]);
+        let page = el("html").attr("lang", "en").children([
+            el("head").child(head),
+            el("body").children([Markup::trusted(AXIS_INPUTS), el("main").child(body)]),
+        ]);
+        format!("<!DOCTYPE html>{page}\n")
     }
+}
+
+/// A memory-measurement section: its title, notes and charts.
+fn section_html(sec: &Section) -> Markup {
+    Markup::from_iter([
+        el("h2").text(&sec.title),
+        el("ul").children(sec.notes.iter().map(|n| el("li").text(n))),
+        el("div")
+            .attr("class", "charts")
+            .child(figures_html(&sec.charts, "other")),
+    ])
 }
 
 impl Exporter for HtmlExporter {
@@ -305,11 +338,21 @@ pub fn write_dir(
             String::new()
         };
         for c in charts(set, &prefix) {
-            write(&c.file, c.svg.as_bytes())?;
+            write(&c.file, c.svg.as_str().as_bytes())?;
         }
     }
     for c in sections.iter().flat_map(|s| &s.charts) {
-        write(&c.file, c.svg.as_bytes())?;
+        write(&c.file, c.svg.as_str().as_bytes())?;
     }
     Ok(dir.join("index.html"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The stylesheet goes through the page as escaped text: escaping must leave it as
+    /// written (no `&`, `<`, `>` or quotes in it).
+    #[test]
+    fn the_stylesheet_is_unchanged_by_escaping() {
+        assert_eq!(crate::markup::escape(super::CSS), super::CSS);
+    }
 }

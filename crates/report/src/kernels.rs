@@ -323,6 +323,13 @@ pub fn stream_text(
     )
 }
 
+/// `exit 3`, or what stands for a missing exit status (a process ended by a signal).
+fn exit_text(code: Option<i32>) -> String {
+    code.map_or("no exit status: ended by a signal".into(), |c| {
+        format!("exit {c}")
+    })
+}
+
 /// One launch, as printed by `mpi-check`.
 pub fn launch_text(l: &LaunchCheck) -> String {
     let mut out = String::new();
@@ -357,8 +364,9 @@ pub fn launch_text(l: &LaunchCheck) -> String {
     } else if l.exit_code != Some(0) {
         let _ = writeln!(
             out,
-            "  the launcher failed (exit {:?}): {}",
-            l.exit_code, l.stderr_tail
+            "  the launcher failed ({}): {}",
+            exit_text(l.exit_code),
+            l.stderr_tail
         );
     }
     for r in &l.runs {
@@ -373,8 +381,10 @@ pub fn launch_text(l: &LaunchCheck) -> String {
         let status = if r.ok() { "ok" } else { "FAILED" };
         let _ = writeln!(
             out,
-            "  run {}: {:.3} s wall, exit {:?}{verdict}  {status}",
-            r.rep, r.wall_secs, r.exit_code
+            "  run {}: {:.3} s wall, {}{verdict}  {status}",
+            r.rep,
+            r.wall_secs,
+            exit_text(r.exit_code)
         );
     }
     let verdict = if l.check.all_inside_plan {
@@ -401,6 +411,43 @@ mod tests {
             detail,
             setup: None,
         }
+    }
+
+    /// Exit statuses in words: `exit 1`, or that there was none; never `Some(1)`.
+    #[test]
+    fn launch_text_writes_exit_statuses_in_words() {
+        use scalescope_results::ranks::{ProgramRun, RanksCheck};
+        let run = |rep, exit_code| ProgramRun {
+            rep,
+            wall_secs: 1.0,
+            exit_code,
+            timed_out: false,
+            report: None,
+        };
+        let l = LaunchCheck {
+            ranks_per_node: "2".into(),
+            command: "mpirun -n 2 ./ep".into(),
+            rankfile: None,
+            exit_code: None,
+            timed_out: false,
+            stderr_tail: "killed".into(),
+            check: RanksCheck {
+                ranks: Vec::new(),
+                all_inside_plan: true,
+                unexpected: Vec::new(),
+            },
+            runs: vec![run(0, Some(1)), run(1, None)],
+        };
+        let text = launch_text(&l);
+        assert!(
+            text.contains("the launcher failed (no exit status: ended by a signal): killed"),
+            "{text}"
+        );
+        assert!(
+            text.contains("run 0: 1.000 s wall, exit 1  FAILED"),
+            "{text}"
+        );
+        assert!(!text.contains("Some(") && !text.contains("None"), "{text}");
     }
 
     #[test]

@@ -3,11 +3,14 @@
 //! report), and the SVG charts the report embeds and also writes on their own.
 //! Everything is a pure function of the results, so every format is snapshot-tested.
 
+mod axis;
 pub mod compare;
 pub mod evidence;
+pub mod heatmap;
 pub mod html;
 pub mod kernels;
 pub mod machine;
+pub mod markup;
 pub mod mem;
 pub mod predict;
 pub mod summary;
@@ -17,9 +20,9 @@ pub mod topo_svg;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use scalescope_analysis::summary::{csv_field, opt};
 use scalescope_analysis::{Analysis, Basis};
 use scalescope_results::store::{Header, RunRecord};
+use scalescope_results::tidy;
 
 use svg::{Band, LineChart, Marker, Series, PALETTE};
 
@@ -177,39 +180,61 @@ impl Exporter for CsvExporter {
     fn extension(&self) -> &'static str {
         "csv"
     }
+    /// `curves.csv` ([`scalescope_results::tidy::CURVES_COLUMNS`]), through the `csv`
+    /// crate's quoting; numbers in their shortest exact form, so `import` reads every
+    /// value back as written.
     fn export(&self, sets: &[ResultSet]) -> Vec<u8> {
-        let mut out = String::from("results,placement,mem,threads,runs,perf,speedup,speedup_sd,efficiency,karp_flatt,time_median_secs,time_ci95_lo_secs,time_ci95_hi_secs,metric_median,packages,numa_nodes,cores,smt_shared\n");
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut rows = vec![tidy::CURVES_COLUMNS.map(String::from).to_vec()];
         for set in sets {
+            let basis = match &set.analysis.basis {
+                Basis::Time => "time".to_string(),
+                Basis::Metric { name, .. } => format!("metric:{name}"),
+            };
             for c in &set.analysis.curves {
-                for p in &c.points {
-                    let u = p.usage;
-                    let _ = writeln!(
-                        out,
-                        "{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{}",
-                        csv_field(&set.label),
-                        csv_field(&c.placement.to_string()),
-                        csv_field(&c.mem.to_string()),
-                        p.threads,
-                        p.runs,
-                        p.perf,
-                        p.speedup,
-                        p.speedup_sd,
-                        p.efficiency,
-                        opt(p.karp_flatt),
-                        opt(p.time_median_secs),
-                        opt(p.time_ci95_secs.map(|c| c.0)),
-                        opt(p.time_ci95_secs.map(|c| c.1)),
-                        opt(p.metric_median),
-                        u.map(|u| u.packages.to_string()).unwrap_or_default(),
-                        u.map(|u| u.numa_nodes.to_string()).unwrap_or_default(),
-                        u.map(|u| u.cores.to_string()).unwrap_or_default(),
-                        u.map(|u| u.smt_shared.to_string()).unwrap_or_default(),
-                    );
-                }
+                rows.extend(c.points.iter().map(|p| curve_row(&set.label, c, p, &basis)));
             }
         }
-        out.into_bytes()
+        for row in rows {
+            // Writing into a Vec cannot fail.
+            let _ = w.write_record(&row);
+        }
+        w.into_inner().unwrap_or_default()
     }
+}
+
+/// One `curves.csv` row. A time that is not positive (a curve imported without
+/// seconds) was not measured and is left empty.
+fn curve_row(
+    label: &str,
+    c: &scalescope_analysis::Curve,
+    p: &scalescope_analysis::CurvePoint,
+    basis: &str,
+) -> Vec<String> {
+    let u = p.usage;
+    let time = p.time_median_secs.filter(|t| *t > 0.0);
+    let ci = p.time_ci95_secs.filter(|_| time.is_some());
+    vec![
+        label.to_string(),
+        c.placement.to_string(),
+        c.mem.to_string(),
+        p.threads.to_string(),
+        p.runs.to_string(),
+        tidy::number(p.perf),
+        tidy::number(p.speedup),
+        tidy::number(p.speedup_sd),
+        tidy::number(p.efficiency),
+        tidy::opt_number(p.karp_flatt),
+        tidy::opt_number(time),
+        tidy::opt_number(ci.map(|c| c.0)),
+        tidy::opt_number(ci.map(|c| c.1)),
+        tidy::opt_number(p.metric_median),
+        tidy::opt_text(u.map(|u| u.packages)),
+        tidy::opt_text(u.map(|u| u.numa_nodes)),
+        tidy::opt_text(u.map(|u| u.cores)),
+        tidy::opt_text(u.map(|u| u.smt_shared)),
+        basis.to_string(),
+    ]
 }
 
 impl Exporter for JsonExporter {
@@ -237,7 +262,7 @@ pub struct Chart {
     /// File name (`speedup.svg`).
     pub file: String,
     pub title: String,
-    pub svg: String,
+    pub svg: markup::Markup,
 }
 
 fn series_name(c: &scalescope_analysis::Curve, many_mems: bool) -> String {
@@ -347,7 +372,7 @@ pub fn speedup_chart(set: &ResultSet, log2_x: bool) -> LineChart {
         title: format!("Speedup ({})", a.basis.label().replace('`', "")),
         x_label: "threads".into(),
         y_label: "speedup".into(),
-        series: speedup_series(a, many_mems, x_max(a)),
+        series: speedup_series(a, many_mems, x_max(a), log2_x),
         bands: bands(a, x_max(a)),
         markers: knee_markers(a),
         y_from_zero: true,
@@ -382,7 +407,7 @@ pub fn threads_charts(set: &ResultSet, prefix: &str, log2_x: bool) -> Vec<Chart>
     let mut out = vec![
         chart(
             "speedup.svg",
-            "Speedup, with each placement's topology regions and knees",
+            "Speedup with 95% intervals, each placement's topology regions and knees",
             speedup_chart(set, log2_x),
         ),
         chart(
@@ -518,15 +543,11 @@ fn per_curve_series(a: &Analysis, many_mems: bool, f: &YOf) -> Vec<Series> {
         .collect()
 }
 
-/// Speedup per curve with one-standard-deviation whiskers, and the ideal line up
-/// to a little above the best measured speedup (so it never flattens the data).
-fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64) -> Vec<Series> {
-    let mut speedup = per_curve_series(a, many_mems, &|p| {
-        Some((
-            p.speedup,
-            Some((p.speedup - p.speedup_sd, p.speedup + p.speedup_sd)),
-        ))
-    });
+/// Speedup per curve with its 95% interval as whiskers (the bootstrap interval; none
+/// with one repetition), and the ideal line up to a little above the best measured
+/// speedup (so it never flattens the data).
+fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64, log2_x: bool) -> Vec<Series> {
+    let mut speedup = per_curve_series(a, many_mems, &|p| Some((p.speedup, p.speedup_ci95)));
     if let Some(c) = a.curves.first() {
         let b = c.baseline_threads as f64;
         let best = speedup
@@ -536,12 +557,36 @@ fn speedup_series(a: &Analysis, many_mems: bool, x_max: f64) -> Vec<Series> {
             .filter(|v| v.is_finite())
             .fold(1.0, f64::max);
         let end = x_max.min(best * 1.2 * b).max(b);
+        let measured = a
+            .curves
+            .iter()
+            .flat_map(|c| c.points.iter())
+            .map(|p| p.threads as f64);
         speedup.push(Series {
             name: "ideal".into(),
-            points: vec![(b, 1.0, None), (end, end / b, None)],
+            points: ideal_xs(b, end, measured, log2_x)
+                .into_iter()
+                .map(|x| (x, x / b, None))
+                .collect(),
             color: "#888888".into(),
             dashed: true,
         });
     }
     speedup
+}
+
+/// Where the ideal line (speedup = threads / baseline) has a vertex: the baseline, every
+/// thread count measured up to `end`, and `end`; on a log2 axis also eight steps an
+/// octave between them, since a straight segment there is not the line. So the line is
+/// exact at every thread count on either axis.
+fn ideal_xs(b: f64, end: f64, measured: impl Iterator<Item = f64>, log2_x: bool) -> Vec<f64> {
+    let mut xs: Vec<f64> = measured.filter(|x| *x > b && *x < end).collect();
+    xs.extend([b, end]);
+    if log2_x && b > 0.0 {
+        let steps = ((end / b).log2() * 8.0).ceil() as u32;
+        xs.extend((1..steps).map(|k| b * 2f64.powf(f64::from(k) / 8.0)));
+    }
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    xs
 }

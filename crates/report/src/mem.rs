@@ -482,6 +482,18 @@ pub fn c2c_text(topo: &scalescope_topo::Topology, m: &C2cText) -> String {
     out
 }
 
+/// Groups of nodes as people write them: `{0,1} {2,3}`.
+fn groups_text(groups: &[Vec<usize>]) -> String {
+    let each: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let ids: Vec<String> = g.iter().map(|n| n.to_string()).collect();
+            format!("{{{}}}", ids.join(","))
+        })
+        .collect();
+    each.join(" ")
+}
+
 /// `analyze matrix.json` as text: per matrix its levels, the noise and disagreement
 /// notes, and the one-hop link graph where one was found.
 pub fn hop_summary_text(
@@ -501,11 +513,11 @@ pub fn hop_summary_text(
         }
         if let Some(l) = &h.links {
             out += &format!(
-                "  one-hop links: {} per node, {} speed class(es), at most {} hop(s); groups {:?}\n",
+                "  one-hop links: {} per node, {} speed class(es), at most {} hop(s); groups {}\n",
                 l.k,
                 l.link_classes.len(),
                 l.max_hops,
-                l.groups
+                groups_text(&l.groups)
             );
         }
     }

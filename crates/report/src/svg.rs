@@ -1,27 +1,16 @@
 //! SVG charts drawn by hand (no JavaScript, no fonts to fetch): line charts with a
 //! linear or log2 x axis, whiskers with caps, an ideal line, knees marked and
 //! labelled, and one lane of shaded regions per series (a placement's topology
-//! regions); heatmaps. Every text goes through [`escape`]; every series and its
-//! regions and knees share the class `sN` so a page can hide them together.
+//! regions); heatmaps ([`crate::heatmap`]). Written through [`crate::markup`], so every text and attribute
+//! is escaped; every series and its regions and knees share the class `sN` so a page
+//! can hide them together.
 
-use std::fmt::Write as _;
+use std::fmt::Display;
 
-/// Escapes text for XML/HTML content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::axis::{fit_label, fmt_bytes, fmt_num, log2_ticks, ticks};
+use crate::markup::{el, Markup, D1};
+
+pub use crate::heatmap::Heatmap;
 
 /// Series colours (colour-blind friendly, Okabe-Ito).
 pub const PALETTE: [&str; 8] = [
@@ -86,75 +75,6 @@ const BOTTOM: f64 = 55.0;
 /// Height of one series' lane of regions at the top of the plot.
 const LANE: f64 = 18.0;
 
-/// Round tick values covering [lo, hi].
-fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
-        return vec![lo];
-    }
-    let raw = (hi - lo) / n as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
-    let mut v = Vec::new();
-    let mut t = (lo / step).ceil() * step;
-    while t <= hi + step * 1e-9 {
-        v.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
-        t += step;
-    }
-    v
-}
-
-/// `label` cut to what fits in `width` pixels at 12 px (about 6.8 px a
-/// character), with an ellipsis; empty when not even a few characters fit.
-fn fit_label(label: &str, width: f64) -> String {
-    let fits = (width / 6.8).floor().max(0.0) as usize;
-    let n = label.chars().count();
-    if n <= fits {
-        label.to_string()
-    } else if fits < 4 {
-        String::new()
-    } else {
-        format!("{}…", label.chars().take(fits - 1).collect::<String>())
-    }
-}
-
-/// Powers of two covering [lo, hi], every second one when there are many.
-fn log2_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let (a, z) = (lo.log2().ceil() as i32, hi.log2().floor() as i32);
-    let step = if z - a > 10 { 2 } else { 1 };
-    (a..=z).step_by(step).map(|e| 2f64.powi(e)).collect()
-}
-
-fn fmt_num(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v.abs() >= 1000.0 || v.abs() < 0.01 {
-        format!("{v:.3e}")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.3}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
-    }
-}
-
-/// `4 KiB`, `32 MiB`, `1 GiB` for tick labels.
-fn fmt_bytes(v: f64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = v;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    format!("{} {}", fmt_num((v * 10.0).round() / 10.0), units[u])
-}
-
 /// The plotting area and the data ranges it shows.
 struct Frame {
     x0: f64,
@@ -182,23 +102,35 @@ impl Frame {
 
 impl LineChart {
     /// The chart as a standalone SVG document.
-    pub fn to_svg(&self) -> String {
+    pub fn to_svg(&self) -> Markup {
         let f = self.frame();
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="13" role="img"><title>{}</title><rect x="0" y="0" width="{W}" height="{H}" fill="#ffffff"/>"##,
-            escape(&self.title)
+        let mut body = Markup::new();
+        body.push(el("title").text(&self.title));
+        body.push(
+            el("rect")
+                .attr("x", 0)
+                .attr("y", 0)
+                .attr("width", W)
+                .attr("height", H)
+                .attr("fill", "#ffffff")
+                .empty(),
         );
-        self.write_ticks(&mut s, &f);
-        self.write_titles(&mut s, &f);
-        self.write_bands(&mut s, &f);
+        body.push(self.ticks_svg(&f));
+        body.push(self.titles_svg(&f));
+        body.push(self.bands_svg(&f));
         for (i, ser) in self.series.iter().enumerate() {
-            write_series(&mut s, &f, i, ser);
+            body.push(series_svg(&f, i, ser));
         }
-        self.write_markers(&mut s, &f);
-        s.push_str("</svg>");
-        s
+        body.push(self.markers_svg(&f));
+        el("svg")
+            .attr("xmlns", "http://www.w3.org/2000/svg")
+            .attr("viewBox", format!("0 0 {W} {H}"))
+            .attr("width", W)
+            .attr("height", H)
+            .attr("font-family", "sans-serif")
+            .attr("font-size", 13)
+            .attr("role", "img")
+            .child(body)
     }
 
     /// The data ranges (with a margin on top, and room for the region lanes), the
@@ -254,10 +186,11 @@ impl LineChart {
 
     /// Each band: a tinted strip in its series' lane at the top of the plot with
     /// its label, and a thin line where it starts; unassigned bands shade the plot.
-    fn write_bands(&self, s: &mut String, f: &Frame) {
+    fn bands_svg(&self, f: &Frame) -> Markup {
         let mut lanes: Vec<Option<usize>> = self.bands.iter().map(|b| b.series).collect();
         lanes.sort_unstable();
         lanes.dedup();
+        let mut out = Markup::new();
         for b in &self.bands {
             let (a, z) = (f.sx(b.from.max(f.x0)), f.sx(b.to.min(f.x1)));
             if z <= a {
@@ -270,30 +203,56 @@ impl LineChart {
                     format!("band s{i}"),
                     self.series
                         .get(i)
-                        .map(|x| escape(&x.color))
-                        .unwrap_or("#888".into()),
+                        .map_or("#888".to_string(), |x| x.color.clone()),
                 ),
                 None => ("band".to_string(), "#888888".to_string()),
             };
             let label = fit_label(&b.label, z - a - 8.0);
-            let _ = write!(
-                s,
-                r##"<g class="{class}"><title>{}</title><rect x="{a:.1}" y="{TOP}" width="{:.1}" height="{:.1}" fill="{color}" fill-opacity="0.05"/><rect x="{a:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{color}" fill-opacity="0.22" stroke="{color}" stroke-width="1"/><line x1="{a:.1}" y1="{TOP}" x2="{a:.1}" y2="{:.1}" stroke="{color}" stroke-width="1" stroke-opacity="0.5"/><text x="{:.1}" y="{:.1}" fill="#222" font-size="12">{}</text></g>"##,
-                escape(&b.tooltip),
-                z - a,
-                f.ph,
-                z - a,
-                LANE - 3.0,
-                TOP + f.ph,
-                a + 4.0,
-                y + LANE - 7.0,
-                escape(&label)
+            out.push(
+                el("g").attr("class", class).children([
+                    el("title").text(&b.tooltip),
+                    el("rect")
+                        .attr("x", D1(a))
+                        .attr("y", TOP)
+                        .attr("width", D1(z - a))
+                        .attr("height", D1(f.ph))
+                        .attr("fill", &color)
+                        .attr("fill-opacity", "0.05")
+                        .empty(),
+                    el("rect")
+                        .attr("x", D1(a))
+                        .attr("y", D1(y))
+                        .attr("width", D1(z - a))
+                        .attr("height", D1(LANE - 3.0))
+                        .attr("fill", &color)
+                        .attr("fill-opacity", "0.22")
+                        .attr("stroke", &color)
+                        .attr("stroke-width", 1)
+                        .empty(),
+                    el("line")
+                        .attr("x1", D1(a))
+                        .attr("y1", TOP)
+                        .attr("x2", D1(a))
+                        .attr("y2", D1(TOP + f.ph))
+                        .attr("stroke", &color)
+                        .attr("stroke-width", 1)
+                        .attr("stroke-opacity", "0.5")
+                        .empty(),
+                    el("text")
+                        .attr("x", D1(a + 4.0))
+                        .attr("y", D1(y + LANE - 7.0))
+                        .attr("fill", "#222")
+                        .attr("font-size", 12)
+                        .text(&label),
+                ]),
             );
         }
+        out
     }
 
     /// Knees: a dashed vertical line in the series' colour, labelled at the bottom.
-    fn write_markers(&self, s: &mut String, f: &Frame) {
+    fn markers_svg(&self, f: &Frame) -> Markup {
+        let mut out = Markup::new();
         for (k, m) in self.markers.iter().enumerate() {
             if m.x < f.x0 || m.x > f.x1 {
                 continue;
@@ -302,24 +261,42 @@ impl LineChart {
             let color = self
                 .series
                 .get(m.series)
-                .map(|x| escape(&x.color))
-                .unwrap_or("#444".into());
+                .map_or("#444".to_string(), |x| x.color.clone());
             let y = TOP + f.ph - 8.0 - 16.0 * k as f64;
             let (anchor, dx) = if x > LEFT + f.pw * 0.6 {
                 ("end", -4.0)
             } else {
                 ("start", 4.0)
             };
-            let _ = write!(
-                s,
-                r##"<g class="knee s{}"><title>{}</title><line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="{color}" stroke-width="2" stroke-dasharray="5 3"/><text x="{:.1}" y="{y:.1}" text-anchor="{anchor}" font-size="12" font-weight="bold" fill="{color}" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text></g>"##,
-                m.series,
-                escape(&m.tooltip),
-                TOP + f.ph,
-                x + dx,
-                escape(&m.label)
+            out.push(
+                el("g")
+                    .attr("class", format!("knee s{}", m.series))
+                    .children([
+                        el("title").text(&m.tooltip),
+                        el("line")
+                            .attr("x1", D1(x))
+                            .attr("y1", TOP)
+                            .attr("x2", D1(x))
+                            .attr("y2", D1(TOP + f.ph))
+                            .attr("stroke", &color)
+                            .attr("stroke-width", 2)
+                            .attr("stroke-dasharray", "5 3")
+                            .empty(),
+                        el("text")
+                            .attr("x", D1(x + dx))
+                            .attr("y", D1(y))
+                            .attr("text-anchor", anchor)
+                            .attr("font-size", 12)
+                            .attr("font-weight", "bold")
+                            .attr("fill", &color)
+                            .attr("stroke", "#fff")
+                            .attr("stroke-width", 3)
+                            .attr("paint-order", "stroke")
+                            .text(&m.label),
+                    ]),
             );
         }
+        out
     }
 
     fn x_ticks(&self, f: &Frame) -> Vec<f64> {
@@ -347,7 +324,8 @@ impl LineChart {
     }
 
     /// Grid lines and tick labels on both axes.
-    fn write_ticks(&self, s: &mut String, f: &Frame) {
+    fn ticks_svg(&self, f: &Frame) -> Markup {
+        let mut out = Markup::new();
         for t in self.x_ticks(f) {
             let x = f.sx(t);
             let label = if self.x_bytes {
@@ -355,126 +333,175 @@ impl LineChart {
             } else {
                 fmt_num(t)
             };
-            let _ = write!(
-                s,
-                r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#ddd"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="12">{label}</text>"##,
-                TOP + f.ph,
-                TOP + f.ph + 17.0,
+            out.push(grid_line(D1(x), TOP, D1(x), D1(TOP + f.ph)));
+            out.push(
+                el("text")
+                    .attr("x", D1(x))
+                    .attr("y", D1(TOP + f.ph + 17.0))
+                    .attr("text-anchor", "middle")
+                    .attr("font-size", 12)
+                    .text(&label),
             );
         }
         for t in ticks(f.y0, f.y1, 6) {
             let y = f.sy(t);
-            let _ = write!(
-                s,
-                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" font-size="12">{}</text>"##,
-                LEFT + f.pw,
-                LEFT - 6.0,
-                y + 4.0,
-                fmt_num(t)
+            out.push(grid_line(LEFT, D1(y), D1(LEFT + f.pw), D1(y)));
+            out.push(
+                el("text")
+                    .attr("x", D1(LEFT - 6.0))
+                    .attr("y", D1(y + 4.0))
+                    .attr("text-anchor", "end")
+                    .attr("font-size", 12)
+                    .text(&fmt_num(t)),
             );
         }
+        out
     }
 
     /// The frame, the title and both axis labels.
-    fn write_titles(&self, s: &mut String, f: &Frame) {
+    fn titles_svg(&self, f: &Frame) -> Markup {
         let (pw, ph) = (f.pw, f.ph);
-        let _ = write!(
-            s,
-            r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
-        );
-        let _ = write!(
-            s,
-            r#"<text x="{:.1}" y="24" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
-            LEFT + pw / 2.0,
-            escape(&self.title)
-        );
         let scale = if f.log2_x { " (log2 scale)" } else { "" };
-        let _ = write!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}{scale}</text>"#,
-            LEFT + pw / 2.0,
-            H - 12.0,
-            escape(&self.x_label)
-        );
-        let _ = write!(
-            s,
-            r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-            TOP + ph / 2.0,
-            escape(&self.y_label)
-        );
+        Markup::from_iter([
+            el("rect")
+                .attr("x", LEFT)
+                .attr("y", TOP)
+                .attr("width", pw)
+                .attr("height", ph)
+                .attr("fill", "none")
+                .attr("stroke", "#333")
+                .empty(),
+            el("text")
+                .attr("x", D1(LEFT + pw / 2.0))
+                .attr("y", 24)
+                .attr("text-anchor", "middle")
+                .attr("font-size", 15)
+                .attr("font-weight", "bold")
+                .text(&self.title),
+            el("text")
+                .attr("x", D1(LEFT + pw / 2.0))
+                .attr("y", D1(H - 12.0))
+                .attr("text-anchor", "middle")
+                .text(&format!("{}{scale}", self.x_label)),
+            el("text")
+                .attr(
+                    "transform",
+                    format!("translate(18 {:.1}) rotate(-90)", TOP + ph / 2.0),
+                )
+                .attr("text-anchor", "middle")
+                .text(&self.y_label),
+        ])
     }
+}
+
+/// A light grey grid line.
+fn grid_line(x1: impl Display, y1: impl Display, x2: impl Display, y2: impl Display) -> Markup {
+    el("line")
+        .attr("x1", x1)
+        .attr("y1", y1)
+        .attr("x2", x2)
+        .attr("y2", y2)
+        .attr("stroke", "#ddd")
+        .empty()
 }
 
 /// One series (class `sN`): its line, markers with tooltips, whiskers with caps
 /// drawn over the markers (for a dashed series, a shaded band instead), and its
 /// legend entry.
-fn write_series(s: &mut String, f: &Frame, i: usize, ser: &Series) {
-    let dash = if ser.dashed {
-        r#" stroke-dasharray="6 4""#
-    } else {
-        ""
-    };
+fn series_svg(f: &Frame, i: usize, ser: &Series) -> Markup {
+    let dash = ser.dashed.then_some("6 4");
     let pts: Vec<&ChartPoint> = ser.points.iter().filter(|p| p.1.is_finite()).collect();
     let path: Vec<String> = pts
         .iter()
         .map(|p| format!("{:.1},{:.1}", f.sx(p.0), f.sy(p.1)))
         .collect();
-    let color = escape(&ser.color);
-    let _ = write!(s, r#"<g class="series s{i}">"#);
+    let color = ser.color.as_str();
+    let mut g = Markup::new();
     if ser.dashed {
-        write_band(s, f, &pts, &color);
+        g.push(band_svg(f, &pts, color));
     }
-    let _ = write!(
-        s,
-        r#"<polyline fill="none" stroke="{color}" stroke-width="2.5"{dash} points="{}"/>"#,
-        path.join(" ")
+    g.push(
+        el("polyline")
+            .attr("fill", "none")
+            .attr("stroke", color)
+            .attr("stroke-width", "2.5")
+            .attr_opt("stroke-dasharray", dash)
+            .attr("points", path.join(" "))
+            .empty(),
     );
-    for p in &pts {
-        if !ser.dashed {
-            let _ = write!(
-                s,
-                r##"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="#fff" stroke="{color}" stroke-width="2"><title>{}: {} at {}</title></circle>"##,
-                f.sx(p.0),
-                f.sy(p.1),
-                escape(&ser.name),
-                fmt_num(p.1),
-                fmt_num(p.0)
-            );
-        }
+    for p in pts.iter().filter(|_| !ser.dashed) {
+        g.push(
+            el("circle")
+                .attr("cx", D1(f.sx(p.0)))
+                .attr("cy", D1(f.sy(p.1)))
+                .attr("r", "3.5")
+                .attr("fill", "#fff")
+                .attr("stroke", color)
+                .attr("stroke-width", 2)
+                .child(el("title").text(&format!(
+                    "{}: {} at {}",
+                    ser.name,
+                    fmt_num(p.1),
+                    fmt_num(p.0)
+                ))),
+        );
     }
     for p in pts.iter().filter(|_| !ser.dashed) {
         if let Some((lo, hi)) = p.2 {
             let (x, a, z) = (f.sx(p.0), f.sy(lo), f.sy(hi));
-            let _ = write!(
-                s,
-                r#"<path class="whisker" d="M{x:.1},{a:.1}V{z:.1}M{:.1},{a:.1}h10M{:.1},{z:.1}h10" stroke="{color}" stroke-width="1.8" fill="none"/>"#,
-                x - 5.0,
-                x - 5.0,
+            g.push(
+                el("path")
+                    .attr("class", "whisker")
+                    .attr(
+                        "d",
+                        format!(
+                            "M{x:.1},{a:.1}V{z:.1}M{:.1},{a:.1}h10M{:.1},{z:.1}h10",
+                            x - 5.0,
+                            x - 5.0
+                        ),
+                    )
+                    .attr("stroke", color)
+                    .attr("stroke-width", "1.8")
+                    .attr("fill", "none")
+                    .empty(),
             );
         }
     }
+    g.push(legend_svg(f, i, ser, dash));
+    el("g").attr("class", format!("series s{i}")).child(g)
+}
+
+/// Series `i`'s legend entry, right of the plot: a short line and its name.
+fn legend_svg(f: &Frame, i: usize, ser: &Series, dash: Option<&str>) -> Markup {
     let ly = TOP + 14.0 + 20.0 * i as f64;
     let lx = LEFT + f.pw + 12.0;
-    let _ = write!(
-        s,
-        r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
-        lx + 22.0,
-        lx + 28.0,
-        ly + 4.0,
-        escape(&ser.name)
-    );
+    Markup::from_iter([
+        el("line")
+            .attr("x1", D1(lx))
+            .attr("y1", D1(ly))
+            .attr("x2", D1(lx + 22.0))
+            .attr("y2", D1(ly))
+            .attr("stroke", &ser.color)
+            .attr("stroke-width", 3)
+            .attr_opt("stroke-dasharray", dash)
+            .empty(),
+        el("text")
+            .attr("x", D1(lx + 28.0))
+            .attr("y", D1(ly + 4.0))
+            .text(&ser.name),
+    ])
 }
 
 /// A dashed series' intervals drawn as a shaded band (a prediction's), instead
 /// of whiskers.
-fn write_band(s: &mut String, f: &Frame, pts: &[&ChartPoint], color: &str) {
+fn band_svg(f: &Frame, pts: &[&ChartPoint], color: &str) -> Markup {
     let w: Vec<(f64, f64, f64)> = pts
         .iter()
         .filter_map(|p| p.2.map(|(lo, hi)| (p.0, lo, hi)))
         .filter(|p| p.1.is_finite() && p.2.is_finite())
         .collect();
     if w.len() < 2 {
-        return;
+        return Markup::new();
     }
     let upper = w
         .iter()
@@ -484,129 +511,11 @@ fn write_band(s: &mut String, f: &Frame, pts: &[&ChartPoint], color: &str) {
         .rev()
         .map(|p| format!("{:.1},{:.1}", f.sx(p.0), f.sy(p.1)));
     let all: Vec<String> = upper.chain(lower).collect();
-    let _ = write!(
-        s,
-        r#"<polygon class="band95" points="{}" fill="{color}" fill-opacity="0.15" stroke="none"/>"#,
-        all.join(" ")
-    );
-}
-
-/// A matrix of values with row and column labels, coloured from low to high.
-#[derive(Debug, Clone)]
-pub struct Heatmap {
-    pub title: String,
-    pub rows: Vec<String>,
-    pub cols: Vec<String>,
-    pub values: Vec<Vec<Option<f64>>>,
-    pub unit: String,
-}
-
-impl Heatmap {
-    pub fn to_svg(&self) -> String {
-        let cell = (480.0 / self.cols.len().max(1) as f64).clamp(14.0, 60.0);
-        let (w, h) = (
-            120.0 + cell * self.cols.len() as f64 + 20.0,
-            70.0 + cell * self.rows.len() as f64 + 20.0,
-        );
-        let vals: Vec<f64> = self
-            .values
-            .iter()
-            .flatten()
-            .flatten()
-            .copied()
-            .filter(|v| v.is_finite())
-            .collect();
-        let (lo, hi) = (
-            vals.iter().copied().fold(f64::INFINITY, f64::min),
-            vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        );
-        let mut s = format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" font-family="sans-serif" font-size="12" role="img"><title>{}</title><rect width="{w:.0}" height="{h:.0}" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">{} ({})</text>"##,
-            escape(&self.title),
-            escape(&self.title),
-            escape(&self.unit)
-        );
-        for (j, c) in self.cols.iter().enumerate() {
-            let _ = write!(
-                s,
-                r#"<text x="{:.1}" y="60" text-anchor="middle">{}</text>"#,
-                120.0 + cell * (j as f64 + 0.5),
-                escape(c)
-            );
-        }
-        for (i, r) in self.rows.iter().enumerate() {
-            let y = 70.0 + cell * i as f64;
-            let _ = write!(
-                s,
-                r#"<text x="112" y="{:.1}" text-anchor="end">{}</text>"#,
-                y + cell / 2.0 + 4.0,
-                escape(r)
-            );
-            for (j, v) in self.values.get(i).into_iter().flatten().enumerate() {
-                let x = 120.0 + cell * j as f64;
-                let (fill, label) = match v {
-                    Some(v) if hi > lo => {
-                        let t = (v - lo) / (hi - lo);
-                        (
-                            format!(
-                                "rgb({},{},{})",
-                                (255.0 - 200.0 * t) as u8,
-                                (255.0 - 120.0 * t) as u8,
-                                255
-                            ),
-                            fmt_num(*v),
-                        )
-                    }
-                    Some(v) => ("rgb(150,190,255)".to_string(), fmt_num(*v)),
-                    None => ("#eee".to_string(), String::new()),
-                };
-                let _ = write!(
-                    s,
-                    r##"<rect x="{x:.1}" y="{y:.1}" width="{cell:.1}" height="{cell:.1}" fill="{fill}" stroke="#fff"><title>{}</title></rect>"##,
-                    escape(&label)
-                );
-                if cell >= 36.0 {
-                    let _ = write!(
-                        s,
-                        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12">{}</text>"#,
-                        x + cell / 2.0,
-                        y + cell / 2.0 + 4.0,
-                        escape(&label)
-                    );
-                }
-            }
-        }
-        s.push_str("</svg>");
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escaping() {
-        assert_eq!(
-            escape(r#"<a href="x">'&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
-    }
-
-    #[test]
-    fn log2_ticks_are_powers_of_two() {
-        assert_eq!(
-            log2_ticks(1.0, 96.0),
-            vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
-        );
-        assert_eq!(log2_ticks(3.0, 5.0), vec![4.0]);
-        assert_eq!(fmt_bytes(4096.0), "4 KiB");
-        assert_eq!(fmt_bytes(1.5 * 1048576.0), "1.5 MiB");
-    }
-
-    #[test]
-    fn ticks_are_round() {
-        assert_eq!(ticks(0.0, 96.0, 8), vec![0.0, 20.0, 40.0, 60.0, 80.0]);
-        assert_eq!(ticks(1.0, 2.0, 4), vec![1.0, 1.25, 1.5, 1.75, 2.0]);
-    }
+    el("polygon")
+        .attr("class", "band95")
+        .attr("points", all.join(" "))
+        .attr("fill", color)
+        .attr("fill-opacity", "0.15")
+        .attr("stroke", "none")
+        .empty()
 }

@@ -2,14 +2,12 @@
 //! memory, L3 caches with their sizes, cores as cells listing their PUs (offline or
 //! forbidden ones greyed), and, for each placement, which cores its threads used at
 //! one thread count (a bar per placement in the placement's colour, as wide as the
-//! share of the core's PUs it used).
-
-use std::fmt::Write as _;
+//! share of the core's PUs it used). Written through [`crate::markup`].
 
 use scalescope_topo::{CpuSet, Topology};
 
 use crate::machine::human_bytes;
-use crate::svg::escape;
+use crate::markup::{el, Markup, D0, D1};
 
 /// The CPUs one placement's threads used, drawn in `color`.
 #[derive(Debug, Clone)]
@@ -25,55 +23,80 @@ const CH: f64 = 40.0;
 const GAP: f64 = 6.0;
 
 /// The picture; `threads` names the thread count the `used` sets belong to.
-pub fn topology_picture(topo: &Topology, used: &[Used], threads: Option<usize>) -> String {
+pub fn topology_picture(topo: &Topology, used: &[Used], threads: Option<usize>) -> Markup {
     let mut y = 40.0;
-    let mut body = String::new();
+    let mut body = Markup::new();
     if !used.is_empty() {
-        y += legend(&mut body, used, threads, y);
+        body.push(legend(used, threads, y));
+        y += 22.0;
     }
     for pkg in &topo.packages {
-        y = package(&mut body, topo, pkg, used, y) + 12.0;
+        let (m, below) = package(topo, pkg, used, y);
+        body.push(m);
+        y = below + 12.0;
     }
     let w = PER_ROW as f64 * (CW + GAP) + 60.0;
-    format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {:.0}" width="{w:.0}" height="{:.0}" font-family="sans-serif" font-size="12" role="img"><title>topology</title><rect width="100%" height="100%" fill="#fff"/><text x="10" y="24" font-size="15" font-weight="bold">{}</text>{body}</svg>"##,
-        y + 10.0,
-        y + 10.0,
-        escape(&topo.summary())
-    )
+    let h = y + 10.0;
+    el("svg")
+        .attr("xmlns", "http://www.w3.org/2000/svg")
+        .attr("viewBox", format!("0 0 {w:.0} {h:.0}"))
+        .attr("width", D0(w))
+        .attr("height", D0(h))
+        .attr("font-family", "sans-serif")
+        .attr("font-size", 12)
+        .attr("role", "img")
+        .children([
+            el("title").text("topology"),
+            el("rect")
+                .attr("width", "100%")
+                .attr("height", "100%")
+                .attr("fill", "#fff")
+                .empty(),
+            el("text")
+                .attr("x", 10)
+                .attr("y", 24)
+                .attr("font-size", 15)
+                .attr("font-weight", "bold")
+                .text(&topo.summary()),
+            body,
+        ])
 }
 
-/// "CPUs used at N threads:" and one swatch per placement; returns its height.
-fn legend(body: &mut String, used: &[Used], threads: Option<usize>, y: f64) -> f64 {
+/// "CPUs used at N threads:" and one swatch per placement (22 px high).
+fn legend(used: &[Used], threads: Option<usize>, y: f64) -> Markup {
     let at = threads
         .map(|t| format!("CPUs used at {t} threads:"))
         .unwrap_or_else(|| "CPUs used:".into());
-    let _ = write!(body, r#"<text x="10" y="{:.1}">{}</text>"#, y + 4.0, at);
+    let mut out = Markup::from_iter([el("text").attr("x", 10).attr("y", D1(y + 4.0)).text(&at)]);
     let mut x = 190.0;
     for (i, u) in used.iter().enumerate() {
-        let _ = write!(
-            body,
-            r#"<g class="s{i}"><rect x="{x:.1}" y="{:.1}" width="14" height="10" fill="{}"/><text x="{:.1}" y="{:.1}">{} ({} CPUs)</text></g>"#,
-            y - 5.0,
-            escape(&u.color),
-            x + 18.0,
-            y + 4.0,
-            escape(&u.name),
-            u.cpus.len()
+        out.push(
+            el("g").attr("class", format!("s{i}")).children([
+                el("rect")
+                    .attr("x", D1(x))
+                    .attr("y", D1(y - 5.0))
+                    .attr("width", 14)
+                    .attr("height", 10)
+                    .attr("fill", &u.color)
+                    .empty(),
+                el("text")
+                    .attr("x", D1(x + 18.0))
+                    .attr("y", D1(y + 4.0))
+                    .text(&format!("{} ({} CPUs)", u.name, u.cpus.len())),
+            ]),
         );
         x += 40.0 + 8.0 * (u.name.len() as f64 + 8.0);
     }
-    22.0
+    out
 }
 
-/// One package box with its NUMA nodes; returns the y below it.
+/// One package box with its NUMA nodes, and the y below it.
 fn package(
-    body: &mut String,
     topo: &Topology,
     pkg: &scalescope_topo::model::Domain,
     used: &[Used],
     y: f64,
-) -> f64 {
+) -> (Markup, f64) {
     let mut nodes: Vec<_> = topo
         .numa_nodes
         .iter()
@@ -85,32 +108,42 @@ fn package(
     }
     let top = y;
     let mut ny = y + 26.0;
-    let mut inner = String::new();
+    let mut inner = Markup::new();
     for (node, cpus) in &nodes {
-        ny = node_box(&mut inner, topo, *node, cpus, used, ny) + 8.0;
+        let (m, below) = node_box(topo, *node, cpus, used, ny);
+        inner.push(m);
+        ny = below + 8.0;
     }
     let w = PER_ROW as f64 * (CW + GAP) + 36.0;
-    let _ = write!(
-        body,
-        r##"<rect x="10" y="{top:.1}" width="{w:.1}" height="{:.1}" fill="#fafafa" stroke="#333" rx="6"/><text x="18" y="{:.1}" font-weight="bold">Package {} — CPUs {}</text>{inner}"##,
-        ny - top,
-        top + 18.0,
-        pkg.id,
-        escape(&pkg.cpus.to_string())
-    );
-    ny
+    let m = Markup::from_iter([
+        el("rect")
+            .attr("x", 10)
+            .attr("y", D1(top))
+            .attr("width", D1(w))
+            .attr("height", D1(ny - top))
+            .attr("fill", "#fafafa")
+            .attr("stroke", "#333")
+            .attr("rx", 6)
+            .empty(),
+        el("text")
+            .attr("x", 18)
+            .attr("y", D1(top + 18.0))
+            .attr("font-weight", "bold")
+            .text(&format!("Package {} — CPUs {}", pkg.id, pkg.cpus)),
+        inner,
+    ]);
+    (m, ny)
 }
 
 /// One NUMA node (or the package, without nodes): its memory, its L3 caches and
-/// its cores; returns the y below it.
+/// its cores, and the y below it.
 fn node_box(
-    out: &mut String,
     topo: &Topology,
     node: Option<&scalescope_topo::model::NumaNode>,
     cpus: &CpuSet,
     used: &[Used],
     y: f64,
-) -> f64 {
+) -> (Markup, f64) {
     let cores: Vec<_> = topo
         .cores
         .iter()
@@ -146,62 +179,80 @@ fn node_box(
         l3.join(", ")
     };
     let w = PER_ROW as f64 * (CW + GAP) + 16.0;
-    let _ = write!(
-        out,
-        r##"<rect x="20" y="{y:.1}" width="{w:.1}" height="{height:.1}" fill="#eef3f8" stroke="#7a8fa6" rx="4"/><text x="28" y="{:.1}">{} · {}</text>"##,
-        y + 16.0,
-        escape(&title),
-        escape(&caches)
-    );
+    let mut out = Markup::from_iter([
+        el("rect")
+            .attr("x", 20)
+            .attr("y", D1(y))
+            .attr("width", D1(w))
+            .attr("height", D1(height))
+            .attr("fill", "#eef3f8")
+            .attr("stroke", "#7a8fa6")
+            .attr("rx", 4)
+            .empty(),
+        el("text")
+            .attr("x", 28)
+            .attr("y", D1(y + 16.0))
+            .text(&format!("{title} · {caches}")),
+    ]);
     for (i, c) in cores.iter().enumerate() {
         let (cx, cy) = (
             28.0 + (i % PER_ROW) as f64 * (CW + GAP),
             y + 22.0 + (i / PER_ROW) as f64 * (CH + GAP),
         );
-        core_cell(out, topo, c, used, cx, cy);
+        out.push(core_cell(topo, c, used, cx, cy));
     }
-    y + height
+    (out, y + height)
 }
 
 /// A core: its PUs, greyed where unusable, and a bar per placement that used it.
 fn core_cell(
-    out: &mut String,
     topo: &Topology,
     c: &scalescope_topo::model::Core,
     used: &[Used],
     cx: f64,
     cy: f64,
-) {
+) -> Markup {
     let usable = c
         .cpus
         .iter()
         .any(|cpu| topo.pu(cpu).is_some_and(|p| p.allowed && p.online));
     let fill = if usable { "#ffffff" } else { "#bbbbbb" };
     let label: Vec<String> = c.cpus.iter().map(|x| x.to_string()).collect();
-    let _ = write!(
-        out,
-        r##"<rect x="{cx:.1}" y="{cy:.1}" width="{CW}" height="{CH}" fill="{fill}" stroke="#667"><title>core {}: PUs {}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-        c.id,
-        escape(&c.cpus.to_string()),
-        cx + CW / 2.0,
-        cy + 15.0,
-        escape(&label.join("+"))
-    );
+    let mut out = Markup::from_iter([
+        el("rect")
+            .attr("x", D1(cx))
+            .attr("y", D1(cy))
+            .attr("width", CW)
+            .attr("height", CH)
+            .attr("fill", fill)
+            .attr("stroke", "#667")
+            .child(el("title").text(&format!("core {}: PUs {}", c.id, c.cpus))),
+        el("text")
+            .attr("x", D1(cx + CW / 2.0))
+            .attr("y", D1(cy + 15.0))
+            .attr("text-anchor", "middle")
+            .text(&label.join("+")),
+    ]);
     let n = c.cpus.len().max(1) as f64;
     let bar_h = (18.0 / used.len().max(1) as f64).min(6.0);
     for (k, u) in used.iter().enumerate() {
-        let share = c.cpus.iter().filter(|cpu| u.cpus.contains(*cpu)).count() as f64 / n;
+        let mine = c.cpus.iter().filter(|cpu| u.cpus.contains(*cpu)).count();
+        let share = mine as f64 / n;
         if share > 0.0 {
-            let _ = write!(
-                out,
-                r#"<rect class="used s{k}" x="{:.1}" y="{:.1}" width="{:.1}" height="{bar_h:.1}" fill="{}"><title>{}: {} of this core's PUs</title></rect>"#,
-                cx + 3.0,
-                cy + 20.0 + k as f64 * (bar_h + 1.0),
-                (CW - 6.0) * share,
-                escape(&u.color),
-                escape(&u.name),
-                c.cpus.iter().filter(|cpu| u.cpus.contains(*cpu)).count()
+            out.push(
+                el("rect")
+                    .attr("class", format!("used s{k}"))
+                    .attr("x", D1(cx + 3.0))
+                    .attr("y", D1(cy + 20.0 + k as f64 * (bar_h + 1.0)))
+                    .attr("width", D1((CW - 6.0) * share))
+                    .attr("height", D1(bar_h))
+                    .attr("fill", &u.color)
+                    .child(el("title").children([
+                        Markup::text(&format!("{}: {mine} ", u.name)),
+                        Markup::trusted("of this core's PUs"),
+                    ])),
             );
         }
     }
+    out
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use scalescope_analysis::{analyze, Basis};
+use scalescope_analysis::{analyze, Basis, FindingKind};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_report::html::HtmlExporter;
 use scalescope_report::{charts, CsvExporter, Exporter, JsonExporter, ResultSet, TextExporter};
@@ -198,15 +198,15 @@ Findings:
 #[test]
 fn csv_export() {
     insta::assert_snapshot!(text(CsvExporter.export(&[fixed()])), @r##"
-results,placement,mem,threads,runs,perf,speedup,speedup_sd,efficiency,karp_flatt,time_median_secs,time_ci95_lo_secs,time_ci95_hi_secs,metric_median,packages,numa_nodes,cores,smt_shared
-fixed-sweep,cores-first,first-touch,1,3,0.123762,1.000000,0.000000,1.000000,,8.080000,7.881253,8.278747,,1,1,1,false
-fixed-sweep,cores-first,first-touch,2,3,0.247525,2.000000,0.016170,1.000000,0.000000,4.040000,3.940626,4.139374,,1,1,2,false
-fixed-sweep,cores-first,first-touch,4,3,0.412541,3.333333,0.026950,0.833333,0.066667,2.424000,2.364376,2.483624,,2,2,4,false
-fixed-sweep,cores-first,first-touch,8,3,0.450045,3.636364,0.029400,0.454545,0.171429,2.222000,2.167345,2.276655,,2,2,4,true
-fixed-sweep,compact,first-touch,1,3,0.123762,1.000000,0.000000,1.000000,,8.080000,7.881253,8.278747,,1,1,1,false
-fixed-sweep,compact,first-touch,2,3,0.198020,1.600000,0.012936,0.800000,0.250000,5.050000,4.925783,5.174217,,1,1,1,true
-fixed-sweep,compact,first-touch,4,3,0.330033,2.666667,0.021560,0.666667,0.166667,3.030000,2.955470,3.104530,,1,1,2,true
-fixed-sweep,compact,first-touch,8,3,0.450045,3.636364,0.029400,0.454545,0.171429,2.222000,2.167345,2.276655,,2,2,4,true
+results,placement,mem,threads,runs,perf,speedup,speedup_sd,efficiency,karp_flatt,time_median_secs,time_ci95_lo_secs,time_ci95_hi_secs,metric_median,packages,numa_nodes,cores,smt_shared,basis
+fixed-sweep,cores-first,first-touch,1,3,0.12376237623762376,1,0,1,,8.08,7.881252943334163,8.278747056665837,,1,1,1,false,time
+fixed-sweep,cores-first,first-touch,2,3,0.24752475247524752,2,0.0161700984346643,1,0,4.04,3.9406264716670814,4.139373528332919,,1,1,2,false,time
+fixed-sweep,cores-first,first-touch,4,3,0.41254125412541254,3.3333333333333335,0.026950164057773843,0.8333333333333334,0.06666666666666665,2.424,2.364375883000249,2.483624116999751,,2,2,4,false,time
+fixed-sweep,cores-first,first-touch,8,3,0.45004500450045,3.636363636363636,0.02940017897211696,0.4545454545454545,0.17142857142857146,2.2220000000000004,2.167344559416895,2.276655440583105,,2,2,4,true,time
+fixed-sweep,compact,first-touch,1,3,0.12376237623762376,1,0,1,,8.08,7.881252943334163,8.278747056665837,,1,1,1,false,time
+fixed-sweep,compact,first-touch,2,3,0.19801980198019803,1.6,0.012936078747731401,0.8,0.25,5.05,4.925783089583852,5.174216910416147,,1,1,1,true,time
+fixed-sweep,compact,first-touch,4,3,0.33003300330033003,2.6666666666666665,0.021560131246219,0.6666666666666666,0.16666666666666666,3.0300000000000002,2.955469853750311,3.104530146249689,,1,1,2,true,time
+fixed-sweep,compact,first-touch,8,3,0.45004500450045,3.636363636363636,0.02940017897211696,0.4545454545454545,0.17142857142857146,2.2220000000000004,2.167344559416895,2.276655440583105,,2,2,4,true,time
 "##);
 }
 
@@ -253,4 +253,182 @@ fn hostile_strings_come_out_escaped() {
     assert!(html.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(html.contains("&lt;img src=x onerror=alert(2)&gt;"));
     assert!(html.contains("&quot;onload=&quot;x"));
+}
+
+/// The `<text>` elements of an SVG: (x, y, text-anchor, content).
+fn texts(svg: &str) -> Vec<(f64, f64, String, String)> {
+    svg.split("<text ")
+        .skip(1)
+        .filter_map(|t| {
+            let (attrs, rest) = t.split_once('>')?;
+            let attrs = format!(" {attrs}");
+            let attr = |name: &str| {
+                let v = attrs.split(&format!(" {name}=\"")).nth(1)?;
+                v.split('"').next().map(str::to_string)
+            };
+            let content = rest.split_once("</text>")?.0.to_string();
+            let anchor = attr("text-anchor").unwrap_or_default();
+            Some((
+                attr("x")?.parse().ok()?,
+                attr("y")?.parse().ok()?,
+                anchor,
+                content,
+            ))
+        })
+        .collect()
+}
+
+/// The value the `ideal` series of a speedup chart shows at `threads`, read from the
+/// SVG: the x position from the axis's tick labels (log2 or linear, as the chart
+/// says), the polyline's y there, and the value of that y from the y tick labels.
+fn ideal_at(svg: &str, threads: f64) -> f64 {
+    let log2 = svg.contains("(log2 scale)");
+    let tx = |v: f64| if log2 { v.log2() } else { v };
+    let labels = texts(svg);
+    let number = |c: &str| c.parse::<f64>().ok();
+    // x tick labels sit under the plot (y 402); y tick labels are right-aligned.
+    let xt: Vec<(f64, f64)> = labels
+        .iter()
+        .filter(|l| l.2 == "middle" && (l.1 - 402.0).abs() < 0.5)
+        .filter_map(|l| Some((number(&l.3)?, l.0)))
+        .collect();
+    let yt: Vec<(f64, f64)> = labels
+        .iter()
+        .filter(|l| l.2 == "end")
+        .filter_map(|l| Some((number(&l.3)?, l.1 - 4.0)))
+        .collect();
+    let ((v1, p1), (v2, p2)) = (xt[0], xt[xt.len() - 1]);
+    let px = p1 + (tx(threads) - tx(v1)) / (tx(v2) - tx(v1)) * (p2 - p1);
+    let ideal = svg
+        .split("<g class=\"series ")
+        .find(|g| g.contains(">ideal</text>"))
+        .unwrap();
+    let points: Vec<(f64, f64)> = ideal
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect();
+    let seg = points
+        .windows(2)
+        .find(|w| w[0].0 <= px + 0.05 && px - 0.05 <= w[1].0)
+        .unwrap_or_else(|| panic!("no ideal segment at x {px}: {points:?}"));
+    let t = ((px - seg[0].0) / (seg[1].0 - seg[0].0)).clamp(0.0, 1.0);
+    let py = seg[0].1 + t * (seg[1].1 - seg[0].1);
+    let ((w1, q1), (w2, q2)) = (yt[0], yt[yt.len() - 1]);
+    w1 + (py - q1) * (w2 - w1) / (q2 - q1)
+}
+
+/// The ideal line is speedup = threads (baseline 1) at every thread count on both
+/// axes; on the log2 axis a straight segment between its ends read 2.6x at 2 threads.
+#[test]
+fn the_ideal_line_is_right_on_both_axes() {
+    let set = fixed();
+    for log2 in [true, false] {
+        let svg = scalescope_report::speedup_chart(&set, log2)
+            .to_svg()
+            .into_string();
+        for threads in [2.0, 4.0] {
+            let y = ideal_at(&svg, threads);
+            assert!(
+                (y - threads).abs() < 0.03,
+                "log2 {log2}: the ideal line reads {y:.3} at {threads} threads"
+            );
+        }
+    }
+}
+
+/// Rust debug text (`Some(..)`, enum variant names, `[1, 2]` lists) in nothing people
+/// read: the text and HTML reports of a sweep.
+#[test]
+fn no_debug_text_in_the_text_and_html_reports() {
+    let set = fixed();
+    let outputs = [
+        text(TextExporter.export(std::slice::from_ref(&set))),
+        text(HtmlExporter.export(std::slice::from_ref(&set))),
+    ];
+    for out in &outputs {
+        for token in [
+            "Some(",
+            "None",
+            "Ok(",
+            "Err(",
+            "CoresFirst",
+            "FirstTouch",
+            "NewPackage",
+            "SmtSharing",
+            "Htm",
+        ] {
+            assert!(!out.contains(token), "`{token}` in:\n{out}");
+        }
+        let digits = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+        for (i, _) in out.match_indices('[') {
+            let mut rest = out[i + 1..].chars();
+            let list = digits(rest.next()) && rest.take_while(|c| *c != ']').any(|c| c == ',');
+            assert!(
+                !list,
+                "a debug-formatted list at {}",
+                &out[i..(i + 20).min(out.len())]
+            );
+        }
+    }
+}
+
+/// A sweep whose analysis has a measurement warning shows it beside the answer, not
+/// only under "All findings".
+#[test]
+fn measurement_warnings_stand_beside_the_answer() {
+    let mut set = set(vec!["./app".into()], "loaded");
+    set.header.machine.load_average = "4.30 3.90 2.10".into();
+    set.analysis = analyze(&set.header, &set.records, &Basis::Time);
+    let page = text(HtmlExporter.export(std::slice::from_ref(&set)));
+    let answer = page.split("<section id=\"machine\">").next().unwrap();
+    let warnings: Vec<&str> = set
+        .analysis
+        .findings
+        .iter()
+        .filter(|f| f.severity == "warning" && f.kind == FindingKind::MeasurementQuality)
+        .map(|f| f.title.as_str())
+        .collect();
+    assert!(
+        !warnings.is_empty(),
+        "no load warning: {:?}",
+        set.analysis.quality
+    );
+    assert!(answer.contains("Measurement warnings"));
+    for w in warnings {
+        assert!(
+            answer.contains(&scalescope_report::markup::escape(w)),
+            "{w}"
+        );
+    }
+}
+
+/// The answer leads with the finding that explains the most speedup lost, not the
+/// first knee: cores-first loses 0.33 per thread after 2 threads (2.0 by 8 threads) but
+/// 0.59 per thread after 4 (2.4 by 8 threads).
+#[test]
+fn the_answer_leads_with_the_costliest_finding() {
+    let set = fixed();
+    let a = &set.analysis;
+    let knees: Vec<&scalescope_analysis::Finding> = a
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::Knee)
+        .collect();
+    assert_eq!(knees[0].after_threads, Some(2), "{}", knees[0].title);
+    let lost = |f: &scalescope_analysis::Finding| scalescope_report::summary::speedup_lost(a, f);
+    let lead = scalescope_report::summary::diagnosis(a).unwrap();
+    assert_eq!(lead.after_threads, Some(4), "{}", lead.title);
+    assert!(lead.title.contains("cores-first"), "{}", lead.title);
+    let most = a.findings.iter().filter_map(lost).fold(0.0, f64::max);
+    assert_eq!(lost(lead), Some(most));
+    assert!((lost(knees[0]).unwrap() - 2.0).abs() < 0.1);
 }

@@ -9,15 +9,24 @@
 //! decides what a thread count means under the placement); the header's command is
 //! of kind `imported` and names the file, so no one mistakes it for a sweep run
 //! here.
+//!
+//! The text is read as CSV (`csv_lines`: RFC 4180 quoting, a byte-order mark,
+//! `#` comments). scalescope's own tidy files read back too ([`crate::tidy`]): the
+//! report's `curves.csv` (each point one run carrying its medians, the figure its
+//! `basis` names; one result set at a time, chosen by its `results` label) and the
+//! sweep's `summary.csv`; their derived columns are recomputed by the analysis, not
+//! read, and an empty value there is one that was not measured.
 
 use std::collections::BTreeMap;
 
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_topo::Topology;
 
+use crate::csv_lines::{records, Line};
 use crate::fingerprint::Fingerprint;
 use crate::plan::{Plan, Point};
 use crate::store::{CommandSpec, Header, MetricSpec, RunRecord, RunStatus, RESULTS_SCHEMA_VERSION};
+use crate::tidy::Layout;
 
 /// Why a CSV cannot be imported; each names the line (1-based) and the value.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -38,6 +47,17 @@ pub enum ImportError {
     },
     #[error("{file}: no data rows")]
     NoRows { file: String },
+    #[error("{file}: rows of {} result sets ({}): import one, chosen by its `results` label", labels.len(), quoted(labels))]
+    SeveralResults { file: String, labels: Vec<String> },
+    #[error(
+        "{file}: no rows of result set `{wanted}` (the file holds {})",
+        quoted(labels)
+    )]
+    NoSuchResults {
+        file: String,
+        wanted: String,
+        labels: Vec<String>,
+    },
     #[error("{file}: {threads} threads under {placement} do not fit the machine given ({machine}): {detail}{}",
         if *.oversubscribe { "" } else { " (give --oversubscribe for counts past one thread per PU)" })]
     DoesNotFit {
@@ -48,6 +68,15 @@ pub enum ImportError {
         detail: String,
         oversubscribe: bool,
     },
+}
+
+/// `a`, `b` as the messages list names.
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// How to read the CSV.
@@ -69,36 +98,51 @@ pub struct Imported {
     pub runs: Vec<RunRecord>,
 }
 
+/// Which columns hold what, read from the header line.
 struct Columns {
     threads: usize,
     seconds: Option<usize>,
     placement: Option<usize>,
     mem: Option<usize>,
     rep: Option<usize>,
+    /// The result set a row belongs to (the report's `curves.csv` holds several).
+    results: Option<usize>,
+    /// The figure of merit `metric_median` holds, `time` or `metric:NAME` (curves.csv).
+    basis: Option<usize>,
     metrics: Vec<(usize, String)>,
+    /// One of scalescope's own files: an empty value cell is a value not measured.
+    own: Option<Layout>,
 }
 
-fn columns(head: &str, file: &str) -> Result<Columns, ImportError> {
-    let names: Vec<String> = head.split(',').map(|c| c.trim().to_string()).collect();
+fn columns(names: &[String], file: &str) -> Result<Columns, ImportError> {
     let find = |n: &str| names.iter().position(|c| c == n);
     let threads = find("threads").ok_or_else(|| ImportError::NoThreads {
         file: file.into(),
         columns: names.join(", "),
     })?;
-    let fixed = ["threads", "seconds", "placement", "mem", "rep"];
+    let own = Layout::of(names);
+    let fixed = ["threads", "seconds", "placement", "mem", "rep", "results"];
     let metrics: Vec<(usize, String)> = names
         .iter()
         .enumerate()
         .filter(|(_, n)| !fixed.contains(&n.as_str()) && !n.is_empty())
-        .map(|(i, n)| (i, n.clone()))
+        .filter_map(|(i, n)| match own {
+            Some(l) => l.metric(n, names).map(|m| (i, m)),
+            None => Some((i, n.clone())),
+        })
         .collect();
     let c = Columns {
         threads,
-        seconds: find("seconds"),
+        seconds: find(own.map_or("seconds", Layout::seconds_column)),
         placement: find("placement"),
         mem: find("mem"),
         rep: find("rep"),
+        results: find("results"),
+        basis: (own == Some(Layout::Curves))
+            .then(|| find("basis"))
+            .flatten(),
         metrics,
+        own,
     };
     if c.seconds.is_none() && c.metrics.is_empty() {
         return Err(ImportError::NoValue { file: file.into() });
@@ -106,44 +150,51 @@ fn columns(head: &str, file: &str) -> Result<Columns, ImportError> {
     Ok(c)
 }
 
-fn number(
-    cells: &[&str],
-    i: usize,
-    name: &str,
-    line: usize,
-    file: &str,
-) -> Result<f64, ImportError> {
-    let text = cells.get(i).map(|s| s.trim()).unwrap_or("");
-    text.parse::<f64>()
+fn number(cell: &str, name: &str, line: usize, file: &str) -> Result<f64, ImportError> {
+    let cell = cell.trim();
+    cell.parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v > 0.0)
         .ok_or_else(|| ImportError::Row {
             file: file.into(),
             line,
-            detail: format!("{name} `{text}`: expected a positive number"),
+            detail: format!("{name} `{cell}`: expected a positive number"),
         })
+}
+
+/// A value cell: a positive number, or (in scalescope's own files) empty for a value
+/// that was not measured.
+fn value(
+    l: &Line,
+    i: usize,
+    name: &str,
+    c: &Columns,
+    file: &str,
+) -> Result<Option<f64>, ImportError> {
+    let cell = l.cell(i);
+    if cell.trim().is_empty() && c.own.is_some() {
+        return Ok(None);
+    }
+    number(cell, name, l.line, file).map(Some)
 }
 
 /// One parsed row: the point, its repetition number if given, seconds, metrics.
 type Row = (Point, Option<usize>, f64, BTreeMap<String, f64>);
 
-fn row(cells: &[&str], c: &Columns, opts: &ImportOptions, line: usize) -> Result<Row, ImportError> {
+fn row(l: &Line, c: &Columns, opts: &ImportOptions) -> Result<Row, ImportError> {
+    let line = l.line;
     let err = |detail: String| ImportError::Row {
         file: opts.file.clone(),
         line,
         detail,
     };
-    let t = number(cells, c.threads, "threads", line, &opts.file)?;
+    let t = number(l.cell(c.threads), "threads", line, &opts.file)?;
     if t.fract() != 0.0 || t > 1e6 {
         return Err(err(format!(
             "threads `{t}`: expected a whole number of threads"
         )));
     }
-    let text = |i: Option<usize>| {
-        i.and_then(|i| cells.get(i))
-            .map(|s| s.trim())
-            .filter(|s| !s.is_empty())
-    };
+    let text = |i: Option<usize>| i.map(|i| l.cell(i)).filter(|s| !s.is_empty());
     let placement = match (text(c.placement), &opts.placement) {
         (Some(p), _) => p
             .parse()
@@ -167,12 +218,14 @@ fn row(cells: &[&str], c: &Columns, opts: &ImportOptions, line: usize) -> Result
         None => None,
     };
     let secs = match c.seconds {
-        Some(i) => number(cells, i, "seconds", line, &opts.file)?,
+        Some(i) => value(l, i, "seconds", c, &opts.file)?.unwrap_or(0.0),
         None => 0.0,
     };
     let mut metrics = BTreeMap::new();
     for (i, name) in &c.metrics {
-        metrics.insert(name.clone(), number(cells, *i, name, line, &opts.file)?);
+        if let Some(v) = value(l, *i, name, c, &opts.file)? {
+            metrics.insert(name.clone(), v);
+        }
     }
     Ok((
         Point {
@@ -184,6 +237,74 @@ fn row(cells: &[&str], c: &Columns, opts: &ImportOptions, line: usize) -> Result
         secs,
         metrics,
     ))
+}
+
+/// The rows of the result set `wanted` (every row when the file has no `results`
+/// column); with none wanted, the file must hold one set.
+fn select(
+    lines: Vec<Line>,
+    c: &Columns,
+    file: &str,
+    wanted: Option<&str>,
+) -> Result<Vec<Line>, ImportError> {
+    let Some(i) = c.results else {
+        return Ok(lines);
+    };
+    let mut labels: Vec<String> = Vec::new();
+    for l in &lines {
+        if !labels.iter().any(|x| x == l.cell(i)) {
+            labels.push(l.cell(i).to_string());
+        }
+    }
+    match wanted {
+        Some(w) if labels.iter().any(|x| x == w) => {
+            Ok(lines.into_iter().filter(|l| l.cell(i) == w).collect())
+        }
+        Some(w) => Err(ImportError::NoSuchResults {
+            file: file.into(),
+            wanted: w.into(),
+            labels,
+        }),
+        None if labels.len() > 1 => Err(ImportError::SeveralResults {
+            file: file.into(),
+            labels,
+        }),
+        None => Ok(lines),
+    }
+}
+
+/// In the report's `curves.csv`, `metric_median` is the figure of merit its `basis`
+/// names (`metric:NAME`; with `time`, none): every row imported must name the same.
+fn curves_metric(lines: &[Line], c: &mut Columns, file: &str) -> Result<(), ImportError> {
+    let Some(col) = c.metrics.iter().position(|(_, n)| n == "metric_median") else {
+        return Ok(());
+    };
+    let (at, _) = c.metrics.remove(col);
+    let Some(b) = c.basis else {
+        c.metrics.insert(col, (at, "metric".into()));
+        return Ok(());
+    };
+    let mut name: Option<(&str, usize)> = None;
+    for l in lines {
+        match name {
+            Some((n, first)) if n != l.cell(b) => {
+                return Err(ImportError::Row {
+                    file: file.into(),
+                    line: l.line,
+                    detail: format!(
+                        "basis `{}` differs from line {first}'s `{n}`: one curve has one basis",
+                        l.cell(b)
+                    ),
+                })
+            }
+            Some(_) => {}
+            None => name = Some((l.cell(b), l.line)),
+        }
+    }
+    if let Some(m) = name.and_then(|(n, _)| n.strip_prefix("metric:")) {
+        c.metrics.insert(col, (at, m.to_string()));
+    }
+    Ok(())
 }
 
 fn record(point: Point, rep: usize, wall_secs: f64, metrics: BTreeMap<String, f64>) -> RunRecord {
@@ -217,19 +338,37 @@ fn record(point: Point, rep: usize, wall_secs: f64, metrics: BTreeMap<String, f6
 /// A missing `threads` or value column, or a row whose values do not parse (the
 /// error names the line and the value).
 pub fn parse_csv(text: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
-    let (_, head) = lines.next().ok_or_else(|| ImportError::Empty {
-        file: opts.file.clone(),
-    })?;
-    let c = columns(head, &opts.file)?;
+    parse_csv_for(text, opts, None)
+}
+
+/// [`parse_csv`] keeping only the rows whose `results` cell is `results` (the
+/// report's `curves.csv` holds one result set per label); with `None`, a file with a
+/// `results` column must hold one set.
+///
+/// # Errors
+/// As [`parse_csv`]; and [`ImportError::NoSuchResults`] or
+/// [`ImportError::SeveralResults`] for the selection.
+pub fn parse_csv_for(
+    text: &str,
+    opts: &ImportOptions,
+    results: Option<&str>,
+) -> Result<Imported, ImportError> {
+    let (head, lines) = records(text, &opts.file)?;
+    let mut c = columns(&head, &opts.file)?;
+    let lines = select(lines, &c, &opts.file, results)?;
+    curves_metric(&lines, &mut c, &opts.file)?;
     let mut runs = Vec::new();
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, l) in lines {
-        let cells: Vec<&str> = l.split(',').collect();
-        let (point, rep, secs, metrics) = row(&cells, &c, opts, i + 1)?;
+    for l in &lines {
+        let (point, rep, secs, metrics) = row(l, &c, opts)?;
+        if secs == 0.0 && metrics.is_empty() {
+            if c.own.is_some() {
+                continue; // a point of scalescope's own file where nothing was measured
+            }
+            return Err(ImportError::NoValue {
+                file: opts.file.clone(),
+            });
+        }
         let key = format!("{}/{}/{}", point.threads, point.placement, point.mem);
         let n = count.entry(key).or_default();
         runs.push(record(point, rep.unwrap_or(*n), secs, metrics));
@@ -396,5 +535,77 @@ mod tests {
             parse_csv("", &opts()).err(),
             Some(ImportError::Empty { .. })
         ));
+    }
+
+    #[test]
+    fn quoted_fields_a_byte_order_mark_and_crlf_read_as_written() {
+        let csv = "\u{feff}threads,placement,seconds\r\n1,\"cpus=0-3,8\",10\r\n# a comment\r\n\r\n2,\"cpus=0-3,8\" , 5.5\r\n";
+        let imp = parse_csv(csv, &opts()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(imp.plan.placements, vec![Strategy::Cpus("0-3,8".into())]);
+        assert_eq!((imp.runs[1].point.threads, imp.runs[1].wall_secs), (2, 5.5));
+        let e = parse_csv("threads,seconds\n1,10\n\n3,x\n", &opts()).err();
+        assert_eq!(
+            e.map(|e| e.to_string()),
+            Some("q6.csv:4: seconds `x`: expected a positive number".into())
+        );
+        // A quoted field may span lines; the record is named by its first line.
+        let e = parse_csv("threads,placement,seconds\n1,\"a\nb\",1\n", &opts()).err();
+        assert!(
+            e.as_ref()
+                .is_some_and(|e| e.to_string().starts_with("q6.csv:2: placement `a\nb`")),
+            "{e:?}"
+        );
+        // A quote that never closes is an error on its line, not rows silently merged.
+        let e = parse_csv("threads,seconds\n1,2\n2,3\"\n4,5\n", &opts()).err();
+        assert!(
+            e.as_ref()
+                .is_some_and(|e| e.to_string().starts_with("q6.csv:3: a quote")),
+            "{e:?}"
+        );
+    }
+
+    /// The report's curves.csv: the medians are the values, `basis` names the metric,
+    /// the derived columns are not imported, and one result set is taken at a time.
+    #[test]
+    fn the_reports_curves_csv_reads_back_by_result_set() {
+        let csv = "results,placement,mem,threads,runs,perf,speedup,speedup_sd,efficiency,karp_flatt,time_median_secs,time_ci95_lo_secs,time_ci95_hi_secs,metric_median,packages,numa_nodes,cores,smt_shared,basis\n\
+            \"a,b\",compact,first-touch,1,3,100,1,0,1,,8,7.5,8.5,100,1,1,1,false,metric:rows/s\n\
+            \"a,b\",compact,first-touch,2,3,190,1.9,0.1,0.95,0.05,4.2,4,4.4,190,1,1,2,false,metric:rows/s\n\
+            other,compact,first-touch,1,1,0.125,1,0,1,,8,,,,,,,,time\n";
+        let e = parse_csv(csv, &opts()).err();
+        assert!(
+            matches!(e, Some(ImportError::SeveralResults { ref labels, .. }) if labels == &["a,b", "other"])
+        );
+        let imp = parse_csv_for(csv, &opts(), Some("a,b")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(imp.metrics.len(), 1);
+        assert_eq!(imp.metrics[0].name, "rows/s");
+        assert_eq!(imp.runs.len(), 2);
+        assert_eq!(imp.runs[1].wall_secs, 4.2);
+        assert_eq!(imp.runs[1].metrics["rows/s"], 190.0);
+        let imp = parse_csv_for(csv, &opts(), Some("other")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(imp.metrics.is_empty());
+        assert_eq!(imp.runs[0].wall_secs, 8.0);
+        let e = parse_csv_for(csv, &opts(), Some("missing")).err();
+        assert!(matches!(e, Some(ImportError::NoSuchResults { .. })));
+    }
+
+    /// The sweep's summary.csv: `wall_median_secs` and `NAME_median` are the values; a
+    /// point where every run failed has none and is passed over.
+    #[test]
+    fn the_sweeps_summary_csv_reads_back() {
+        let csv = "threads,placement,mem,runs,failed,wall_median_secs,wall_mean_secs,wall_min_secs,wall_max_secs,wall_stddev_secs,wall_ci95_lo_secs,wall_ci95_hi_secs,outliers,speedup,efficiency,placement_ok,more_threads_than_planned,mops_median,mops_speedup\n\
+            1,compact,first-touch,3,0,2,2,2,2,0,2,2,0,1,1,true,false,50,1\n\
+            2,compact,first-touch,0,3,,,,,,,,,,,,false,,\n";
+        let imp = parse_csv(csv, &opts()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(imp.runs.len(), 1);
+        assert_eq!(imp.runs[0].wall_secs, 2.0);
+        assert_eq!(
+            imp.metrics
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>(),
+            ["mops"]
+        );
+        assert_eq!(imp.runs[0].metrics["mops"], 50.0);
     }
 }

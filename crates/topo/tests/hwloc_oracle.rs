@@ -1,7 +1,7 @@
 //! The model read from each recorded machine (hwloc's Linux test trees) must induce the
 //! same partitions of the allowed PUs into cores, L3 domains, packages and NUMA nodes,
 //! the same allowed and complete sets and the same distance matrix as hwloc 2.9 does
-//! (the NAME entry of expected.json). The hwloc XML export of the same machine must give the same
+//! (`NAME/NAME.expected.json`). The hwloc XML export of the same machine must give the same
 //! model as the tree.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
@@ -296,7 +296,7 @@ fn hwloc_xml_gives_the_same_model_as_the_tree() {
     let mut failures = Vec::new();
     for name in common::fixture_names() {
         let exp = common::expected(&name);
-        let xml = common::fixture_dir().join(format!("{name}.hwloc.xml"));
+        let xml = common::hwloc_xml(&name);
         let from_xml = match Source::HwlocXml(xml).load() {
             Ok(t) => t,
             Err(e) => {
@@ -327,10 +327,10 @@ fn hwloc_xml_gives_the_same_model_as_the_tree() {
     );
 }
 
-/// The copies here are the shared fixtures, unchanged: each shared `NAME.expected.json`
-/// equals the `NAME` entry of expected.json, each shared `NAME.tar.bz2` is byte-equal to
-/// trees.tar's member of that name, and the XML exports are byte-equal.
-/// Runs where the shared fixtures sit beside the checkout (as in CI); elsewhere it says so.
+/// The copies here are the shared fixtures, unchanged: every shared `NAME.tar.bz2`,
+/// `NAME.expected.json` and `NAME.hwloc.xml` is byte-equal to `NAME/` here, and so is the
+/// licence. Runs where the shared fixtures sit beside the checkout (`../shared/fixtures`);
+/// elsewhere it says so.
 #[test]
 fn copies_match_the_shared_fixtures() {
     let shared = common::fixture_dir().join("../../../../shared/fixtures/topology");
@@ -341,54 +341,59 @@ fn copies_match_the_shared_fixtures() {
         );
         return;
     };
-    let tarballs: std::collections::BTreeMap<String, Vec<u8>> =
-        common::tarballs().into_iter().collect();
+    let mut machines = BTreeSet::new();
     let mut compared = 0;
     for entry in entries {
         let file = entry.unwrap().file_name().into_string().unwrap();
-        let Some(name) = file.strip_suffix(".expected.json") else {
-            continue;
+        let suffix = ["tar.bz2", "expected.json", "hwloc.xml"]
+            .into_iter()
+            .find(|s| file.ends_with(&format!(".{s}")));
+        let ours = match suffix {
+            Some(suffix) => {
+                let name = &file[..file.len() - suffix.len() - 1];
+                machines.insert(name.to_string());
+                common::machine_file(name, suffix)
+            }
+            None if file == "COPYING.hwloc" => common::fixture_dir().join(&file),
+            None => continue, // README.md: ours describes the directory layout here
         };
-        let text = std::fs::read_to_string(shared.join(&file)).unwrap();
-        let theirs: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(
-            common::expected(name),
-            theirs,
-            "{name}: expected.json drifted; run scripts/hwloc-expected.py --bundle"
-        );
-        let tarball = format!("{name}.tar.bz2");
-        let theirs = std::fs::read(shared.join(&tarball)).unwrap();
+        let theirs = std::fs::read(shared.join(&file)).unwrap();
         assert!(
-            tarballs.get(&tarball) == Some(&theirs),
-            "trees.tar's {tarball} differs from the shared copy (or is missing)"
+            std::fs::read(&ours).ok() == Some(theirs),
+            "{} differs from the shared {file} (or is missing)",
+            ours.display()
         );
-        let xml = format!("{name}.hwloc.xml");
-        let ours = std::fs::read(common::fixture_dir().join(&xml)).unwrap();
-        let theirs = std::fs::read(shared.join(&xml)).unwrap();
-        assert!(ours == theirs, "{xml} differs from the shared copy");
         compared += 1;
     }
-    // Three machines were added here (README: "Fixtures added later"); every shared one is here.
-    assert!(compared >= 28, "only {compared} shared machines compared");
+    // Every shared machine is here with its three files; three more were added here
+    // (README: "Machines added here").
+    assert!(
+        machines.len() >= 28,
+        "only {} shared machines",
+        machines.len()
+    );
+    assert_eq!(compared, 3 * machines.len() + 1, "a shared file is missing");
 }
 
-/// trees.tar holds exactly one `NAME.tar.bz2` per machine of expected.json, and each
-/// unpacks into the `root_dir` its entry names.
+/// Each machine's directory holds exactly its tarball, hwloc's answer and hwloc's XML export;
+/// the answer names the tarball, and the tarball unpacks into the `root_dir` it names.
 #[test]
-fn trees_tar_holds_one_tarball_per_machine() {
-    let members: Vec<String> = common::tarballs().into_iter().map(|(n, _)| n).collect();
-    let mut wanted: Vec<String> = common::fixture_names()
-        .iter()
-        .map(|n| format!("{n}.tar.bz2"))
-        .collect();
-    let mut members = members;
-    members.sort();
-    wanted.sort();
-    assert_eq!(
-        members, wanted,
-        "trees.tar and expected.json name different machines"
-    );
-    for name in common::fixture_names() {
+fn every_machine_directory_holds_its_tree_answer_and_export() {
+    let names = common::fixture_names();
+    assert!(names.len() >= 31, "only {} recorded machines", names.len());
+    for name in names {
+        let mut files: Vec<String> = std::fs::read_dir(common::fixture_dir().join(&name))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        let wanted = ["expected.json", "hwloc.xml", "tar.bz2"].map(|s| format!("{name}.{s}"));
+        assert_eq!(files, wanted, "{name}: unexpected files");
+        assert_eq!(
+            common::expected(&name)["fixture"],
+            format!("{name}.tar.bz2").as_str(),
+            "{name}: the answer names another tarball"
+        );
         assert!(
             common::root_of(&name).is_dir(),
             "{name}: root_dir not unpacked"

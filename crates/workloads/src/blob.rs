@@ -219,7 +219,12 @@ impl Blob {
         let version = u32_at(&fixed, 16);
         if !versions.contains(&version) {
             return Err(bad(format!(
-                "cache format version {version}, this scalescope reads {versions:?}"
+                "cache format version {version}, this scalescope reads {}",
+                versions
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             )));
         }
         let (count, dlen) = (u64::from(u32_at(&fixed, 20)), u64_at(&fixed, 24));

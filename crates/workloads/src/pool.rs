@@ -81,8 +81,11 @@ impl Pool {
         }
         for (i, s) in seen.iter().enumerate() {
             if s.as_ref() != Some(&pool.cpus[i]) {
+                let on = s
+                    .as_ref()
+                    .map_or("CPUs it could not read".into(), |c| format!("CPUs {c}"));
                 return Err(WorkloadError::Pinning(format!(
-                    "worker {i} runs on {s:?}, planned {}",
+                    "worker {i} runs on {on}, planned {}",
                     pool.cpus[i]
                 )));
             }

@@ -1,11 +1,12 @@
-//! Shared by the fixture tests: unpacks hwloc's recorded machines (`trees.tar`, one
-//! `NAME.tar.bz2` per machine) once into the build's temporary directory and reuses them.
+//! Shared by the fixture tests: hwloc's recorded machines, one directory per machine under
+//! `tests/fixtures/topology` (`NAME/NAME.tar.bz2`, the recorded tree; `NAME/NAME.expected.json`,
+//! hwloc's answer; `NAME/NAME.hwloc.xml`, hwloc's XML export). The trees are unpacked once into
+//! the build's temporary directory and reused.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 #![allow(dead_code)] // shared by several test binaries (`#[path]`), each using a part
 
 use std::hash::{Hash, Hasher};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -20,42 +21,51 @@ pub fn fixture_dir() -> PathBuf {
     }
 }
 
-/// Every recorded machine's expected answer (`expected.json`, keyed by machine name).
-fn bundle() -> &'static serde_json::Map<String, serde_json::Value> {
-    static BUNDLE: OnceLock<serde_json::Map<String, serde_json::Value>> = OnceLock::new();
-    BUNDLE.get_or_init(|| {
-        let text = std::fs::read_to_string(fixture_dir().join("expected.json")).unwrap();
-        serde_json::from_str(&text).unwrap()
-    })
+/// One recorded machine's file: `fixture_dir()/NAME/NAME.<suffix>` (`tar.bz2`,
+/// `expected.json`, `hwloc.xml`).
+pub fn machine_file(name: &str, suffix: &str) -> PathBuf {
+    fixture_dir().join(name).join(format!("{name}.{suffix}"))
 }
 
-/// Names of every recorded machine (`NAME.tar.bz2` in trees.tar with an entry in `expected.json`).
+/// hwloc's XML export of a recorded machine.
+pub fn hwloc_xml(name: &str) -> PathBuf {
+    machine_file(name, "hwloc.xml")
+}
+
+/// Names of every recorded machine: the directories of `fixture_dir()`, sorted.
 pub fn fixture_names() -> Vec<String> {
-    let mut names: Vec<String> = bundle().keys().cloned().collect();
-    names.sort();
-    names
-}
-
-pub fn expected(name: &str) -> serde_json::Value {
-    bundle()
-        .get(name)
-        .unwrap_or_else(|| panic!("no entry {name} in expected.json"))
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            let mut names: Vec<String> = std::fs::read_dir(fixture_dir())
+                .unwrap()
+                .map(|e| e.unwrap())
+                .filter(|e| e.file_type().unwrap().is_dir())
+                .map(|e| e.file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            names
+        })
         .clone()
 }
 
-/// Every member of `trees.tar`: (`NAME.tar.bz2`, its bytes), in archive order.
+/// A recorded machine's expected answer (`NAME/NAME.expected.json`).
+pub fn expected(name: &str) -> serde_json::Value {
+    let path = machine_file(name, "expected.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Every recorded machine's tarball: (`NAME`, its bytes), sorted by name.
 pub fn tarballs() -> Vec<(String, Vec<u8>)> {
-    let file = std::fs::File::open(fixture_dir().join("trees.tar")).unwrap();
-    let mut archive = tar::Archive::new(file);
-    let mut out = Vec::new();
-    for entry in archive.entries().unwrap() {
-        let mut entry = entry.unwrap();
-        let name = entry.path().unwrap().to_string_lossy().into_owned();
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).unwrap();
-        out.push((name, bytes));
-    }
-    out
+    fixture_names()
+        .into_iter()
+        .map(|name| {
+            let bytes = std::fs::read(machine_file(&name, "tar.bz2")).unwrap();
+            (name, bytes)
+        })
+        .collect()
 }
 
 /// The unpacked trees: `CARGO_TARGET_TMPDIR/topology-<content hash>`, made once and reused

@@ -487,7 +487,7 @@ impl Workload for GraphCount {
                     Err(e) => Verification::Failed(e),
                 },
                 None => Verification::Unavailable(format!(
-                    "{sync:?}: this CPU does not offer Intel RTM (TSX absent or disabled), so no htm run was made"
+                    "{sync}: this CPU does not offer Intel RTM (TSX absent or disabled), so no htm run was made"
                 )),
             },
         }

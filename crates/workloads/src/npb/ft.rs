@@ -308,7 +308,7 @@ pub fn fft_axis(
         return Err(WorkloadError::BadParam {
             key: "grid".into(),
             detail: format!(
-                "{} values for dims {dims:?}, axis {axis}: need nx * ny * nz values and a power-of-two line",
+                "{} values for dims {nx}x{ny}x{nz}, axis {axis}: need nx * ny * nz values and a power-of-two line",
                 data.len()
             ),
         });
