@@ -44,6 +44,8 @@ pub enum WorkloadError {
     Place(#[from] scalescope_place::PlaceError),
     #[error(transparent)]
     Graph(#[from] graph::load::LoadError),
+    #[error("the embedded reference values ({0})")]
+    Reference(String),
     #[error("allocating {bytes} bytes: out of memory")]
     Allocation { bytes: u64 },
     #[error("input cache {file}: {detail}")]

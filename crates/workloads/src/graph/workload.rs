@@ -437,12 +437,17 @@ impl Workload for GraphCount {
                 };
                 self.bfs = Some((s, parent));
             }
-            GraphKernel::PageRank { tolerance, .. } if self.split.is_some() => {
-                let r = &self.relabelled.as_ref().expect("made with the split").0;
-                let lists = self.split.as_ref().expect("checked");
-                self.ranks = Some(super::pagerank::pagerank_relabelled(
-                    r, lists, *tolerance, pool,
-                ));
+            // Pull PageRank on the renumbered graph, whose lists `prepare` made with it.
+            GraphKernel::PageRank {
+                sync: Sync::Pull,
+                tolerance,
+                ..
+            } if self.split.is_some() && self.relabelled.is_some() => {
+                if let (Some((r, _)), Some(lists)) = (&self.relabelled, &self.split) {
+                    self.ranks = Some(super::pagerank::pagerank_relabelled(
+                        r, lists, *tolerance, pool,
+                    ));
+                }
             }
             // An unavailable mechanism (htm without RTM) leaves no ranks; verify says why.
             GraphKernel::PageRank {

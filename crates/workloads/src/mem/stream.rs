@@ -398,7 +398,7 @@ impl Stream {
     fn kernel(&self, k: usize, i: usize, threads: usize, [a, b, c]: &[Array; 3]) -> f64 {
         let r = chunk(self.n, threads, i, ALIGN);
         let nt = self.nt;
-        // SAFETY (every arm): worker i only touches range r(i) of each array, the
+        // SAFETY: (every arm) worker i only touches range r(i) of each array, the
         // ranges are disjoint, every array was initialised in `prepare`, and the
         // barrier after each kernel orders it before the next.
         unsafe {
@@ -492,7 +492,10 @@ impl Workload for Stream {
     }
 
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
-        let arrays = self.arrays.take().expect("prepare runs before run");
+        // Unprepared, nothing runs: no figure, and `verify` says nothing ran.
+        let Some(arrays) = self.arrays.take() else {
+            return (0.0, Vec::new());
+        };
         let (threads, barrier) = (pool.threads(), SpinBarrier::new(pool.threads()));
         let t0 = Instant::now();
         self.read = Choice::default();

@@ -27,7 +27,6 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::ep::NPB_JSON;
 use super::rand::{next, A, R46};
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
@@ -42,10 +41,13 @@ struct FtReference {
     checksums: BTreeMap<String, Vec<(f64, f64)>>,
 }
 
-fn reference() -> FtReference {
-    let v: serde_json::Value =
-        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
-    serde_json::from_value(v["FT"].clone()).expect("the embedded npb.json has the FT section")
+/// The official values of FT, from the embedded npb.json.
+///
+/// # Errors
+/// [`WorkloadError::Reference`] if the embedded file lacks them (a build with a
+/// broken fixture).
+fn reference() -> Result<FtReference, WorkloadError> {
+    super::reference_section("FT")
 }
 
 /// A complex number of the grid.
@@ -194,8 +196,8 @@ impl Scratch {
             let row: [C; W] = match l.width == W {
                 // SAFETY: inside the block, per the caller's contract.
                 true => std::array::from_fn(|b| unsafe { *src.at(p + b * l.line) }),
-                // SAFETY: as above, the lanes past `width` left zero.
                 false => std::array::from_fn(|b| match b < l.width {
+                    // SAFETY: as above; the lanes past `width` are left zero.
                     true => unsafe { *src.at(p + b * l.line) },
                     false => C::default(),
                 }),
@@ -342,7 +344,7 @@ impl Ft {
     /// # Errors
     /// [`WorkloadError::BadParam`] for a class without official values.
     pub fn new(class: &str) -> Result<Ft, WorkloadError> {
-        let r = reference();
+        let r = reference()?;
         let (nx, ny, nz, niter) = *r.params.get(class).ok_or_else(|| WorkloadError::BadParam {
             key: "class".into(),
             detail: format!(
@@ -571,7 +573,10 @@ impl Workload for Ft {
     }
 
     fn verify(&self, _pool: &Pool) -> Verification {
-        let r = reference();
+        let r = match reference() {
+            Ok(r) => r,
+            Err(e) => return Verification::Unavailable(e.to_string()),
+        };
         let want = &r.checksums[&self.class];
         let mut worst = 0.0f64;
         for (got, exp) in self.sums.iter().zip(want) {

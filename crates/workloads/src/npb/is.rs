@@ -16,7 +16,6 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::ep::NPB_JSON;
 use super::rand::{jump, next, A, R46};
 use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::{Figure, Verification, Workload, WorkloadError};
@@ -31,10 +30,13 @@ struct IsReference {
     test_rank: BTreeMap<String, Vec<i64>>,
 }
 
-fn reference() -> IsReference {
-    let v: serde_json::Value =
-        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
-    serde_json::from_value(v["IS"].clone()).expect("the embedded npb.json has the IS section")
+/// The official values of IS, from the embedded npb.json.
+///
+/// # Errors
+/// [`WorkloadError::Reference`] if the embedded file lacks them (a build with a
+/// broken fixture).
+fn reference() -> Result<IsReference, WorkloadError> {
+    super::reference_section("IS")
 }
 
 /// The expected rank of test key `i` in iteration `it` (is.c's per-class switch).
@@ -93,7 +95,7 @@ impl Is {
     /// # Errors
     /// [`WorkloadError::BadParam`] for a class without official values.
     pub fn new(class: &str) -> Result<Is, WorkloadError> {
-        let r = reference();
+        let r = reference()?;
         let (keys_log2, max_key_log2, _) =
             *r.params.get(class).ok_or_else(|| WorkloadError::BadParam {
                 key: "class".into(),

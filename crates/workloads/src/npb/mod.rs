@@ -6,6 +6,28 @@ pub mod ep;
 pub mod ft;
 pub mod is;
 
+use crate::WorkloadError;
+
+/// The official values, from NPB 3.4.1 as recorded in tests/fixtures/npb.json.
+pub(crate) static NPB_JSON: &str = include_str!("../../../../tests/fixtures/npb.json");
+
+/// One kernel's section (`EP`, `IS`, `FT`) of the official values.
+///
+/// # Errors
+/// [`WorkloadError::Reference`] where the embedded file lacks the section or it
+/// does not have the kernel's shape.
+pub(crate) fn reference_section<T: serde::de::DeserializeOwned>(
+    kernel: &str,
+) -> Result<T, WorkloadError> {
+    let bad = |detail: String| WorkloadError::Reference(format!("npb.json {kernel}: {detail}"));
+    let all: serde_json::Value = serde_json::from_str(NPB_JSON).map_err(|e| bad(e.to_string()))?;
+    let section = all
+        .get(kernel)
+        .cloned()
+        .ok_or_else(|| bad("missing".into()))?;
+    serde_json::from_value(section).map_err(|e| bad(e.to_string()))
+}
+
 pub mod rand {
     //! NPB's linear congruential generator, x <- a*x mod 2^46 with a = 5^13, computed in
     //! 64-bit integers: `a*x mod 2^46` is the low 46 bits of the wrapping product, so
