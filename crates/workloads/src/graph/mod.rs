@@ -12,6 +12,7 @@ pub mod load;
 pub mod pagerank;
 mod push;
 pub mod reference;
+pub mod settings;
 pub use crate::sync::bench as syncbench;
 pub mod workload;
 

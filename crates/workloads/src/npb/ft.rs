@@ -24,12 +24,14 @@ use std::f64::consts::PI;
 use std::ops::Range;
 use std::time::Instant;
 
+use scalescope_results::detail::{Detail, FtDetail};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::rand::{next, A, R46};
+use super::{Class, NpbSettings};
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
+use scalescope_results::setting::Setting;
 
 const SEED: u64 = 314_159_265;
 const ALPHA: f64 = 1e-6;
@@ -308,7 +310,7 @@ pub fn fft_axis(
     let n = [nx, ny, nz].get(axis).copied().unwrap_or(0);
     if data.len() != nx * ny * nz || !n.is_power_of_two() {
         return Err(WorkloadError::BadParam {
-            key: "grid".into(),
+            setting: Setting::param("grid"),
             detail: format!(
                 "{} values for dims {dims:?}, axis {axis}: need nx * ny * nz values and a power-of-two line",
                 data.len()
@@ -329,7 +331,7 @@ pub fn fft_axis(
 
 /// The FT workload at one class.
 pub struct Ft {
-    class: String,
+    class: Class,
     nx: usize,
     ny: usize,
     nz: usize,
@@ -341,19 +343,25 @@ pub struct Ft {
 }
 
 impl Ft {
+    /// FT at the class `class` names (`S`, `W`, `A`, `B`).
+    ///
     /// # Errors
     /// [`WorkloadError::BadParam`] for a class without official values.
     pub fn new(class: &str) -> Result<Ft, WorkloadError> {
+        Ft::with(&NpbSettings {
+            class: super::parse_class(class)?,
+        })
+    }
+
+    /// FT with its settings.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Reference`] where the embedded values lack the class.
+    pub fn with(settings: &NpbSettings) -> Result<Ft, WorkloadError> {
         let r = reference()?;
-        let (nx, ny, nz, niter) = *r.params.get(class).ok_or_else(|| WorkloadError::BadParam {
-            key: "class".into(),
-            detail: format!(
-                "`{class}` is not one of {}",
-                r.params.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
-        })?;
+        let (nx, ny, nz, niter) = *super::official(&r.params, settings.class, "FT")?;
         Ok(Ft {
-            class: class.into(),
+            class: settings.class,
             nx,
             ny,
             nz,
@@ -363,20 +371,6 @@ impl Ft {
             sums: Vec::new(),
             seconds: 0.0,
         })
-    }
-
-    /// From sweep parameters: `class` (default S).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] naming the parameter.
-    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Ft, WorkloadError> {
-        if let Some(k) = params.keys().find(|k| k.as_str() != "class") {
-            return Err(WorkloadError::BadParam {
-                key: k.clone(),
-                detail: "unknown (ft takes class)".into(),
-            });
-        }
-        Ft::new(params.get("class").map(String::as_str).unwrap_or("S"))
     }
 
     fn total(&self) -> usize {
@@ -577,7 +571,10 @@ impl Workload for Ft {
             Ok(r) => r,
             Err(e) => return Verification::Unavailable(e.to_string()),
         };
-        let want = &r.checksums[&self.class];
+        let want = match super::official(&r.checksums, self.class, "FT") {
+            Ok(w) => w,
+            Err(e) => return Verification::Unavailable(e.to_string()),
+        };
         let mut worst = 0.0f64;
         for (got, exp) in self.sums.iter().zip(want) {
             let err = ((got.0 - exp.0).powi(2) + (got.1 - exp.1).powi(2)).sqrt()
@@ -597,8 +594,17 @@ impl Workload for Ft {
         )
     }
 
-    fn detail(&self) -> serde_json::Value {
-        json!({"class": self.class, "nx": self.nx, "ny": self.ny, "nz": self.nz, "niter": self.niter, "checksums": self.sums, "seconds": self.seconds, "mops": self.mops()})
+    fn detail(&self) -> Detail {
+        Detail::Ft(FtDetail {
+            class: self.class.to_string(),
+            nx: self.nx,
+            ny: self.ny,
+            nz: self.nz,
+            niter: self.niter,
+            checksums: self.sums.clone(),
+            seconds: self.seconds,
+            mops: self.mops(),
+        })
     }
 }
 

@@ -198,15 +198,12 @@ impl std::fmt::Display for Layout {
 }
 
 impl std::str::FromStr for Layout {
-    type Err = WorkloadError;
-    fn from_str(s: &str) -> Result<Self, WorkloadError> {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "numa" => Ok(Layout::Numa),
             "naive" => Ok(Layout::Naive),
-            other => Err(WorkloadError::BadParam {
-                key: "layout".into(),
-                detail: format!("`{other}` is not numa or naive"),
-            }),
+            other => Err(format!("`{other}` is not numa or naive")),
         }
     }
 }
@@ -284,8 +281,9 @@ impl Lineitem {
 }
 
 fn tbl_err(path: &Path, line: usize, detail: String) -> WorkloadError {
-    WorkloadError::BadParam {
-        key: format!("{}:{line}", path.display()),
+    WorkloadError::Input {
+        file: path.display().to_string(),
+        line,
         detail,
     }
 }
