@@ -52,8 +52,20 @@ fn from_sweep(workload: &str, params: &[&str]) -> Settings {
         .unwrap_or_else(|e| panic!("{workload} {params:?}: {e}"))
 }
 
-/// (the command's argv, the sweep's workload and params): each pair must agree.
-fn pairs() -> Vec<(Vec<&'static str>, &'static str, Vec<&'static str>)> {
+/// A command's argv, and the sweep's workload and params that must agree with it.
+type Pair = (Vec<&'static str>, &'static str, Vec<&'static str>);
+
+fn pairs() -> Vec<Pair> {
+    [
+        npb_and_tpch(),
+        graph_count(),
+        graph_traversals(),
+        stream_and_sync(),
+    ]
+    .concat()
+}
+
+fn npb_and_tpch() -> Vec<Pair> {
     vec![
         (vec!["npb", "ep"], "ep", vec![]),
         (vec!["npb", "ep", "--class", "A"], "ep", vec!["class=A"]),
@@ -76,6 +88,11 @@ fn pairs() -> Vec<(Vec<&'static str>, &'static str, Vec<&'static str>)> {
             ],
         ),
         (vec!["tpch", "--tbl", "li.tbl"], "tpch", vec!["tbl=li.tbl"]),
+    ]
+}
+
+fn graph_count() -> Vec<Pair> {
+    vec![
         (vec!["graph", "count"], "graph", vec![]),
         (vec!["graph", "count"], "graph", vec!["kernel=count"]),
         (
@@ -97,6 +114,11 @@ fn pairs() -> Vec<(Vec<&'static str>, &'static str, Vec<&'static str>)> {
                 "force=true",
             ],
         ),
+    ]
+}
+
+fn graph_traversals() -> Vec<Pair> {
+    vec![
         (vec!["graph", "bfs"], "graph", vec!["kernel=bfs"]),
         (
             vec!["graph", "bfs", "--graph", "uniform:8", "--source", "3"],

@@ -108,14 +108,9 @@ pub struct Ep {
 }
 
 impl Ep {
-    /// EP at the class `class` names (`S`, `W`, `A`, `B`).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] for a class without official values.
+    /// EP at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Ep, WorkloadError> {
-        Ep::with(&NpbSettings {
-            class: super::parse_class(class)?,
-        })
+        Ep::with(&NpbSettings::of(class)?)
     }
 
     /// EP with its settings.

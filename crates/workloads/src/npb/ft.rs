@@ -343,14 +343,9 @@ pub struct Ft {
 }
 
 impl Ft {
-    /// FT at the class `class` names (`S`, `W`, `A`, `B`).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] for a class without official values.
+    /// FT at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Ft, WorkloadError> {
-        Ft::with(&NpbSettings {
-            class: super::parse_class(class)?,
-        })
+        Ft::with(&NpbSettings::of(class)?)
     }
 
     /// FT with its settings.

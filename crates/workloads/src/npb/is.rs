@@ -93,14 +93,9 @@ pub struct Is {
 }
 
 impl Is {
-    /// IS at the class `class` names (`S`, `W`, `A`, `B`).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] for a class without official values.
+    /// IS at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Is, WorkloadError> {
-        Is::with(&NpbSettings {
-            class: super::parse_class(class)?,
-        })
+        Is::with(&NpbSettings::of(class)?)
     }
 
     /// IS with its settings.

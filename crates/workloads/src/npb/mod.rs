@@ -60,13 +60,17 @@ pub struct NpbSettings {
 /// The official values, from NPB 3.4.1 as recorded in tests/fixtures/npb.json.
 pub(crate) static NPB_JSON: &str = include_str!("../../../../tests/fixtures/npb.json");
 
-/// `text` as a class, parsed as the flag and the parameter are.
-///
-/// # Errors
-/// [`WorkloadError::BadParam`] naming `class`.
-pub fn parse_class(text: &str) -> Result<Class, WorkloadError> {
-    text.parse()
-        .map_err(|e: String| WorkloadError::param("class", e))
+impl NpbSettings {
+    /// The settings of class `class`, parsed as the flag and the parameter are.
+    ///
+    /// # Errors
+    /// [`WorkloadError::BadParam`] naming `class`.
+    pub fn of(class: &str) -> Result<NpbSettings, WorkloadError> {
+        let class = class
+            .parse()
+            .map_err(|e: String| WorkloadError::param("class", e))?;
+        Ok(NpbSettings { class })
+    }
 }
 
 /// `class`'s entry in one of a kernel's tables of official values.
