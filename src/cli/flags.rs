@@ -48,6 +48,7 @@ pub fn flag(setting: &Setting, given: Given) -> String {
         Setting::PredictTarget => "--to",
         Setting::NodeGbps => "--node-gbps",
         Setting::Ceilings => "--ceilings",
+        Setting::Basis => "--basis",
     };
     f.to_string()
 }

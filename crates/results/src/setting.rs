@@ -56,6 +56,8 @@ pub enum Setting {
     NodeGbps,
     /// Bandwidth ceilings measured on the target.
     Ceilings,
+    /// What performance means for a curve (time, or a figure of merit).
+    Basis,
 }
 
 impl Setting {
@@ -66,26 +68,27 @@ impl Setting {
 }
 
 impl std::fmt::Display for Setting {
-    /// The setting in words, as a library message names it.
+    /// The setting in words, as a library message names it (short, as the sweep's
+    /// messages have named them).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = match self {
-            Setting::Threads => "thread counts",
+            Setting::Threads => "threads",
             Setting::Placement => "placement",
             Setting::PlaceOptions => "placement options",
             Setting::Oversubscribe => "oversubscription",
-            Setting::Mem => "memory policy",
-            Setting::Reps => "repetitions",
-            Setting::Warmup => "warm-up runs",
-            Setting::Seed => "run-order seed",
+            Setting::Mem => "mem",
+            Setting::Reps => "reps",
+            Setting::Warmup => "warmup",
+            Setting::Seed => "seed",
             Setting::Timeout => "timeout",
             Setting::KillGrace => "kill grace",
             Setting::SampleInterval => "sampling interval",
-            Setting::Env => "environment",
+            Setting::Env => "env",
             Setting::Shell => "shell",
-            Setting::Target => "what to sweep",
+            Setting::Target => "target",
             Setting::Workload => "workload",
             Setting::Param(key) => return write!(f, "workload parameter `{key}`"),
-            Setting::Metric => "figure of merit",
+            Setting::Metric => "metric",
             Setting::Out => "results directory",
             Setting::Launcher => "launcher",
             Setting::RanksPerNode => "ranks per node",
@@ -93,7 +96,8 @@ impl std::fmt::Display for Setting {
             Setting::RankPlacement => "rank placement",
             Setting::PredictTarget => "target machine",
             Setting::NodeGbps => "bandwidth per node",
-            Setting::Ceilings => "bandwidth ceilings",
+            Setting::Ceilings => "ceilings",
+            Setting::Basis => "basis",
         };
         f.write_str(text)
     }

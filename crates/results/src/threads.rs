@@ -213,7 +213,7 @@ mod tests {
             "0", "x", "4..2", "1..", "1..4:0", "", "4-2", "-3", "1-", "100001",
         ] {
             let e = parse_threads(bad, 4).unwrap_err().to_string();
-            assert!(e.starts_with("thread counts"), "{bad}: {e}");
+            assert!(e.starts_with("threads `"), "{bad}: {e}");
         }
         assert!(parse_threads("all", 0).is_err());
     }

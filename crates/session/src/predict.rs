@@ -108,7 +108,10 @@ fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionErr
 /// target that cannot be loaded, a bandwidth that is not positive.
 pub fn prediction(r: &Request) -> Result<Prediction, SessionError> {
     let (h, records, _) = read_results(&r.from)?;
-    let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| failed(format!("--{e}")))?;
+    let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| SessionError::Setting {
+        setting: Setting::Basis,
+        detail: e.strip_prefix("basis ").unwrap_or(&e).to_string(),
+    })?;
     let ceilings = crate::ceilings::discover(&r.from, &r.from_ceilings)?;
     let cal = predict::calibrate(
         &h,

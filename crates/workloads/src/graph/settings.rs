@@ -93,8 +93,9 @@ pub struct BfsSettings {
     pub input: GraphInput,
 }
 
-/// Score updates per critical section or transaction.
-pub type Batch = Count<1, 1_048_576>;
+/// Score updates per critical section or transaction: a threshold, not an
+/// allocation, so any count up to 10^12 (every update of the run in one section).
+pub type Batch = Count<1, 1_000_000_000_000>;
 
 /// PageRank's stopping tolerance: positive and finite.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]

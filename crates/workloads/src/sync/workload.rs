@@ -16,8 +16,9 @@ const RTM_MISSING: &str = "this CPU does not offer Intel RTM (TSX absent or disa
 
 /// Slots of the shared table: a slot is picked by a 32-bit index.
 pub type Table = Count<1, 4_294_967_296>;
-/// Updates per critical section.
-pub type Batch = Count<1, 1_048_576>;
+/// Updates per critical section: a threshold, not an allocation, so any count up
+/// to 10^12 (every update of a worker in one section).
+pub type Batch = Count<1, 1_000_000_000_000>;
 /// Updates per thread per point.
 pub type Updates = Count<1, 1_000_000_000_000>;
 /// Locks of the striped mechanism.
