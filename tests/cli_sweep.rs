@@ -418,7 +418,7 @@ fn bad_option_values_get_one_clear_line() {
             "not a number of seconds",
         ),
         (
-            vec!["--kill-grace", "-1", "--", "true"],
+            vec!["--kill-grace", "3601", "--", "true"],
             "0 to 3600 seconds",
         ),
         (vec!["--kill-grace", "inf", "--", "true"], "out of range"),
