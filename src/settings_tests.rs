@@ -145,6 +145,11 @@ fn graph_traversals() -> Vec<Pair> {
                 "tolerance=1e-6",
             ],
         ),
+    ]
+}
+
+fn stream_and_sync() -> Vec<Pair> {
+    vec![
         (vec!["mem", "stream"], "stream", vec![]),
         (
             vec![
