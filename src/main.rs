@@ -1,5 +1,6 @@
 //! `scalescope`: parse the command line into a checked configuration, dispatch to a
-//! command, report errors in one line with their context. Nothing else lives here.
+//! command, report errors in one line with their context and the flag that sets
+//! what they are about. Nothing else lives here.
 
 mod alloc;
 mod cli;
@@ -7,6 +8,8 @@ mod cmd;
 #[cfg(test)]
 mod help_tests;
 mod progress;
+#[cfg(test)]
+mod settings_tests;
 mod shared;
 
 use std::process::ExitCode;
@@ -19,10 +22,15 @@ static ALLOCATOR: alloc::HugePageAdvice = alloc::HugePageAdvice;
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
     let args = cli::Cli::parse();
+    // A workload parameter is a flag of its command, but a `--param` of a sweep.
+    let given = match &args.command {
+        Some(cli::Command::Sweep(_) | cli::Command::WorkloadChild(_)) => cli::flags::Given::Params,
+        _ => cli::flags::Given::Flags,
+    };
     match cmd::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("scalescope: error: {e:#}");
+            eprintln!("scalescope: error: {:#}", cli::flags::explain(e, given));
             ExitCode::from(1)
         }
     }

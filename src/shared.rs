@@ -10,7 +10,7 @@ use scalescope_results::evidence::RunEvidence;
 use scalescope_topo::{Source, Topology};
 use scalescope_workloads::{execute, Pool, Report, Verification, Workload};
 
-use crate::cli::{PlacementArgs, SourceArgs};
+use crate::cli::{PlacementArgs, SourceArgs, ThreadCount};
 
 /// The version of the command documents (`place`, `npb`, `tpch`, `graph`, `sync`
 /// `--json`; docs/json.md).
@@ -59,11 +59,11 @@ pub fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
 
 /// Pinned workers on this machine: `threads` of them (default: every usable CPU
 /// the placement options leave) placed as the options say, with first-touch memory.
-pub fn pinned_pool(options: &PlacementArgs, threads: Option<usize>) -> anyhow::Result<Pool> {
+pub fn pinned_pool(options: &PlacementArgs, threads: Option<ThreadCount>) -> anyhow::Result<Pool> {
     let topo = Source::Live
         .load()
         .context("reading this machine's topology")?;
-    let placement = scalescope_place::place(&topo, &options.request(&topo, threads)?)?;
+    let placement = scalescope_place::place(&topo, &options.request(&topo, threads))?;
     Ok(Pool::new(&placement.threads, None)?)
 }
 
@@ -88,8 +88,9 @@ pub fn verdict_exit(v: &Verification) -> ExitCode {
 pub fn execute_sampled(
     workload: &mut dyn Workload,
     pool: &Pool,
-    interval_ms: u64,
+    interval_ms: crate::cli::SampleMs,
 ) -> anyhow::Result<(Report, Option<RunEvidence>)> {
+    let interval_ms = interval_ms.get();
     if interval_ms == 0 {
         return Ok((execute(workload, pool)?, None));
     }

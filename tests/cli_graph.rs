@@ -94,7 +94,7 @@ fn malformed_files_name_the_line() {
     scalescope()
         .args(["graph", "count", "--pattern", "k4", "--graph", "kron:99"])
         .assert()
-        .code(1)
+        .code(2) // checked while parsing, like every value a flag takes
         .stderr(predicate::str::contains("scale must be 1-30"));
 }
 

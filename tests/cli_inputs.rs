@@ -208,7 +208,7 @@ fn verify_first_checks_one_run_and_none_checks_none() {
     let codes: Vec<Value> = runs(&out).iter().map(|r| r["exit_code"].clone()).collect();
     assert_eq!(codes, [0, 5, 5]);
     let note = runs(&out)[1]["error"].as_str().unwrap().to_string();
-    assert!(note.contains("--verify first"), "{note}");
+    assert!(note.contains("verify policy: first"), "{note}");
     let out = dir.path().join("none");
     sweep(&out, &["--verify", "none"]);
     assert!(runs(&out)

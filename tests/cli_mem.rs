@@ -189,24 +189,36 @@ fn c2c_pairs_every_cpu() {
 
 #[test]
 fn bad_sizes_and_nodes_get_clear_errors() {
+    // Sizes and counts are checked while parsing (exit 2), flag and range first.
     for (args, needle) in [
         (
             vec!["mem", "stream", "--size", "lots"],
             "`lots` is not a size",
         ),
+        (vec!["mem", "stream", "--ntimes", "1"], "2 to 1000000"),
+        (vec!["mem", "stream", "--sustain=-1"], "0 to 3600 seconds"),
+        (vec!["mem", "matrix", "--size", "0"], "`0` is out of range"),
+        (vec!["mem", "matrix", "--passes", "0"], "1 to 1000"),
+        (vec!["mem", "latency", "--max-size", "12XB"], "unknown unit"),
+        (vec!["mem", "c2c", "--samples", "1"], "2 to 1000000"),
+    ] {
+        let out = scalescope().args(&args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let first = err.lines().next().unwrap_or("");
+        assert!(
+            first.contains(args[2].split('=').next().unwrap_or("")),
+            "{args:?}: {err}"
+        );
+        assert!(first.contains(needle), "{args:?}: {err}");
+    }
+    // What only the machine can refuse: one line, exit 1.
+    for (args, needle) in [
         (vec!["mem", "stream", "--mem", "bind:7"], "memory node `7`"),
-        (vec!["mem", "stream", "--ntimes", "1"], "`ntimes`: 1"),
-        (vec!["mem", "stream", "--sustain=-1"], "`sustain`: -1"),
-        (
-            vec!["mem", "matrix", "--size", "0"],
-            "`size`: `0` is out of range",
-        ),
-        (vec!["mem", "matrix", "--passes", "0"], "--passes 0"),
         (
             vec!["mem", "latency", "--cpu", "999"],
             "`cpu`: 999 is not a usable CPU",
         ),
-        (vec!["mem", "latency", "--max-size", "12XB"], "unknown unit"),
         (vec!["mem", "c2c", "--node", "9"], "memory node `9`"),
         (
             vec!["mem", "c2c", "--cpus", "0,999"],

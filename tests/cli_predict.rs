@@ -153,5 +153,8 @@ fn bad_input_is_named() {
         .arg(&from)
         .assert()
         .failure()
-        .stderr(predicate::str::contains("--to package:0 core:x"));
+        .stderr(
+            predicate::str::contains("loading the target machine `package:0 core:x`")
+                .and(predicate::str::contains("(set by --to)")),
+        );
 }

@@ -82,3 +82,102 @@ fn a_huge_pagerank_batch_is_a_threshold_not_a_reservation() {
         .success()
         .stdout(predicate::str::contains("verification: passed"));
 }
+
+/// Issue 33: numbers that aborted or panicked (`sync --table 1e12` aborted with
+/// SIGABRT, `mem latency --max-size` had no estimate) are refused while parsing
+/// with their range, or by a memory estimate before anything is allocated.
+#[test]
+fn huge_counts_and_sizes_are_refused_before_anything_is_allocated() {
+    for (args, needle) in [
+        (vec!["sync", "--table", "1e12"], "not a whole number"),
+        (vec!["sync", "--updates", "1e12"], "not a whole number"),
+        (
+            vec!["sync", "--stripes", "18446744073709551615"],
+            "out of range",
+        ),
+        (vec!["sync", "--reps", "0"], "out of range"),
+        (
+            vec!["mem", "latency", "--max-size", "1e300"],
+            "unknown unit `e300`",
+        ),
+        (
+            vec!["mem", "stream", "--sustain", "nan"],
+            "not a number of seconds",
+        ),
+        (
+            vec!["mem", "stream", "--sample-interval=-1"],
+            "not a whole number",
+        ),
+    ] {
+        let out = scalescope().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.lines().next().unwrap_or("").contains(needle),
+            "{args:?}: {err}"
+        );
+    }
+    refused(
+        &[
+            "sync",
+            "--table",
+            "4294967296",
+            "--updates",
+            "1000000000000",
+            "--threads",
+            "1",
+        ],
+        &["the sync study", "GiB", "MemAvailable", "--force"],
+    );
+    refused(
+        &["mem", "latency", "--max-size", "1000TB"],
+        &["latency ladder", "GiB", "MemAvailable", "--force"],
+    );
+}
+
+/// A results header naming a timeout no flag could give (an edited file, or one
+/// from elsewhere) is refused on `--resume`, never a panic: 1e19 s once panicked
+/// in every later resume of its directory.
+#[test]
+fn a_resume_refuses_a_header_with_a_timeout_out_of_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    scalescope()
+        .args([
+            "sweep",
+            "--quiet",
+            "--threads",
+            "1",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .args(["--timeout", "60", "--out"])
+        .arg(&out)
+        .args(["--", "true"])
+        .assert()
+        .success();
+    let file = out.join("results.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    for (field, value) in [("timeout_secs", 1e19), ("kill_grace_secs", 1e300)] {
+        let mut h = header.clone();
+        h[field] = serde_json::json!(value);
+        lines[0] = h.to_string();
+        lines.truncate(1);
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+        let o = scalescope()
+            .args(["sweep", "--quiet", "--resume", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(1), "{field}: {err}");
+        assert!(
+            err.contains("out of range") && err.contains("cannot be resumed"),
+            "{field}: {err}"
+        );
+    }
+}

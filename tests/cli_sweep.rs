@@ -405,7 +405,23 @@ fn bad_option_values_get_one_clear_line() {
         (vec!["--metric", "noequals", "--", "true"], "NAME=REGEX"),
         (vec!["--metric", "x=(", "--", "true"], "bad regex"),
         (vec!["--env", "=1", "--", "true"], "KEY=VALUE"),
-        (vec!["--reps", "x", "--", "true"], "invalid digit"),
+        (vec!["--reps", "x", "--", "true"], "not a whole number"),
+        // Counts and durations are checked with their range when parsed (issue 33).
+        (vec!["--reps", "0", "--", "true"], "out of range"),
+        (
+            vec!["--timeout", "0", "--", "true"],
+            "0.001 to 31536000 seconds",
+        ),
+        (vec!["--timeout", "1e300", "--", "true"], "out of range"),
+        (
+            vec!["--timeout", "nan", "--", "true"],
+            "not a number of seconds",
+        ),
+        (
+            vec!["--kill-grace", "3601", "--", "true"],
+            "0 to 3600 seconds",
+        ),
+        (vec!["--kill-grace", "inf", "--", "true"], "out of range"),
     ] {
         let o = scalescope().arg("sweep").args(&args).output().unwrap();
         let err = String::from_utf8(o.stderr).unwrap();
@@ -417,11 +433,6 @@ fn bad_option_values_get_one_clear_line() {
     // Values that parse but do not fit the machine or the files: one line, exit 1.
     for (args, needle) in [
         (vec!["--mem", "bind:9", "--", "true"], "memory node `9`"),
-        (vec!["--reps", "0", "--", "true"], "--reps"),
-        (
-            vec!["--timeout=0", "--", "true"],
-            "timeout: 0: must be a positive",
-        ),
         (
             vec!["--threads", "64", "--", "true"],
             "64 threads requested",

@@ -185,7 +185,7 @@ fn unreferenced_scale_factors_say_so_and_bad_ones_are_refused() {
     scalescope()
         .args(["tpch", "q1", "--sf", "0"])
         .assert()
-        .code(1)
+        .code(2) // checked while parsing, like every value a flag takes
         .stderr(predicate::str::contains("scale factor 0"));
     scalescope().args(["tpch", "q9"]).assert().code(2);
 }
@@ -202,7 +202,7 @@ fn npb_classes_s_and_w_verify() {
     scalescope()
         .args(["npb", "ep", "--class", "Z"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("`Z` is not one of"));
 }
 

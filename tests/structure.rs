@@ -340,3 +340,120 @@ fn the_repository_tracks_no_environment_build_output_or_large_file() {
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
+
+/// Every string literal of `text` with the line it starts on (escapes left as
+/// written; raw strings included).
+fn string_literals(text: &str) -> Vec<(usize, String)> {
+    let code = code_only(text);
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // A literal is where code_only blanked a `"` that opens one.
+        if code[i] == b' ' && b[i] == b'"' {
+            let line = text[..i].matches('\n').count() + 1;
+            let mut j = i + 1;
+            while j < b.len() && code[j] == b' ' && !(b[j] == b'"' && b[j - 1] != b'\\') {
+                j += 1;
+            }
+            out.push((line, text[i + 1..j.min(b.len())].to_string()));
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Library files whose literals name flags as their content, not as an error:
+/// commands rendered for other tools, launchers' own argv, and advice that names
+/// the scalescope command to run next.
+const FLAG_TEXT_FILES: [(&str, &str); 7] = [
+    (
+        "crates/place/src/render.rs",
+        "numactl and srun command lines rendered for the user",
+    ),
+    (
+        "crates/place/src/launch/",
+        "the MPI launchers' own arguments",
+    ),
+    (
+        "crates/analysis/src/findings",
+        "advice naming the command that would confirm a finding",
+    ),
+    (
+        "crates/analysis/src/evidence_findings.rs",
+        "advice naming the command that would confirm a finding",
+    ),
+    (
+        "crates/analysis/src/predict/target_text.rs",
+        "the prediction's note on what was not given",
+    ),
+    (
+        "crates/topo/src/numbering.rs",
+        "the numbering report's advice on how to place",
+    ),
+    ("crates/mpi-nas/", "a binary: its own usage line"),
+];
+
+/// `--word` in running text (not `---`, not a decrement).
+fn mentions_flag(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len().saturating_sub(2)).any(|i| {
+        b[i] == b'-'
+            && b[i + 1] == b'-'
+            && b[i + 2].is_ascii_lowercase()
+            && (i == 0 || !(b[i - 1] == b'-' || b[i - 1].is_ascii_alphanumeric()))
+    })
+}
+
+/// A literal that is one argument of a command line built for a child process
+/// (`--rankfile`, `--nodes={}`): a flag as data, not a message.
+fn is_argv_element(s: &str) -> bool {
+    let flag = s.split('=').next().unwrap_or("");
+    flag.len() > 2
+        && flag.starts_with("--")
+        && flag[2..]
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+}
+
+/// Issue 31: the libraries say which setting an error is about (a typed
+/// `Setting`), never how the command line spells it; only the binary maps settings
+/// to flags. Every string literal in a library's production code that names a
+/// flag fails this test, unless it is a child process's argument or in a file
+/// whose text is a command line or advice by design (listed above, with why).
+#[test]
+fn no_library_names_a_command_line_flag() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for path in production_files() {
+        let rel = path.strip_prefix(root).unwrap().display().to_string();
+        if !rel.starts_with("crates/") || FLAG_TEXT_FILES.iter().any(|(f, _)| rel.starts_with(f)) {
+            continue;
+        }
+        let text = production_part(&std::fs::read_to_string(&path).unwrap());
+        for (line, lit) in string_literals(&text) {
+            if mentions_flag(&lit) && !is_argv_element(&lit) {
+                found.push(format!("{rel}:~{line}: \"{lit}\""));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "library text naming a flag (give a typed Setting instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_flag_scan_finds_flags_in_messages_and_passes_argv() {
+    let src = "fn a() -> String { format!(\"pass --force to go on\") }\nfn b() { argv.push(\"--rankfile\".into()); x(\"--nodes={}\"); }\n// \"--in-a-comment\"\nfn c() { let s = r\"raw --flag\"; let d = \"a-b --- c\"; }\n";
+    let lits = string_literals(src);
+    let flagged: Vec<&str> = lits
+        .iter()
+        .filter(|(_, l)| mentions_flag(l) && !is_argv_element(l))
+        .map(|(_, l)| l.as_str())
+        .collect();
+    assert_eq!(flagged, ["pass --force to go on", "raw --flag"]);
+}

@@ -5,36 +5,34 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use scalescope_place::MemPolicy;
-use scalescope_workloads::graph::count::Pattern;
-use scalescope_workloads::sync::Sync;
-use scalescope_workloads::tpch::Layout;
+use scalescope_results::value::{Bytes, Count};
+use scalescope_topo::CpuSet;
+use scalescope_workloads::graph::settings::{BfsSettings, CountSettings, GraphInput, PrSettings};
+use scalescope_workloads::mem::settings::StreamSettings;
+use scalescope_workloads::npb::NpbSettings;
+use scalescope_workloads::sync::workload::SyncSettings;
+use scalescope_workloads::tpch::TpchSettings;
+
+use super::placement::ThreadCount;
+
+/// Milliseconds between evidence samples: 0 (none) to an hour.
+pub type SampleMs = Count<0, 3_600_000>;
 
 /// The sampler's default interval in milliseconds, as a sweep's.
-const DEFAULT_SAMPLE_MS: u64 = scalescope_sampler::DEFAULT_INTERVAL.as_millis() as u64;
+pub const DEFAULT_SAMPLE_MS: SampleMs =
+    SampleMs::clamped(scalescope_sampler::DEFAULT_INTERVAL.as_millis() as u64);
 
 /// What every kernel command takes: how many threads, where they go, and JSON out.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Threads [default: every usable PU].
+    /// Threads [default: every usable PU the placement options leave].
     #[arg(long, short = 't')]
-    pub threads: Option<usize>,
+    pub threads: Option<ThreadCount>,
     #[command(flatten)]
     pub place: super::PlacementArgs,
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The graph a `graph` command reads or generates.
-#[derive(Debug, Args)]
-pub struct GraphInput {
-    /// A file (SNAP edge list, .el, Matrix Market .mtx, or a .csr cache) or
-    /// kron:SCALE / uniform:SCALE.
-    #[arg(long)]
-    pub graph: String,
-    /// Go ahead even when the memory estimate exceeds what is available.
-    #[arg(long)]
-    pub force: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,17 +70,20 @@ Examples:
 pub struct MatrixArgs {
     /// Bytes read per bandwidth cell [default: 4 x the total last-level cache].
     #[arg(long)]
-    pub size: Option<String>,
+    pub size: Option<Bytes>,
     /// Bytes chased per latency cell [default: 4 x the total last-level cache].
     #[arg(long)]
-    pub latency_size: Option<String>,
+    pub latency_size: Option<Bytes>,
     /// Passes per bandwidth cell and chases per latency cell; the best counts, the
     /// spread of all of them decides which distance levels are real.
-    #[arg(long, default_value_t = 3)]
-    pub passes: usize,
+    #[arg(long, default_value_t = Count::clamped(3))]
+    pub passes: Count<1, 1000>,
     /// Threads per CPU node for bandwidth [default: every usable PU of the node].
     #[arg(long)]
-    pub threads_per_node: Option<usize>,
+    pub threads_per_node: Option<ThreadCount>,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -95,7 +96,10 @@ pub struct LatencyArgs {
     pub cpu: Option<u32>,
     /// Largest working set [default: 8 x the total last-level cache].
     #[arg(long)]
-    pub max_size: Option<String>,
+    pub max_size: Option<Bytes>,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long)]
+    pub force: bool,
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -104,40 +108,31 @@ pub struct LatencyArgs {
 #[derive(Debug, Args)]
 pub struct C2cArgs {
     /// CPUs to pair up (cpulist) [default: every usable CPU].
-    #[arg(long)]
-    pub cpus: Option<String>,
+    #[arg(long, value_parser = cpu_set)]
+    pub cpus: Option<CpuSet>,
     /// NUMA node holding the shared cache line [default: where first touched].
     #[arg(long)]
     pub node: Option<u32>,
     /// Round trips per sample.
-    #[arg(long, default_value_t = 1000)]
-    pub round_trips: usize,
+    #[arg(long, default_value_t = Count::clamped(1000))]
+    pub round_trips: Count<1, 1_000_000_000>,
     /// Samples per pair (the first is a discarded warm-up).
-    #[arg(long, default_value_t = 100)]
-    pub samples: usize,
+    #[arg(long, default_value_t = Count::clamped(100))]
+    pub samples: Count<2, 1_000_000>,
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
+/// A CPU list (`0,1,24,48`, `0-3`).
+fn cpu_set(s: &str) -> Result<CpuSet, String> {
+    CpuSet::parse_list(s).map_err(|e| e.to_string())
+}
+
 #[derive(Debug, Args)]
 pub struct SyncArgs {
-    /// Slots in the shared table (fewer = more contention).
-    #[arg(long, default_value_t = 4096)]
-    pub table: usize,
-    /// Batch sizes (updates per critical section).
-    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32,64")]
-    pub batches: Vec<usize>,
-    /// Updates per thread per measurement.
-    #[arg(long, default_value_t = 200_000)]
-    pub updates: usize,
-    /// Stripes for striped locks.
-    #[arg(long, default_value_t = 256)]
-    pub stripes: usize,
-    /// Repetitions of every (mechanism, batch) point, run in rounds; the fits use
-    /// every repetition and give A and B 95% intervals.
-    #[arg(long, default_value_t = 3)]
-    pub reps: usize,
+    #[command(flatten)]
+    pub settings: SyncSettings,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -187,10 +182,7 @@ pub struct GraphExportArgs {
 #[derive(Debug, Args)]
 pub struct GraphBfsArgs {
     #[command(flatten)]
-    pub input: GraphInput,
-    /// The vertex to start from [default: the highest-degree vertex].
-    #[arg(long)]
-    pub source: Option<u32>,
+    pub settings: BfsSettings,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -200,17 +192,7 @@ pub struct GraphBfsArgs {
 #[derive(Debug, Args)]
 pub struct GraphPrArgs {
     #[command(flatten)]
-    pub input: GraphInput,
-    /// Synchronisation of the score updates: pull (none needed), coarse-lock,
-    /// striped-locks:K, atomic, htm.
-    #[arg(long, default_value = "pull")]
-    pub sync: Sync,
-    /// Score updates per critical section or transaction.
-    #[arg(long, default_value_t = 1)]
-    pub batch: usize,
-    /// Stop when the sum of absolute changes is below this.
-    #[arg(long, default_value_t = 1e-4)]
-    pub tolerance: f64,
+    pub settings: PrSettings,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -219,14 +201,8 @@ pub struct GraphPrArgs {
 
 #[derive(Debug, Args)]
 pub struct GraphCountArgs {
-    /// triangle, c4, diamond or k4.
-    #[arg(long)]
-    pub pattern: Pattern,
-    /// Vertex-induced instead of non-induced (c4 and diamond).
-    #[arg(long)]
-    pub induced: bool,
     #[command(flatten)]
-    pub input: GraphInput,
+    pub settings: CountSettings,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -259,34 +235,16 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct NpbArgs {
-    /// Problem class: S, W, A or B (official verification values for each).
-    #[arg(long, default_value = "S")]
-    pub class: String,
+    #[command(flatten)]
+    pub settings: NpbSettings,
     #[command(flatten)]
     pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct TpchArgs {
-    /// q1 or q6.
-    #[arg(value_parser = ["q1", "q6"])]
-    pub query: String,
-    /// Scale factor (reference answers exist for 0.01, 0.1 and 1).
-    #[arg(long, default_value_t = 0.1)]
-    pub sf: f64,
-    /// numa: each thread builds (first-touches) the partition it scans; naive: one
-    /// thread builds everything.
-    #[arg(long, default_value = "numa")]
-    pub layout: Layout,
-    /// Read lineitem from a dbgen .tbl file instead of generating it.
-    #[arg(long, value_name = "FILE")]
-    pub tbl: Option<PathBuf>,
-    /// Query runs; the fastest counts.
-    #[arg(long, default_value_t = 5)]
-    pub repeat: usize,
-    /// Go ahead even when the memory estimate exceeds what is available.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub settings: TpchSettings,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -296,27 +254,15 @@ pub struct TpchArgs {
 #[derive(Debug, Args)]
 pub struct StreamArgs {
     #[command(flatten)]
+    pub settings: StreamSettings,
+    #[command(flatten)]
     pub run: RunArgs,
     /// Memory policy: first-touch, interleave, bind:N, preferred:N or local.
     #[arg(long, default_value = "first-touch")]
     pub mem: MemPolicy,
-    /// Bytes per array (`200MB`, `1GiB`) [default: 4 x the total last-level cache].
-    #[arg(long)]
-    pub size: Option<String>,
-    /// Non-temporal (streaming) stores.
-    #[arg(long)]
-    pub nt: bool,
-    /// Iterations; the best after the first counts.
-    #[arg(long, default_value_t = 10)]
-    pub ntimes: usize,
-    /// Seconds of back-to-back sweeps the write, write_nt and read kernels each
-    /// also run alone after the iterations, averaged over the block as likwid-bench
-    /// measures (0: none); a trial of half as long again picks the read's loop.
-    #[arg(long, default_value_t = 1.0)]
-    pub sustain: f64,
     /// Milliseconds between evidence samples beside the kernels (CPU, pages per
     /// node, NUMA counters, bandwidth); 0 turns sampling off, so nothing but the
     /// workers runs while the ceilings are measured.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_SAMPLE_MS)]
-    pub sample_interval: u64,
+    pub sample_interval: SampleMs,
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use scalescope_session::settings::key_value;
 
+pub mod flags;
 mod kernels;
 mod mpi;
 mod placement;
@@ -13,7 +14,7 @@ mod sweep;
 
 pub use kernels::*;
 pub use mpi::MpiCheckArgs;
-pub use placement::{PlacementArgs, SweepPlaceArgs};
+pub use placement::{PlacementArgs, SweepPlaceArgs, ThreadCount};
 pub use sweep::*;
 
 const ABOUT: &str =
@@ -137,7 +138,8 @@ Examples:
     #[command(after_help = "\
 Examples:
   scalescope sync
-  scalescope sync --table 64 --batches 1,2,4,8,16,32 --json     (high contention)")]
+  scalescope sync --table 64 --batches 1,2,4,8,16,32 --json     (high contention)
+  scalescope sweep --workload sync --param table=64 --param batches=1,8,64 --threads 1,2")]
     Sync(SyncArgs),
     /// Checks where an MPI launcher puts ranks: plans each ranks-per-node value,
     /// renders it for the launcher, launches a probe as the program would be, and
@@ -197,7 +199,7 @@ pub struct ImportArgs {
     pub source: SourceArgs,
     /// The placement when the CSV has no `placement` column.
     #[arg(long)]
-    pub placement: Option<String>,
+    pub placement: Option<scalescope_place::Strategy>,
     /// The metric columns are times or costs (lower is better), not rates.
     #[arg(long)]
     pub lower_is_better: bool,
@@ -230,7 +232,7 @@ pub struct PredictArgs {
     #[arg(long, value_name = "FILE")]
     pub ceilings: Vec<PathBuf>,
     /// The target's bandwidth per NUMA node in GB/s, stated (instead of --ceilings).
-    #[arg(long, value_name = "GBPS", conflicts_with = "ceilings")]
+    #[arg(long, value_name = "GBPS", conflicts_with = "ceilings", value_parser = gbps)]
     pub node_gbps: Option<f64>,
     /// `mem stream --json` documents measured on the calibration machine [default:
     /// every such document beside the results].
@@ -274,12 +276,27 @@ pub struct CompareArgs {
     pub json: bool,
 }
 
+/// A bandwidth in GB/s: positive and finite (at most 10^6 GB/s).
+fn gbps(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1e6 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a bandwidth in GB/s (above 0, at most 1000000)"
+        )),
+    }
+}
+
+/// A cpulist (`0-3,8`).
+fn cpu_set(s: &str) -> Result<scalescope_topo::CpuSet, String> {
+    scalescope_topo::CpuSet::parse_list(s).map_err(|e| e.to_string())
+}
+
 #[derive(Debug, Args)]
 pub struct WorkloadChildArgs {
     pub name: String,
     /// Each worker's CPUs, `;`-separated cpulists.
-    #[arg(long)]
-    pub thread_cpus: String,
+    #[arg(long, value_delimiter = ';', value_parser = cpu_set, required = true)]
+    pub thread_cpus: Vec<scalescope_topo::CpuSet>,
     #[arg(long = "param", value_name = "K=V", value_parser = key_value)]
     pub params: Vec<(String, String)>,
     #[command(flatten)]
@@ -354,33 +371,11 @@ pub struct TopoArgs {
 pub struct PlaceArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    /// compact, scatter, cores-first, smt-pairs or spread.
-    #[arg(
-        long,
-        short = 's',
-        default_value = "cores-first",
-        conflicts_with = "cpus"
-    )]
-    pub strategy: String,
+    #[command(flatten)]
+    pub place: PlacementArgs,
     /// Number of threads (with --cpus: defaults to the number of CPUs named).
     #[arg(long, short = 't')]
-    pub threads: Option<usize>,
-    /// Bind each thread to one hardware thread, or to all of its core's.
-    #[arg(long, default_value = "thread", value_parser = ["thread", "core"])]
-    pub granularity: String,
-    /// A likwid-pin expression (`S0:0-3@S1:0-3`, `N:0-7`, `M0:0-1`, `E:S0:4:1:2`,
-    /// `S:scatter`) or a plain CPU list (`0-3,8`).
-    #[arg(long, value_name = "EXPR")]
-    pub cpus: Option<String>,
-    /// Use only these NUMA nodes (OS indexes, e.g. `0,2` or `0-1`).
-    #[arg(long, value_name = "LIST", conflicts_with = "packages")]
-    pub numa_nodes: Option<String>,
-    /// Use only these packages (logical indexes in hardware order, e.g. `1`).
-    #[arg(long, value_name = "LIST")]
-    pub packages: Option<String>,
-    /// Allow more threads than usable PUs (threads then share PUs).
-    #[arg(long)]
-    pub oversubscribe: bool,
+    pub threads: Option<ThreadCount>,
     /// Print JSON: {"threads":[{"thread":0,"cpus":[..]}..], "renderings":{..}}.
     #[arg(long)]
     pub json: bool,

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use scalescope_results::value::Count;
 
 #[derive(Debug, Args)]
 pub struct MpiCheckArgs {
@@ -21,11 +22,12 @@ pub struct MpiCheckArgs {
     #[arg(long, default_value = "1,cores", value_delimiter = ',')]
     pub ranks_per_node: Vec<String>,
     /// Threads per rank (hybrid MPI+OpenMP).
-    #[arg(long, default_value_t = 1)]
-    pub threads_per_rank: usize,
+    #[arg(long, default_value_t = Count::clamped(1))]
+    pub threads_per_rank: crate::cli::ThreadCount,
     /// How ranks' threads are placed on each node (compact, scatter, cores-first, ...).
-    #[arg(long, default_value = "compact")]
-    pub strategy: String,
+    #[arg(long = "placement", visible_alias = "strategy", value_name = "STRATEGY",
+        default_value_t = scalescope_place::Strategy::Compact)]
+    pub strategy: scalescope_place::Strategy,
     /// Hosts, comma-separated, Slurm ranges allowed (node[01-04]) [default:
     /// SLURM_JOB_NODELIST inside a Slurm job, else localhost].
     #[arg(long, conflicts_with = "hostfile")]
@@ -33,12 +35,12 @@ pub struct MpiCheckArgs {
     /// An MPI hostfile naming the hosts.
     #[arg(long, value_name = "FILE")]
     pub hostfile: Option<PathBuf>,
-    /// Seconds one launch may take before it is killed.
-    #[arg(long, default_value_t = 120)]
-    pub timeout: u64,
+    /// Seconds one launch may take before it is killed (0.001 to a year).
+    #[arg(long, value_name = "SECS", default_value = "120")]
+    pub timeout: scalescope_session::settings::Timeout,
     /// Times to run the program through each launch, after its placement check.
-    #[arg(long, default_value_t = 3)]
-    pub reps: usize,
+    #[arg(long, default_value_t = Count::clamped(3))]
+    pub reps: Count<0, 1_000_000>,
     /// The program to run through each launch (after `--`), such as
     /// `scalescope-mpi-nas ep S`; without one, only placement is checked. With
     /// ranks per node N and 2N (cores,2xcores) the hyper-threading-doubling
@@ -59,13 +61,13 @@ impl MpiCheckArgs {
                 launcher_path: self.launcher_path.clone(),
                 launcher_args: self.launcher_arg.clone(),
                 ranks_per_node: self.ranks_per_node.clone(),
-                threads_per_rank: self.threads_per_rank,
+                threads_per_rank: self.threads_per_rank.usize(),
                 nodes: self.nodes.clone(),
                 hostfile: self.hostfile.clone(),
             },
             strategy: self.strategy.clone(),
-            timeout: std::time::Duration::from_secs(self.timeout),
-            reps: self.reps,
+            timeout: self.timeout.duration(),
+            reps: self.reps.usize(),
             program: self.program.clone(),
         }
     }

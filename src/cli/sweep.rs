@@ -10,7 +10,10 @@ use scalescope_place::{MemPolicy, Strategy};
 use super::SourceArgs;
 use scalescope_results::plan::{List, ThreadList};
 use scalescope_results::store::MetricSpec;
-use scalescope_session::settings::{key_value, SweepSettings, Target};
+use scalescope_results::value::Count;
+use scalescope_session::settings::{
+    key_value, KillGrace, Reps, SampleMs, SweepSettings, Target, Timeout, Warmup,
+};
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -20,32 +23,33 @@ pub struct SweepArgs {
     #[arg(long, short = 't', value_name = "LIST")]
     pub threads: Option<ThreadList>,
     /// Placement strategies, comma-separated (see `scalescope place`) [default: cores-first].
-    #[arg(long, short = 'p', value_name = "LIST")]
+    #[arg(long, visible_alias = "strategy", short = 'p', value_name = "LIST")]
     pub placement: Option<List<Strategy>>,
     /// Memory policies: first-touch, interleave, bind:N, preferred:N, local [default: first-touch].
     #[arg(long, value_name = "LIST")]
     pub mem: Option<List<MemPolicy>>,
     /// Measured repetitions per point [default: 5].
     #[arg(long)]
-    pub reps: Option<usize>,
+    pub reps: Option<Reps>,
     /// Unmeasured warm-up runs before each point [default: 1].
     #[arg(long)]
-    pub warmup: Option<usize>,
+    pub warmup: Option<Warmup>,
     /// Seed of the run order: repetition r of every point runs in round r, the
     /// points of a round in an order drawn from the seed (recorded in the results
     /// header; give it again to reproduce the order) [default: a new seed].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Kill a run (its whole process group) after this many seconds and record `timeout`.
+    /// Kill a run (its whole process group) after this many seconds (0.001 to a
+    /// year) and record `timeout`.
     #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-    /// Seconds between SIGTERM and SIGKILL when a run is stopped [default: 2].
+    pub timeout: Option<Timeout>,
+    /// Seconds between SIGTERM and SIGKILL when a run is stopped (0 to 3600) [default: 2].
     #[arg(long, value_name = "SECS")]
-    pub kill_grace: Option<f64>,
+    pub kill_grace: Option<KillGrace>,
     /// Milliseconds between evidence samples beside each run (CPU, pages per node,
     /// NUMA counters, bandwidth); 0 turns sampling off [default: 100].
     #[arg(long, value_name = "MS")]
-    pub sample_interval: Option<u64>,
+    pub sample_interval: Option<SampleMs>,
     /// Extra environment for every run (repeatable).
     #[arg(long = "env", value_name = "K=V", value_parser = key_value)]
     pub env: Vec<(String, String)>,
@@ -105,8 +109,8 @@ impl SweepArgs {
             mems: self.mem.clone().map(|l| l.0),
             reps: self.reps,
             warmup: self.warmup,
-            timeout_secs: self.timeout,
-            kill_grace_secs: self.kill_grace,
+            timeout: self.timeout,
+            kill_grace: self.kill_grace,
             sample_interval_ms: self.sample_interval,
             target: Target {
                 program: self.command.clone(),
@@ -117,7 +121,7 @@ impl SweepArgs {
                 metrics: self.metrics.clone(),
             },
             out: self.out.clone(),
-            place_options: self.place.options(),
+            place_options: self.place.options.given(),
             input_cache: self.inputs.input_cache.clone(),
             verify: self.inputs.verify,
             seed: self.seed,
@@ -154,8 +158,8 @@ pub struct SweepLaunchArgs {
     )]
     pub ranks_per_node: Vec<String>,
     /// Threads per rank (hybrid MPI+OpenMP; OMP_NUM_THREADS of each rank).
-    #[arg(long, default_value_t = 1, requires = "launcher")]
-    pub threads_per_rank: usize,
+    #[arg(long, default_value_t = Count::clamped(1), requires = "launcher")]
+    pub threads_per_rank: super::ThreadCount,
     /// Hosts, comma-separated, Slurm ranges allowed [default: SLURM_JOB_NODELIST
     /// inside a Slurm job, else localhost].
     #[arg(long, conflicts_with = "hostfile", requires = "launcher")]
@@ -173,7 +177,7 @@ impl SweepLaunchArgs {
             launcher_path: self.launcher_path.clone(),
             launcher_args: self.launcher_arg.clone(),
             ranks_per_node: self.ranks_per_node.clone(),
-            threads_per_rank: self.threads_per_rank,
+            threads_per_rank: self.threads_per_rank.usize(),
             nodes: self.nodes.clone(),
             hostfile: self.hostfile.clone(),
         })

@@ -1,87 +1,73 @@
 //! The commands that run one built-in kernel in this process (`graph`, `npb`, `tpch`,
 //! `sync`; `mem stream` is with the other memory commands): each builds its workload
-//! from the flags, runs it through the shared trial loop (the sweep's `__workload`
-//! child runs the same), prints the report's document or text, and exits with the
-//! verdict's status, so a failed verification is never a quiet number.
-//! `graph export` writes the graph as an edge list or a `.csr` cache.
+//! from its typed settings (the same structs a sweep's `--param` keys are read by),
+//! runs it through the shared trial loop (the sweep's `__workload` child runs the
+//! same), prints the report's document or text, and exits with the verdict's
+//! status, so a failed verification is never a quiet number. `graph export` writes
+//! the graph as an edge list or a `.csr` cache.
 
 use std::process::ExitCode;
 
 use scalescope_report::kernels::{
-    graph_document, graph_text, npb_document, npb_text, tpch_document, tpch_text, verdict_line,
-    TpchRun,
+    graph_document, graph_text, npb_document, npb_text, sync_document, sync_text, tpch_document,
+    tpch_text, TpchRun,
 };
-use scalescope_workloads::graph::workload::{build_graph, GraphCount, GraphKernel};
-use scalescope_workloads::npb::{ep::Ep, ft::Ft, is::Is};
-use scalescope_workloads::sync::model::describe;
-use scalescope_workloads::sync::workload::{SyncBench, SyncSettings};
+use scalescope_workloads::graph::settings::GraphSettings;
+use scalescope_workloads::graph::workload::{build_graph, GraphCount};
+use scalescope_workloads::npb::{ep::Ep, ft::Ft, is::Is, NpbSettings};
+use scalescope_workloads::sync::workload::SyncBench;
 use scalescope_workloads::tpch::Tpch;
-use scalescope_workloads::{execute, execute_with, Workload};
+use scalescope_workloads::{execute_with, Inputs, Workload};
 
 use crate::cli::{
-    GraphCommand, GraphExportArgs, GraphInput, InputArgs, NpbArgs, NpbCommand, PlacementArgs,
-    RunArgs, SyncArgs, TpchArgs,
+    GraphCommand, GraphExportArgs, InputArgs, NpbArgs, NpbCommand, PlacementArgs, RunArgs,
+    SyncArgs, TpchArgs,
 };
 use crate::shared::{pinned_pool, verdict_exit};
 
 pub fn graph(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         GraphCommand::Count(a) => {
-            let (pattern, induced) = (a.pattern, a.induced);
-            graph_kernel(
-                &a.input,
-                &a.run,
-                &a.inputs,
-                GraphKernel::Count { pattern, induced },
-            )
+            graph_kernel(GraphSettings::Count(a.settings.clone()), &a.run, &a.inputs)
         }
-        GraphCommand::Bfs(a) => graph_kernel(
-            &a.input,
-            &a.run,
-            &a.inputs,
-            GraphKernel::Bfs { source: a.source },
-        ),
-        GraphCommand::Pr(a) => graph_kernel(
-            &a.input,
-            &a.run,
-            &a.inputs,
-            GraphKernel::PageRank {
-                sync: a.sync.clone(),
-                batch: a.batch,
-                tolerance: a.tolerance,
-            },
-        ),
+        GraphCommand::Bfs(a) => {
+            graph_kernel(GraphSettings::Bfs(a.settings.clone()), &a.run, &a.inputs)
+        }
+        GraphCommand::Pr(a) => {
+            graph_kernel(GraphSettings::Pr(a.settings.clone()), &a.run, &a.inputs)
+        }
         GraphCommand::Export(a) => export(a),
     }
 }
 
 /// Builds, runs and verifies a graph kernel, then prints it; the exit status is the verdict's.
 fn graph_kernel(
-    input: &GraphInput,
+    settings: GraphSettings,
     run: &RunArgs,
     inputs: &InputArgs,
-    kernel: GraphKernel,
 ) -> anyhow::Result<ExitCode> {
-    let working = crate::progress::working(&format!("graph kernel on {}", input.graph));
-    let mut workload = GraphCount::new(&input.graph, kernel)?.forced(input.force);
+    let source = settings.input().graph.to_string();
+    let working = crate::progress::working(&format!("graph kernel on {source}"));
+    let mut workload = GraphCount::with(&settings)?;
     let pool = pinned_pool(&run.place, run.threads)?;
     let r = execute_with(&mut workload, &pool, &inputs.inputs())?;
     drop(working);
     if run.json {
-        let doc = graph_document(&r, &input.graph);
+        let doc = graph_document(&r, &source);
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        print!("{}", graph_text(&r, &input.graph));
+        print!("{}", graph_text(&r, &source));
     }
     Ok(verdict_exit(&r.verification))
 }
 
 fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
     let pool = pinned_pool(&PlacementArgs::default(), None)?;
-    let g = build_graph(&args.input.graph, args.input.force, &pool)?;
+    let source = args.input.graph.as_str();
+    let g = build_graph(source, args.input.force, &pool)?;
     let out = args.out.display();
     if args.out.extension().is_some_and(|e| e == "csr") {
-        scalescope_workloads::graph::cache::save(&g, &args.out, &args.input.graph)?;
+        scalescope_workloads::graph::cache::save(&g, &args.out, source)?;
         let version = scalescope_workloads::graph::cache::VERSION;
         let (v, e) = (g.vertices(), g.edges());
         println!("{out}: {v} vertices, {e} edges (binary CSR cache, format {version})");
@@ -93,10 +79,17 @@ fn export(args: &GraphExportArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn npb(cmd: &NpbCommand) -> anyhow::Result<ExitCode> {
+    let with = |s: &NpbSettings, kernel: &str| -> anyhow::Result<Box<dyn Workload>> {
+        Ok(match kernel {
+            "EP" => Box::new(Ep::with(s)?),
+            "IS" => Box::new(Is::with(s)?),
+            _ => Box::new(Ft::with(s)?),
+        })
+    };
     match cmd {
-        NpbCommand::Ep(args) => npb_kernel("EP", Box::new(Ep::new(&args.class)?), args),
-        NpbCommand::Is(args) => npb_kernel("IS", Box::new(Is::new(&args.class)?), args),
-        NpbCommand::Ft(args) => npb_kernel("FT", Box::new(Ft::new(&args.class)?), args),
+        NpbCommand::Ep(a) => npb_kernel("EP", with(&a.settings, "EP")?, a),
+        NpbCommand::Is(a) => npb_kernel("IS", with(&a.settings, "IS")?, a),
+        NpbCommand::Ft(a) => npb_kernel("FT", with(&a.settings, "FT")?, a),
     }
 }
 
@@ -105,36 +98,34 @@ fn npb_kernel(
     mut workload: Box<dyn Workload>,
     args: &NpbArgs,
 ) -> anyhow::Result<ExitCode> {
-    let working =
-        crate::progress::working(&format!("npb {} class {}", name.to_lowercase(), args.class));
+    let class = args.settings.class;
+    let working = crate::progress::working(&format!("npb {} class {class}", name.to_lowercase()));
     let pool = pinned_pool(&args.run.place, args.run.threads)?;
-    let report = execute(workload.as_mut(), &pool)?;
+    let report = execute_with(workload.as_mut(), &pool, &Inputs::default())?;
     drop(working);
     if args.run.json {
         let doc = npb_document(name, &report);
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        let placement = args.run.place.strategy()?.to_string();
-        print!("{}", npb_text(name, &args.class, &placement, &report));
+        let placement = args.run.place.strategy().to_string();
+        print!("{}", npb_text(name, class.as_str(), &placement, &report));
     }
     Ok(verdict_exit(&report.verification))
 }
 
 pub fn tpch(args: &TpchArgs) -> anyhow::Result<ExitCode> {
-    let (layout, tbl) = (args.layout, args.tbl.clone());
-    let mut q = Tpch::new(&args.query, args.sf, layout, args.repeat, tbl)?;
-    q.force = args.force;
-    let working =
-        crate::progress::working(&format!("tpch {} at scale factor {}", args.query, args.sf));
+    let s = &args.settings;
+    let mut q = Tpch::with(s);
+    let working = crate::progress::working(&format!("tpch {} at scale factor {}", s.query, s.sf));
     let pool = pinned_pool(&args.run.place, args.run.threads)?;
     let report = execute_with(&mut q, &pool, &args.inputs.inputs())?;
     drop(working);
-    let (layout, placement) = (layout.to_string(), args.run.place.strategy()?.to_string());
+    let (layout, placement) = (s.layout.to_string(), args.run.place.strategy().to_string());
     let run = TpchRun {
-        query: &args.query,
-        sf: args.sf,
+        query: s.query.as_str(),
+        sf: s.sf.get(),
         layout: &layout,
-        repeat: args.repeat,
+        repeat: s.repeat.usize(),
         placement: &placement,
         rows: q.rows(),
     };
@@ -148,50 +139,15 @@ pub fn tpch(args: &TpchArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
-    let mut bench = SyncBench::new(SyncSettings {
-        batches: args.batches.clone(),
-        table: args.table,
-        updates: args.updates,
-        stripes: args.stripes,
-        reps: args.reps,
-    })?;
+    let mut bench = SyncBench::new(args.settings.clone())?;
     let working = crate::progress::working("sync study");
     let pool = pinned_pool(&args.run.place, args.run.threads)?;
-    let report = execute(&mut bench, &pool)?;
+    let report = execute_with(&mut bench, &pool, &Inputs::default())?;
     drop(working);
     if args.run.json {
-        let doc = serde_json::json!({"kind": "scalescope.sync", "schema_version": crate::shared::JSON_SCHEMA_VERSION, "threads": report.threads, "table": args.table, "reps": args.reps, "curves": bench.curves(), "claims": bench.claims(),
-            "note": SyncBench::htm_note(), "verified": report.verification.passed(),
-            "verdict": report.verification.verdict(), "verification": report.verification.why()});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-        return Ok(verdict_exit(&report.verification));
+        println!("{}", serde_json::to_string_pretty(&sync_document(&report))?);
+    } else {
+        print!("{}", sync_text(&report));
     }
-    println!("{} threads, {} slots (contention), {} updates per thread per point, {} repetitions; T(N) = A*N + B per critical section, 95% intervals", report.threads, args.table, args.updates, args.reps);
-    for c in bench.curves() {
-        let pts: Vec<String> = c
-            .points
-            .iter()
-            .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
-            .collect();
-        // The user-facing name is the one the JSON uses (`mark-visited`, `increment`).
-        let op = serde_json::to_value(c.op)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        println!(
-            "  {op:<13} {:<18} {}  best batch {}",
-            c.sync,
-            describe(&c.fit),
-            c.best_batch
-        );
-        println!("      {}", pts.join("  "));
-    }
-    if let Some(n) = SyncBench::htm_note() {
-        println!("{n}");
-    }
-    for c in bench.claims() {
-        println!("  {}", c.line());
-    }
-    println!("{}", verdict_line(&report.verification));
     Ok(verdict_exit(&report.verification))
 }

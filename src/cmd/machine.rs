@@ -60,8 +60,8 @@ struct PlaceJson<'a> {
 }
 
 pub fn place(args: &PlaceArgs) -> anyhow::Result<ExitCode> {
-    let req = args.request()?;
     let topo = crate::shared::load_topology(&args.source)?;
+    let req = args.request(&topo)?;
     let placement = place_on(&topo, &req).map_err(|e| match e {
         // The library names no flags; this is the command that has one.
         PlaceError::TooManyThreads { .. } => {

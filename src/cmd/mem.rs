@@ -6,6 +6,7 @@ use anyhow::Context;
 use scalescope_analysis::hops::HopInference;
 use scalescope_report::mem as report_mem;
 use scalescope_results::mem::{self as doc_mem, C2cDocument, LatencyDocument, MatrixDocument};
+use scalescope_results::value::Bytes;
 use scalescope_topo::Source;
 use scalescope_workloads::mem;
 use scalescope_workloads::mem::matrix::MemMatrix;
@@ -27,24 +28,22 @@ pub fn run(cmd: &MemCommand) -> anyhow::Result<ExitCode> {
 /// A size setting, or `times` x the last-level cache.
 fn size_or_llc(
     field: &str,
-    text: Option<&str>,
+    size: Option<Bytes>,
     topo: &scalescope_topo::Topology,
     times: u64,
 ) -> anyhow::Result<usize> {
-    Ok(mem::size_or_llc(field, text, topo, times)? as usize)
+    Ok(mem::size_or_llc(field, size, topo, times)? as usize)
 }
 
 fn matrix(args: &MatrixArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
-    if args.passes == 0 {
-        anyhow::bail!("--passes 0: at least one pass is needed");
-    }
     let cfg = mem::matrix::MatrixConfig {
-        bandwidth_bytes: size_or_llc("size", args.size.as_deref(), &topo, 4)?,
-        passes: args.passes,
-        latency_bytes: size_or_llc("latency_size", args.latency_size.as_deref(), &topo, 4)?,
+        bandwidth_bytes: size_or_llc("size", args.size, &topo, 4)?,
+        passes: args.passes.usize(),
+        latency_bytes: size_or_llc("latency_size", args.latency_size, &topo, 4)?,
         latency_steps: 4_000_000,
-        threads_per_node: args.threads_per_node,
+        threads_per_node: args.threads_per_node.map(|t| t.usize()),
+        force: args.force,
     };
     let m = mem::matrix::measure(&topo, &cfg)?;
     let virt = Source::Live.virtualization();
@@ -87,8 +86,9 @@ fn print_matrices(m: &MemMatrix) {
 fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
     let cpu = mem::usable_cpu(&topo, args.cpu)?;
-    let max = size_or_llc("max_size", args.max_size.as_deref(), &topo, 8)?;
-    let rungs = mem::matrix::ladder(cpu, &mem::matrix::ladder_sizes(max), 5_000_000)?;
+    let max = size_or_llc("max_size", args.max_size, &topo, 8)?;
+    let sizes = mem::matrix::ladder_sizes(max);
+    let rungs = mem::matrix::ladder(cpu, &sizes, 5_000_000, args.force)?;
     let caches = mem::caches_of(&topo, cpu);
     if args.json {
         let doc = LatencyDocument::new(&topo.summary(), cpu, doc_mem::part(&rungs)?, &caches);
@@ -102,8 +102,9 @@ fn latency(args: &LatencyArgs) -> anyhow::Result<ExitCode> {
 
 fn c2c(args: &C2cArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live.load()?;
-    let cpus = mem::usable_cpus(&topo, args.cpus.as_deref())?;
-    let m = mem::c2c::measure(&topo, &cpus, args.node, args.round_trips, args.samples)?;
+    let cpus = mem::usable_cpus(&topo, args.cpus.as_ref())?;
+    let (round_trips, samples) = (args.round_trips.usize(), args.samples.usize());
+    let m = mem::c2c::measure(&topo, &cpus, args.node, round_trips, samples)?;
     if args.json {
         let doc = C2cDocument::new(&topo.summary(), doc_mem::part(&m)?);
         println!("{}", doc_mem::to_json(&doc)?);
@@ -129,11 +130,9 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let topo = Source::Live
         .load()
         .context("reading this machine's topology")?;
-    let bytes = Stream::array_bytes(args.size.as_deref(), &topo)?;
-    let mut stream = Stream::with_iterations((bytes / 8) as usize, args.ntimes, args.nt)?
-        .with_sustain(args.sustain)?;
+    let mut stream = Stream::with(&args.settings, Some(&topo))?;
     let resolved = args.mem.resolve(&topo)?;
-    let request = args.run.place.request(&topo, args.run.threads)?;
+    let request = args.run.place.request(&topo, args.run.threads);
     let placement = scalescope_place::place(&topo, &request)?;
     let pool = Pool::new(&placement.threads, Some(&resolved))?;
     let working = crate::progress::working("mem stream");
@@ -143,9 +142,9 @@ fn stream(args: &StreamArgs) -> anyhow::Result<ExitCode> {
     let run = scalescope_report::kernels::StreamRun {
         placement: &strategy,
         mem: &policy,
-        array_bytes: bytes,
-        ntimes: args.ntimes,
-        nt: args.nt,
+        array_bytes: stream.array_bytes_each(),
+        ntimes: args.settings.ntimes.usize(),
+        nt: args.settings.nt,
     };
     if args.run.json {
         let doc = scalescope_report::kernels::stream_document(&run, &report, evidence.as_ref())

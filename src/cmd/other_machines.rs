@@ -21,16 +21,9 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     let topo = crate::shared::load_topology(s)?;
     let file = args.csv.display().to_string();
     let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {file}"))?;
-    let placement = match &args.placement {
-        Some(p) => Some(
-            p.parse()
-                .map_err(|e| anyhow::anyhow!("--placement `{p}`: {e}"))?,
-        ),
-        None => None,
-    };
     let opts = ImportOptions {
         file: file.clone(),
-        placement,
+        placement: args.placement.clone(),
         lower_is_better: args.lower_is_better,
     };
     let mut imported = parse_csv_for(&text, &opts, args.results.as_deref())?;

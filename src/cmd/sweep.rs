@@ -51,19 +51,13 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     exit_code(&done)
 }
 
-/// A library error with the flag that sets the field it names.
+/// A library error with what to do about it here (the flag that sets the setting
+/// it names is added where every error is printed).
 fn flag_hint(e: SessionError) -> anyhow::Error {
     match &e {
         SessionError::Results(scalescope_results::ResultsError::ResultsExist { .. }) => {
             anyhow::Error::new(e)
                 .context("pass --resume to finish that sweep, or choose another --out")
-        }
-        SessionError::Setting { field, .. } => {
-            let flag = match *field {
-                "target" => "a program after `--` or --workload NAME".to_string(),
-                f => format!("--{f}"),
-            };
-            anyhow::anyhow!("{e} (set by {flag})")
         }
         _ => e.into(),
     }

@@ -7,23 +7,16 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use scalescope_topo::{CpuSet, Source};
 use scalescope_workloads::{build_here, execute_with, Pool};
 
 use crate::cli::WorkloadChildArgs;
 
 pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
-    let sets: Vec<CpuSet> = args
-        .thread_cpus
-        .split(';')
-        .map(|s| {
-            CpuSet::parse_list(s).with_context(|| format!("--thread-cpus `{}`", args.thread_cpus))
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let sets: &[CpuSet] = &args.thread_cpus;
     let params: BTreeMap<String, String> = args.params.iter().cloned().collect();
     let mut workload = build_here(&args.name, &params, || anyhow::Ok(Source::Live.load()?))?;
-    let pool = Pool::new(&sets, None)?;
+    let pool = Pool::new(sets, None)?;
     let report = execute_with(workload.as_mut(), &pool, &args.inputs())?;
     let figures: Vec<String> = report
         .figures

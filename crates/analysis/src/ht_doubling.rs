@@ -187,7 +187,7 @@ mod tests {
                 seconds: 1.0,
                 figures: [("mops".to_string(), m)].into(),
                 units: Default::default(),
-                detail: serde_json::Value::Null,
+                detail: Default::default(),
                 setup: None,
             }),
         };

@@ -25,7 +25,7 @@ pub struct Outcome {
     pub verification: Verification,
     pub seconds: f64,
     pub mops: f64,
-    pub detail: serde_json::Value,
+    pub detail: scalescope_results::detail::Detail,
 }
 
 fn main() -> ExitCode {

@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use scalescope_results::detail::{Detail, GraphKernelDetail, SyncDetail};
 use scalescope_results::evidence::RunEvidence;
 use scalescope_results::mem::StreamDocument;
 use scalescope_results::ranks::LaunchCheck;
@@ -81,22 +82,26 @@ fn extend(doc: &mut Value, extra: Value) {
 /// adds (count: the graph's size; pr: seconds per iteration), the threads and the
 /// verdict. `source` is the graph as the user named it.
 pub fn graph_document(r: &WorkloadReport, source: &str) -> Value {
-    let d = &r.detail;
-    let mut doc = d.clone();
-    if !doc.is_object() {
-        return doc;
-    }
-    let kernel = d.get("kernel").and_then(Value::as_str).unwrap_or("count");
-    extend(
-        &mut doc,
-        match kernel {
-            "count" => json!({"graph": {"source": source, "vertices": d["vertices"],
-                "edges": d["edges"], "bytes_per_edge": d["bytes_per_edge"]}}),
-            "pr" => json!({"seconds_per_iteration":
-                r.seconds / d["iterations"].as_f64().unwrap_or(f64::NAN)}),
-            _ => json!({}),
-        },
-    );
+    let Detail::Graph(d) = &r.detail else {
+        return detail_missing(r, "graph");
+    };
+    let mut doc = serde_json::to_value(d).unwrap_or(Value::Null);
+    let kernel = match &d.kernel {
+        GraphKernelDetail::Count { .. } => {
+            extend(
+                &mut doc,
+                json!({"graph": {"source": source, "vertices": d.vertices,
+                    "edges": d.edges, "bytes_per_edge": d.bytes_per_edge}}),
+            );
+            "count"
+        }
+        GraphKernelDetail::Bfs { .. } => "bfs",
+        GraphKernelDetail::Pr { iterations, .. } => {
+            let per = r.seconds / iterations.map_or(f64::NAN, |i| i as f64);
+            extend(&mut doc, json!({ "seconds_per_iteration": per }));
+            "pr"
+        }
+    };
     extend(
         &mut doc,
         json!({"kind": format!("scalescope.graph-{kernel}"), "schema_version": SCHEMA_VERSION,
@@ -106,57 +111,82 @@ pub fn graph_document(r: &WorkloadReport, source: &str) -> Value {
     doc
 }
 
+/// The document of a report without the detail its command expects (a workload
+/// that failed before reporting one): the verdict and what is missing.
+fn detail_missing(r: &WorkloadReport, kernel: &str) -> Value {
+    let mut doc = json!({"kind": format!("scalescope.{kernel}"), "schema_version": SCHEMA_VERSION,
+        "threads": r.threads, "detail": "none reported"});
+    extend(&mut doc, verdict_fields(&r.verification));
+    doc
+}
+
 /// `graph count|bfs|pr` as text: the kernel's line(s) and the verdict.
 pub fn graph_text(r: &WorkloadReport, source: &str) -> String {
-    let d = &r.detail;
-    let num = |k: &str| d[k].as_f64().unwrap_or(f64::NAN);
+    let Detail::Graph(d) = &r.detail else {
+        return format!("  {}\n", verdict_line(&r.verification));
+    };
+    let shown = |v: Option<usize>| v.map_or("?".to_string(), |v| v.to_string());
     let mut out = String::new();
-    match d["kernel"].as_str() {
-        Some("count") => {
-            let kind = if d["induced"] == true {
-                "induced"
-            } else {
-                "non-induced"
-            };
+    match &d.kernel {
+        GraphKernelDetail::Count {
+            pattern,
+            induced,
+            count,
+        } => {
+            let kind = if *induced { "induced" } else { "non-induced" };
             let _ = writeln!(
                 out,
-                "{} ({kind}) in {source}: {}\n  {} vertices, {} edges, {:.1} bytes/edge; counted in {:.4} s on {} threads (graph built in {:.4} s)",
-                d["pattern"].as_str().unwrap_or("?"), d["count"], d["vertices"], d["edges"],
-                num("bytes_per_edge"), r.seconds, r.threads, num("build_seconds")
+                "{pattern} ({kind}) in {source}: {count}\n  {} vertices, {} edges, {:.1} bytes/edge; counted in {:.4} s on {} threads (graph built in {:.4} s)",
+                shown(d.vertices), shown(d.edges), d.bytes_per_edge.unwrap_or(f64::NAN),
+                r.seconds, r.threads, d.build_seconds
             );
             return out + &verdict_and_setup(r, "  ");
         }
-        Some("bfs") => {
+        GraphKernelDetail::Bfs {
+            source: from,
+            reached_vertices,
+            traversed_edges,
+            teps,
+        } => {
+            let from = from.map_or("?".to_string(), |s| s.to_string());
             let _ = writeln!(
                 out,
-                "BFS from {} in {source}: {} vertices reached, {} edges, {:.4} s on {} threads, {:.3e} TEPS",
-                d["source"], d["reached_vertices"], d["traversed_edges"], r.seconds, r.threads, num("teps")
+                "BFS from {from} in {source}: {reached_vertices} vertices reached, {traversed_edges} edges, {:.4} s on {} threads, {teps:.3e} TEPS",
+                r.seconds, r.threads
             );
         }
-        _ if !d["iterations"].is_null() => out += &pagerank_text(r, source),
-        _ => {}
+        GraphKernelDetail::Pr { .. } => out += &pagerank_text(r, &d.kernel, source),
     }
     out + &format!("  {}\n", verdict_line(&r.verification))
 }
 
 /// PageRank's line, and its RTM line where transactions ran.
-fn pagerank_text(r: &WorkloadReport, source: &str) -> String {
-    let d = &r.detail;
-    let iterations = d["iterations"].as_f64().unwrap_or(f64::NAN);
+fn pagerank_text(r: &WorkloadReport, kernel: &GraphKernelDetail, source: &str) -> String {
+    let GraphKernelDetail::Pr {
+        sync,
+        batch,
+        iterations,
+        transactions,
+        aborts,
+        aborts_by_cause,
+    } = kernel
+    else {
+        return String::new();
+    };
+    let shown = iterations.map_or("?".to_string(), |i| i.to_string());
+    let per = r.seconds / iterations.map_or(f64::NAN, |i| i as f64);
     let mut out = format!(
-        "PageRank ({}, batch {}) in {source}: {} iterations, {:.4} s ({:.4} s per iteration) on {} threads\n",
-        d["sync"].as_str().unwrap_or("?"), d["batch"], d["iterations"], r.seconds, r.seconds / iterations, r.threads
+        "PageRank ({sync}, batch {batch}) in {source}: {shown} iterations, {:.4} s ({per:.4} s per iteration) on {} threads\n",
+        r.seconds, r.threads
     );
-    let (tx, a) = (
-        d["transactions"].as_u64().unwrap_or(0),
-        &d["aborts_by_cause"],
-    );
+    let tx = transactions.unwrap_or(0);
     if tx > 0 {
-        let total = d["aborts"].as_u64().unwrap_or(0);
+        let total = aborts.unwrap_or(0);
+        let a = aborts_by_cause.unwrap_or_default();
         let _ = writeln!(
             out,
             "  RTM: {tx} transactions, {total} aborted ({:.1}%): {} conflict, {} capacity, {} explicit, {} other (aborted batches ran under the elided lock)",
-            100.0 * total as f64 / tx as f64, a["conflict"], a["capacity"], a["explicit"], a["other"]
+            100.0 * total as f64 / tx as f64, a.conflict, a.capacity, a.explicit, a.other
         );
     }
     out
@@ -232,7 +262,10 @@ pub fn tpch_document(q: &TpchRun, r: &WorkloadReport, partition_pages: Value) ->
         "seconds": r.seconds,
         "rows_per_s": figure(r, "rows_per_s"),
         "scanned_bytes_per_s": figure(r, "scanned_gb_per_s") * 1e9,
-        "lineitem_rows": r.detail["lineitem_rows"],
+        "lineitem_rows": match &r.detail {
+            Detail::Tpch(d) => Some(d.lineitem_rows),
+            _ => None,
+        },
     });
     extend(&mut doc, verdict_fields(&r.verification));
     extend(
@@ -255,6 +288,11 @@ pub fn tpch_text(q: &TpchRun, r: &WorkloadReport) -> String {
     out + &verdict_and_setup(r, "")
 }
 
+/// A report without the detail its document is made of.
+#[derive(Debug, thiserror::Error)]
+#[error("the report has no {0} detail")]
+pub struct MissingDetail(pub &'static str);
+
 /// A `mem stream` run as the command describes it, beside its report.
 #[derive(Debug, Clone, Copy)]
 pub struct StreamRun<'a> {
@@ -271,15 +309,17 @@ pub struct StreamRun<'a> {
 /// evidence, with the verdict spelled out.
 ///
 /// # Errors
-/// A report whose `detail` lacks the STREAM kernels or the array size.
+/// [`MissingDetail`] for a report without STREAM's detail (its kernels and array
+/// size).
 pub fn stream_document(
     s: &StreamRun,
     r: &WorkloadReport,
     evidence: Option<&RunEvidence>,
-) -> Result<StreamDocument, serde_json::Error> {
+) -> Result<StreamDocument, MissingDetail> {
     let v = &r.verification;
-    // The workload's own detail (free-form in every report) holds the kernels.
-    let detail = &r.detail;
+    let Detail::Stream(detail) = &r.detail else {
+        return Err(MissingDetail("STREAM"));
+    };
     Ok(StreamDocument {
         kind: scalescope_results::mem::STREAM_KIND.into(),
         schema_version: scalescope_results::mem::STREAM_SCHEMA_VERSION,
@@ -289,8 +329,8 @@ pub fn stream_document(
         verified: v.passed(),
         verdict: v.verdict().into(),
         verification: v.why().into(),
-        array_bytes: serde_json::from_value(detail["array_bytes"].clone())?,
-        kernels: serde_json::from_value(detail["kernels"].clone())?,
+        array_bytes: detail.array_bytes,
+        kernels: detail.kernels.clone(),
         report: Some(r.clone()),
         evidence: evidence.cloned(),
     })
@@ -315,8 +355,11 @@ pub fn stream_text(
         s.ntimes.saturating_sub(1),
         if s.nt { ", non-temporal stores" } else { "" },
         crate::mem::stream_table(
-            // The workload's own detail; a report without kernels shows NaN rows.
-            &serde_json::from_value(r.detail["kernels"].clone()).unwrap_or_default(),
+            // A report without kernels shows NaN rows.
+            &match &r.detail {
+                Detail::Stream(d) => d.kernels.clone(),
+                _ => Default::default(),
+            },
             names
         ),
         evidence_and_verdict(evidence, &r.verification, ""),
@@ -328,6 +371,59 @@ fn exit_text(code: Option<i32>) -> String {
     code.map_or("no exit status: ended by a signal".into(), |c| {
         format!("exit {c}")
     })
+}
+
+/// The `sync --json` document: the study's curves, fits and claims, the threads
+/// and the verdict.
+pub fn sync_document(r: &WorkloadReport) -> Value {
+    let Detail::Sync(d) = &r.detail else {
+        return detail_missing(r, "sync");
+    };
+    let mut doc = json!({"kind": "scalescope.sync", "schema_version": SCHEMA_VERSION,
+        "threads": r.threads, "table": d.table, "updates": d.updates, "reps": d.reps,
+        "curves": d.curves, "claims": d.claims, "note": d.note, "setup": r.setup});
+    extend(&mut doc, verdict_fields(&r.verification));
+    doc
+}
+
+/// `sync` as text: what ran, each mechanism's fit and points, the claims and the
+/// verdict.
+pub fn sync_text(r: &WorkloadReport) -> String {
+    let Detail::Sync(d) = &r.detail else {
+        return format!("{}\n", verdict_line(&r.verification));
+    };
+    let mut out = sync_curves_text(r.threads, d);
+    if let Some(n) = &d.note {
+        let _ = writeln!(out, "{n}");
+    }
+    for c in &d.claims {
+        let _ = writeln!(out, "  {}", c.line());
+    }
+    out + &verdict_and_setup(r, "")
+}
+
+fn sync_curves_text(threads: usize, d: &SyncDetail) -> String {
+    let mut out = format!(
+        "{threads} threads, {} slots (contention), {} updates per thread per point, {} repetitions; T(N) = A*N + B per critical section, 95% intervals\n",
+        d.table, d.updates, d.reps
+    );
+    for c in &d.curves {
+        let pts: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<13} {:<18} {}  best batch {}\n      {}",
+            c.op.as_str(),
+            c.sync,
+            c.fit.describe(),
+            c.best_batch,
+            pts.join("  ")
+        );
+    }
+    out
 }
 
 /// One launch, as printed by `mpi-check`.
@@ -399,8 +495,9 @@ pub fn launch_text(l: &LaunchCheck) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scalescope_results::detail::StreamDetail;
 
-    fn report(detail: Value, verification: Verification) -> WorkloadReport {
+    fn report(detail: Detail, verification: Verification) -> WorkloadReport {
         WorkloadReport {
             workload: "w".into(),
             threads: 2,
@@ -450,11 +547,39 @@ mod tests {
         assert!(!text.contains("Some(") && !text.contains("None"), "{text}");
     }
 
+    fn graph(kernel: GraphKernelDetail) -> Detail {
+        Detail::Graph(scalescope_results::detail::GraphDetail {
+            graph: "kron:4".into(),
+            seconds: 2.0,
+            build_seconds: 0.5,
+            vertices: Some(16),
+            edges: Some(40),
+            bytes_per_edge: Some(4.0),
+            relabel_seconds: None,
+            kernel,
+        })
+    }
+
+    fn stream(kernels: Value) -> Detail {
+        Detail::Stream(StreamDetail {
+            array_elements: 1 << 17,
+            array_bytes: 1 << 20,
+            total_bytes: 3 << 20,
+            ntimes: 3,
+            non_temporal_stores: false,
+            sustain_secs: 1.0,
+            kernels: serde_json::from_value(kernels).unwrap(),
+        })
+    }
+
     #[test]
     fn graph_count_document_names_the_graph_and_the_verdict() {
         let r = report(
-            json!({"graph": "kron:4", "vertices": 16, "edges": 40, "bytes_per_edge": 4.0,
-                "kernel": "count", "pattern": "triangle", "induced": false, "count": 7}),
+            graph(GraphKernelDetail::Count {
+                pattern: "triangle".into(),
+                induced: false,
+                count: 7,
+            }),
             Verification::Failed("7 != 8".into()),
         );
         let doc = graph_document(&r, "kron:4");
@@ -477,8 +602,14 @@ mod tests {
     #[test]
     fn pagerank_gives_seconds_per_iteration() {
         let r = report(
-            json!({"kernel": "pr", "sync": "atomic", "batch": 4, "iterations": 4,
-                "transactions": 0}),
+            graph(GraphKernelDetail::Pr {
+                sync: "atomic".into(),
+                batch: 4,
+                iterations: Some(4),
+                transactions: Some(0),
+                aborts: Some(0),
+                aborts_by_cause: None,
+            }),
             Verification::Passed("converged".into()),
         );
         assert_eq!(graph_document(&r, "g")["seconds_per_iteration"], 0.5);
@@ -503,7 +634,7 @@ mod tests {
         let trial = json!({"chosen": "paced", "trial_gb_per_s": {"wide": 30.25, "paced": 33.5},
             "trial_pairs": 5, "trial_sweeps": 12});
         let r = report(
-            json!({"array_bytes": 1 << 20, "kernels": {"read": kernel(trial)}}),
+            stream(json!({"read": kernel(trial)})),
             Verification::Passed("ok".into()),
         );
         let doc = stream_document(&run, &r, None).unwrap();
@@ -520,7 +651,7 @@ mod tests {
         let only =
             json!({"chosen": "wide", "trial_gb_per_s": {}, "trial_pairs": 0, "trial_sweeps": 0});
         let r = report(
-            json!({"array_bytes": 1 << 20, "kernels": {"read": kernel(only)}}),
+            stream(json!({"read": kernel(only)})),
             Verification::Passed("ok".into()),
         );
         let text = stream_text(&run, &r, None, &["read"]);
@@ -530,7 +661,7 @@ mod tests {
         );
         // No sustained block: no loop line.
         let r = report(
-            json!({"array_bytes": 1 << 20, "kernels": {"read": kernel(Value::Null)}}),
+            stream(json!({"read": kernel(Value::Null)})),
             Verification::Passed("ok".into()),
         );
         assert!(!stream_text(&run, &r, None, &["read"]).contains("read loop"));
@@ -547,7 +678,7 @@ mod tests {
             placement: "compact",
             rows: &rows,
         };
-        let r = report(json!({}), Verification::Unavailable("no answer".into()));
+        let r = report(Detail::None, Verification::Unavailable("no answer".into()));
         let doc = tpch_document(&q, &r, json!([]));
         assert_eq!(doc["rows"], json!([{"a": "1", "b": "2"}]));
         assert_eq!(doc["verdict"], "unavailable");

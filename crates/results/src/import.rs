@@ -25,6 +25,7 @@ use scalescope_topo::Topology;
 use crate::csv_lines::{records, Line};
 use crate::fingerprint::Fingerprint;
 use crate::plan::{Plan, Point};
+use crate::setting::{AboutSetting, Setting};
 use crate::store::{CommandSpec, Header, MetricSpec, RunRecord, RunStatus, RESULTS_SCHEMA_VERSION};
 use crate::tidy::Layout;
 
@@ -58,8 +59,10 @@ pub enum ImportError {
         wanted: String,
         labels: Vec<String>,
     },
+    #[error("{file}:{line}: no placement: add a `placement` column or name the placement")]
+    NoPlacement { file: String, line: usize },
     #[error("{file}: {threads} threads under {placement} do not fit the machine given ({machine}): {detail}{}",
-        if *.oversubscribe { "" } else { " (give --oversubscribe for counts past one thread per PU)" })]
+        if *.oversubscribe { "" } else { " (counts past one thread per PU need oversubscription allowed)" })]
     DoesNotFit {
         file: String,
         threads: usize,
@@ -77,6 +80,19 @@ fn quoted(names: &[String]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+impl AboutSetting for ImportError {
+    fn setting(&self) -> Option<Setting> {
+        match self {
+            ImportError::NoPlacement { .. } => Some(Setting::Placement),
+            ImportError::DoesNotFit {
+                oversubscribe: false,
+                ..
+            } => Some(Setting::Oversubscribe),
+            _ => None,
+        }
+    }
 }
 
 /// How to read the CSV.
@@ -201,9 +217,10 @@ fn row(l: &Line, c: &Columns, opts: &ImportOptions) -> Result<Row, ImportError> 
             .map_err(|e| err(format!("placement `{p}`: {e}")))?,
         (None, Some(p)) => p.clone(),
         (None, None) => {
-            return Err(err(
-                "no placement: add a `placement` column or give --placement NAME".into(),
-            ))
+            return Err(ImportError::NoPlacement {
+                file: opts.file.clone(),
+                line,
+            })
         }
     };
     let mem = match text(c.mem) {
@@ -526,7 +543,7 @@ mod tests {
             },
         )
         .err();
-        assert!(e.is_some_and(|e| e.to_string().contains("--placement")));
+        assert!(e.is_some_and(|e| e.setting() == Some(Setting::Placement)));
         assert!(matches!(
             parse_csv("threads\n1\n", &opts()).err(),
             Some(ImportError::NoValue { .. })

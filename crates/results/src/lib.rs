@@ -2,8 +2,9 @@
 //! machine and the command ([`store::Header`], [`fingerprint`]), one record per run
 //! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), the
 //! append-only `results.jsonl` that holds them ([`store::ResultsStore`],
-//! [`store::read_results`]), the report and verification verdict of a built-in
-//! workload ([`workload`]), and the memory measurements' documents ([`mem`]).
+//! [`store::read_results`]), the thread-list grammar ([`threads`]), the settings
+//! an error can be about ([`setting`]) and the numbers settings take ([`value`]), the report and verification verdict of a built-in
+//! workload ([`workload`]) with its typed detail ([`detail`]), and the memory measurements' documents ([`mem`]).
 //!
 //! Everything downstream of a sweep (analysis, reports, comparisons) reads these
 //! types; nothing here starts a process, so those crates never depend on the one that
@@ -11,14 +12,18 @@
 
 pub mod check;
 mod csv_lines;
+pub mod detail;
 pub mod evidence;
 pub mod fingerprint;
 pub mod import;
 pub mod mem;
 pub mod plan;
 pub mod ranks;
+pub mod setting;
 pub mod store;
+pub mod threads;
 pub mod tidy;
+pub mod value;
 pub mod workload;
 
 use std::path::PathBuf;
@@ -26,9 +31,9 @@ use std::path::PathBuf;
 /// Why results could not be planned, written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum ResultsError {
-    #[error("{field} `{value}`: {detail}")]
+    #[error("{setting} `{value}`: {detail}")]
     BadList {
-        field: &'static str,
+        setting: setting::Setting,
         value: String,
         detail: String,
     },

@@ -5,8 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use scalescope_place::{Granularity, MemPolicy, PlaceRequest, Restriction, Strategy};
 
-use crate::ResultsError;
-
 /// One point of the sweep.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Point {
@@ -184,130 +182,7 @@ impl Plan {
     }
 }
 
-/// Parses a thread list: `1,2,4`, `1..16`, `1..16:2`, `pow2`, `all`, `boundaries`,
-/// or a mix (`1,2..8:2`). `max` is the number of usable PUs (for `pow2` and `all`).
-/// `boundaries` is 1, 2 and `max` here; [`parse_threads_with`] adds the machine's
-/// boundaries for the chosen placements.
-///
-/// # Errors
-/// [`ResultsError::BadList`] naming the bad item.
-pub fn parse_threads(text: &str, max: usize) -> Result<Vec<usize>, ResultsError> {
-    parse_threads_with(text, max, &[])
-}
-
-/// [`parse_threads`] with the thread counts `boundaries` stands for (a point on each
-/// side of every boundary of the placements, computed by the caller from the
-/// topology).
-///
-/// # Errors
-/// [`ResultsError::BadList`] naming the bad item.
-pub fn parse_threads_with(
-    text: &str,
-    max: usize,
-    boundaries: &[usize],
-) -> Result<Vec<usize>, ResultsError> {
-    let bad = |detail: String| ResultsError::BadList {
-        field: "threads",
-        value: text.to_string(),
-        detail,
-    };
-    // A set, not a list: values are at most 100000, so repeated items and ranges
-    // (`1..100000,1..100000,...`) cannot grow it past that.
-    let mut out: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
-    for item in text.split(',').map(str::trim) {
-        let num = |s: &str| -> Result<usize, ResultsError> {
-            s.parse::<usize>()
-                .ok()
-                .filter(|v| (1..=100_000).contains(v))
-                .ok_or_else(|| bad(format!("`{s}` is not a thread count between 1 and 100000")))
-        };
-        match item {
-            "all" => out.extend(1..=max),
-            "boundaries" => {
-                out.extend([1, 2.min(max), max]);
-                out.extend(boundaries.iter().copied().filter(|t| (1..=max).contains(t)));
-            }
-            "pow2" => {
-                let mut t = 1;
-                while t <= max {
-                    out.insert(t);
-                    t *= 2;
-                }
-                if max > 0 {
-                    out.insert(max);
-                }
-            }
-            _ => match item.split_once("..").or_else(|| dash_range(item)) {
-                Some((a, rest)) => {
-                    let (b, step) = match rest.split_once(':') {
-                        Some((b, s)) => (b, num(s)?),
-                        None => (rest, 1),
-                    };
-                    let (a, b) = (num(a)?, num(b)?);
-                    if b < a {
-                        return Err(bad(format!("range `{item}` runs backwards")));
-                    }
-                    out.extend((a..=b).step_by(step));
-                }
-                None => {
-                    out.insert(num(item)?);
-                }
-            },
-        }
-    }
-    if out.is_empty() {
-        return Err(bad("no thread count".into()));
-    }
-    Ok(out.into_iter().collect())
-}
-
-/// `4-16` (how likwid, numactl and taskset write a range) split like `4..16`.
-fn dash_range(item: &str) -> Option<(&str, &str)> {
-    let (a, b) = item.split_once('-')?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
-    (digits(a) && digits(b.split(':').next().unwrap_or(""))).then_some((a, b))
-}
-
-/// A thread list as written (`1,2,4`, `1..16`, `1-16`, `1..16:2`, `pow2`, `all`),
-/// checked when parsed and resolved against the machine's usable PUs later.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ThreadList(String);
-
-impl std::str::FromStr for ThreadList {
-    type Err = ResultsError;
-    fn from_str(s: &str) -> Result<Self, ResultsError> {
-        parse_threads(s, 1)?;
-        Ok(ThreadList(s.to_string()))
-    }
-}
-
-impl std::fmt::Display for ThreadList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl ThreadList {
-    /// The thread counts, `pow2` and `all` taken up to `usable` PUs.
-    ///
-    /// # Errors
-    /// None in practice: the text was checked when parsed.
-    pub fn resolve(&self, usable: usize) -> Result<Vec<usize>, ResultsError> {
-        parse_threads(&self.0, usable)
-    }
-
-    /// As [`ThreadList::resolve`], with what `boundaries` stands for.
-    ///
-    /// # Errors
-    /// None in practice: the text was checked when parsed.
-    pub fn resolve_with(
-        &self,
-        usable: usize,
-        boundaries: &[usize],
-    ) -> Result<Vec<usize>, ResultsError> {
-        parse_threads_with(&self.0, usable, boundaries)
-    }
-}
+pub use crate::threads::{parse_threads, parse_threads_with, ThreadItem, ThreadList};
 
 /// A comma-separated list of settings (`compact,scatter`, `first-touch,bind:1`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -346,26 +221,6 @@ fn items(s: &str) -> Vec<String> {
     out
 }
 
-/// Parses a comma-separated list with `parse`, naming the field on error.
-///
-/// # Errors
-/// [`ResultsError::BadList`] with the item's own error.
-pub fn parse_list<T>(
-    field: &'static str,
-    text: &str,
-    parse: impl Fn(&str) -> Result<T, scalescope_place::PlaceError>,
-) -> Result<Vec<T>, ResultsError> {
-    text.split(',')
-        .map(|item| {
-            parse(item.trim()).map_err(|e| ResultsError::BadList {
-                field,
-                value: text.to_string(),
-                detail: e.to_string(),
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,23 +234,6 @@ mod tests {
         let l: List<scalescope_place::Strategy> = "compact,cpus=0,1".parse().unwrap();
         assert_eq!(l.0.len(), 2);
         assert_eq!(items("1,2,4"), vec!["1", "2", "4"]);
-    }
-
-    #[test]
-    fn thread_lists() {
-        assert_eq!(parse_threads("1,2,4", 2).unwrap(), vec![1, 2, 4]);
-        assert_eq!(parse_threads("1..4", 2).unwrap(), vec![1, 2, 3, 4]);
-        assert_eq!(parse_threads("1..16:4", 2).unwrap(), vec![1, 5, 9, 13]);
-        assert_eq!(parse_threads("pow2", 12).unwrap(), vec![1, 2, 4, 8, 12]);
-        assert_eq!(parse_threads("pow2", 16).unwrap(), vec![1, 2, 4, 8, 16]);
-        assert_eq!(parse_threads("all", 3).unwrap(), vec![1, 2, 3]);
-        assert_eq!(parse_threads("4,1..2", 3).unwrap(), vec![1, 2, 4]);
-        assert_eq!(parse_threads("1-4", 2).unwrap(), vec![1, 2, 3, 4]);
-        assert_eq!(parse_threads("2-8:2", 2).unwrap(), vec![2, 4, 6, 8]);
-        for bad in ["0", "x", "4..2", "1..", "1..4:0", "", "4-2", "-3", "1-"] {
-            let e = parse_threads(bad, 4).unwrap_err().to_string();
-            assert!(e.starts_with("threads"), "{bad}: {e}");
-        }
     }
 
     #[test]

@@ -138,8 +138,8 @@ pub struct WorkloadReport {
     pub seconds: f64,
     pub figures: BTreeMap<String, f64>,
     pub units: BTreeMap<String, String>,
-    /// Workload-specific detail.
-    pub detail: serde_json::Value,
+    /// Workload-specific detail, typed by workload.
+    pub detail: crate::detail::Detail,
     /// What the run spent on set-up and verification (absent in older reports).
     pub setup: Option<SetupCosts>,
 }
@@ -177,7 +177,7 @@ impl From<WorkloadReport> for ReportWire {
             seconds: r.seconds,
             figures: r.figures,
             units: r.units,
-            detail: r.detail,
+            detail: serde_json::to_value(&r.detail).unwrap_or(serde_json::Value::Null),
             setup: r.setup,
         }
     }
@@ -191,13 +191,13 @@ impl TryFrom<ReportWire> for WorkloadReport {
             .verdict
             .unwrap_or_else(|| if w.verified { "passed" } else { "failed" }.into());
         Ok(WorkloadReport {
+            detail: crate::detail::Detail::from_wire(&w.workload, w.detail),
             workload: w.workload,
             threads: w.threads,
             verification: Verification::from_parts(&verdict, w.verification)?,
             seconds: w.seconds,
             figures: w.figures,
             units: w.units,
-            detail: w.detail,
             setup: w.setup,
         })
     }
@@ -223,7 +223,15 @@ mod tests {
             seconds: 0.5,
             figures: [("rows_per_s".to_string(), 1e6)].into(),
             units: [("rows_per_s".to_string(), "rows/s".to_string())].into(),
-            detail: serde_json::json!({"sf": 0.001}),
+            detail: crate::detail::Detail::Tpch(crate::detail::TpchDetail {
+                query: "q6".into(),
+                sf: 0.001,
+                layout: "numa".into(),
+                lineitem_rows: 6000,
+                rows: vec!["revenue".into(), "1.0".into()],
+                seconds: 0.5,
+                scanned_bytes_per_row: 10,
+            }),
             setup: Some(SetupCosts {
                 prepare_secs: 0.25,
                 load_secs: Some(0.125),

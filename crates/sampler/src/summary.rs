@@ -78,7 +78,7 @@ pub(crate) fn evidence(
                 samples: s.pages.samples,
             }),
             _ if s.series.samples.is_empty() => Measured::Unavailable(
-                "the run ended before its first sample; a shorter --sample-interval would catch it"
+                "the run ended before its first sample; a shorter sampling interval would catch it"
                     .into(),
             ),
             _ => Measured::Unavailable(format!(

@@ -4,6 +4,10 @@
 //! directory ([`run`]). `scalescope sweep`, `sweep --resume` and the tour ([`tour`])
 //! all go through it; the binary only parses flags and prints.
 
+use std::path::PathBuf;
+
+use scalescope_results::setting::{AboutSetting, Setting};
+
 pub mod ceilings;
 pub mod mpi;
 pub mod names;
@@ -16,8 +20,18 @@ pub mod tour;
 /// Why a session could not be prepared or finished.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    #[error("{field}: {detail}")]
-    Setting { field: &'static str, detail: String },
+    /// A setting the session cannot use, typed; the command line names its flag.
+    #[error("{setting}: {detail}")]
+    Setting { setting: Setting, detail: String },
+    /// A resume given settings its header fixes.
+    #[error("{}: holds the plan and command of the sweep being finished; drop {}", dir.display(), list(given))]
+    ResumeFixed { dir: PathBuf, given: Vec<Setting> },
+    /// A resume given run settings other than those its first runs had.
+    #[error("{}: was started with other run settings ({}); a resume runs the rest as the first runs ran, so drop them (or start a new results directory)", dir.display(), differing.iter().map(|(s, d)| format!("{s}: {d}")).collect::<Vec<_>>().join("; "))]
+    ResumeDiffers {
+        dir: PathBuf,
+        differing: Vec<(Setting, String)>,
+    },
     #[error("program `{0}` not found (not a file, and not on PATH)")]
     ProgramNotFound(String),
     #[error("resume: {0}")]
@@ -44,4 +58,24 @@ pub enum SessionError {
     Ceiling(#[from] scalescope_analysis::ceiling::CeilingError),
     #[error("{0}")]
     Predict(String),
+}
+
+fn list(settings: &[Setting]) -> String {
+    let words: Vec<String> = settings.iter().map(Setting::to_string).collect();
+    words.join(", ")
+}
+
+impl AboutSetting for SessionError {
+    fn setting(&self) -> Option<Setting> {
+        match self {
+            SessionError::Setting { setting, .. } => Some(setting.clone()),
+            SessionError::ResumeFixed { given, .. } => given.first().cloned(),
+            SessionError::ResumeDiffers { differing, .. } => {
+                differing.first().map(|(s, _)| s.clone())
+            }
+            SessionError::Workload(e) => e.setting(),
+            SessionError::Results(e) => e.setting(),
+            _ => None,
+        }
+    }
 }

@@ -17,21 +17,23 @@ use scalescope_sweep::launch::{check_all, prepare_launch_points, probe_points, C
 use scalescope_topo::Topology;
 
 use crate::SessionError;
+use scalescope_results::setting::Setting;
 
 /// What `mpi-check` was asked, as given on the command line: a launch like a
 /// sweep's, and what to run and check.
 #[derive(Debug, Clone)]
 pub struct MpiSettings {
     pub launch: LaunchSettings,
-    pub strategy: String,
+    /// How each rank's threads are placed on its node.
+    pub strategy: Strategy,
     pub timeout: Duration,
     pub reps: usize,
     pub program: Vec<String>,
 }
 
-fn setting(field: &'static str) -> impl Fn(LaunchError) -> SessionError {
+fn setting(setting: Setting) -> impl Fn(LaunchError) -> SessionError {
     move |e| SessionError::Setting {
-        field,
+        setting: setting.clone(),
         detail: e.to_string(),
     }
 }
@@ -48,13 +50,7 @@ pub fn check(
     each: impl FnMut(&LaunchCheck),
 ) -> Result<MpiCheck, SessionError> {
     let l = Launch::of(&s.launch)?;
-    let strategy: Strategy = s
-        .strategy
-        .parse()
-        .map_err(|e: scalescope_place::PlaceError| SessionError::Setting {
-            field: "--strategy",
-            detail: e.to_string(),
-        })?;
+    let strategy = s.strategy.clone();
     let req = CheckRequest {
         launcher: l.launcher,
         program: l.program,
@@ -86,7 +82,7 @@ struct Launch {
 
 impl Launch {
     fn of(s: &LaunchSettings) -> Result<Launch, SessionError> {
-        let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
+        let launcher: Launcher = s.launcher.parse().map_err(setting(Setting::Launcher))?;
         Ok(Launch {
             launcher,
             program: s
@@ -99,7 +95,7 @@ impl Launch {
     }
 }
 
-/// The hosts: `--nodes`, a hostfile, `SLURM_JOB_NODELIST`, else this machine.
+/// The hosts: the list given, a hostfile, `SLURM_JOB_NODELIST`, else this machine.
 fn hosts_of(nodes: Option<&str>, hostfile: Option<&PathBuf>) -> Result<Vec<String>, SessionError> {
     let text = match hostfile {
         Some(p) => Some(
@@ -111,7 +107,7 @@ fn hosts_of(nodes: Option<&str>, hostfile: Option<&PathBuf>) -> Result<Vec<Strin
         None => None,
     };
     let slurm = std::env::var("SLURM_JOB_NODELIST").ok();
-    hosts::choose(nodes, text.as_deref(), slurm.as_deref()).map_err(setting("--nodes"))
+    hosts::choose(nodes, text.as_deref(), slurm.as_deref()).map_err(setting(Setting::Nodes))
 }
 
 fn values_of(given: &[String]) -> Result<Vec<RanksPerNode>, SessionError> {
@@ -119,7 +115,7 @@ fn values_of(given: &[String]) -> Result<Vec<RanksPerNode>, SessionError> {
         .iter()
         .map(|v| v.parse::<RanksPerNode>())
         .collect::<Result<_, _>>()
-        .map_err(setting("--ranks-per-node"))
+        .map_err(setting(Setting::RanksPerNode))
 }
 
 /// This binary's probe: `scalescope __probe`.
@@ -146,20 +142,6 @@ pub struct LaunchSettings {
 /// # Errors
 /// [`SessionError::Setting`] naming a bad launcher, host list or value.
 pub fn launch_plan(
-    s: &LaunchSettings,
-    topo: &Topology,
-) -> Result<(LaunchPlan, Vec<usize>), SessionError> {
-    // A sweep's setting errors name the field; the command adds the dashes.
-    launch_plan_flagged(s, topo).map_err(|e| match e {
-        SessionError::Setting { field, detail } => SessionError::Setting {
-            field: field.trim_start_matches("--"),
-            detail,
-        },
-        e => e,
-    })
-}
-
-fn launch_plan_flagged(
     s: &LaunchSettings,
     topo: &Topology,
 ) -> Result<(LaunchPlan, Vec<usize>), SessionError> {
@@ -198,7 +180,10 @@ pub fn points_of(
             scalescope_sweep::engine::prepare_points_with(topo, &plan.points(), &plan.options)?;
         return Ok(prepared);
     };
-    let timeout = Duration::from_secs_f64(timeout.filter(|t| *t > 0.0).unwrap_or(120.0));
+    let timeout = timeout
+        .filter(|t| *t > 0.0)
+        .and_then(|t| Duration::try_from_secs_f64(t).ok())
+        .unwrap_or(Duration::from_secs(120));
     let mut points = prepare_launch_points(topo, plan, launch, timeout, &out.join("logs"))?;
     if probe {
         probe_points(topo, &mut points, &probe_argv()?)?;

@@ -3,6 +3,7 @@
 //! machine loaded (`--to` decides its kind), its bandwidth read from documents
 //! measured there or stated, and the prediction.
 
+use scalescope_results::setting::Setting;
 use std::path::{Path, PathBuf};
 
 use scalescope_analysis::predict::{self, CalibrateOptions, Prediction, TargetBandwidth};
@@ -48,13 +49,19 @@ pub fn target_source(to: &str) -> Source {
 
 fn target(r: &Request) -> Result<Topology, SessionError> {
     let (source, named) = match (&r.to, &r.source) {
-        (Some(to), _) => (target_source(to), format!("--to {to}")),
-        (None, Some(s)) => (s.clone(), "the target machine".to_string()),
-        (None, None) => return Err(failed("name the target machine: --to MACHINE (a synthetic spec, a recorded sysfs tree or an hwloc XML file)")),
+        (Some(to), _) => (target_source(to), format!("`{to}`")),
+        (None, Some(s)) => (s.clone(), String::new()),
+        (None, None) => {
+            return Err(SessionError::Setting {
+                setting: Setting::PredictTarget,
+                detail: "name the target machine (a synthetic spec, a recorded sysfs tree or an hwloc XML file)".into(),
+            })
+        }
     };
-    source
-        .load()
-        .map_err(|e| failed(format!("loading the target machine `{named}`: {e}")))
+    source.load().map_err(|e| SessionError::Setting {
+        setting: Setting::PredictTarget,
+        detail: format!("loading the target machine {named}: {e}"),
+    })
 }
 
 fn read_doc(p: &Path) -> Result<(String, serde_json::Value), SessionError> {
@@ -73,13 +80,14 @@ fn read_doc(p: &Path) -> Result<(String, serde_json::Value), SessionError> {
 fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionError> {
     if let Some(g) = r.node_gbps {
         if !(g.is_finite() && g > 0.0) {
-            return Err(failed(format!(
-                "--node-gbps {g}: expected a positive bandwidth in GB/s"
-            )));
+            return Err(SessionError::Setting {
+                setting: Setting::NodeGbps,
+                detail: format!("{g}: expected a positive bandwidth in GB/s"),
+            });
         }
         return Ok(TargetBandwidth {
             node_gbps: Some(g),
-            source: Some("stated with --node-gbps".into()),
+            source: Some("stated, not measured".into()),
         });
     }
     let docs = r
@@ -87,7 +95,10 @@ fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionErr
         .iter()
         .map(|p| read_doc(p))
         .collect::<Result<Vec<_>, _>>()?;
-    predict::target_bandwidth(topo, &docs).map_err(|e| failed(format!("--ceilings {e}")))
+    predict::target_bandwidth(topo, &docs).map_err(|e| SessionError::Setting {
+        setting: Setting::Ceilings,
+        detail: e.to_string(),
+    })
 }
 
 /// The prediction `r` asks for.
@@ -97,7 +108,10 @@ fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionErr
 /// target that cannot be loaded, a bandwidth that is not positive.
 pub fn prediction(r: &Request) -> Result<Prediction, SessionError> {
     let (h, records, _) = read_results(&r.from)?;
-    let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| failed(format!("--{e}")))?;
+    let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| SessionError::Setting {
+        setting: Setting::Basis,
+        detail: e.strip_prefix("basis ").unwrap_or(&e).to_string(),
+    })?;
     let ceilings = crate::ceilings::discover(&r.from, &r.from_ceilings)?;
     let cal = predict::calibrate(
         &h,

@@ -3,7 +3,6 @@
 //! header, and the results store, new or reopened for a resume.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use scalescope_results::fingerprint::Fingerprint;
 use scalescope_results::plan::{Plan, RunOrder, ThreadList};
@@ -15,8 +14,9 @@ use scalescope_topo::Topology;
 
 use scalescope_workloads::Inputs;
 
-use crate::settings::{self, SweepSettings, Target};
+use crate::settings::{self, KillGrace, SweepSettings, Target, Timeout};
 use crate::SessionError;
+use scalescope_results::setting::Setting;
 
 /// A sweep planned against a machine, before anything is written.
 #[derive(Debug)]
@@ -58,9 +58,9 @@ fn inputs_of(s: &SweepSettings, out: &Path, template: &mut JobTemplate) -> Input
     }
 }
 
-fn bad(field: &'static str, detail: impl Into<String>) -> SessionError {
+fn bad(setting: Setting, detail: impl Into<String>) -> SessionError {
     SessionError::Setting {
-        field,
+        setting,
         detail: detail.into(),
     }
 }
@@ -68,12 +68,9 @@ fn bad(field: &'static str, detail: impl Into<String>) -> SessionError {
 /// The plan from the settings, defaults filled in.
 ///
 /// # Errors
-/// No measured repetition, or a thread list that resolves to nothing.
+/// A thread list that resolves to nothing, or a plan too large.
 pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError> {
-    let reps = s.reps.unwrap_or(settings::DEFAULT_REPS);
-    if reps == 0 {
-        return Err(bad("reps", "0: at least one measured repetition is needed"));
-    }
+    let reps = s.reps.map_or(settings::DEFAULT_REPS, |r| r.usize());
     let default_threads: ThreadList = settings::DEFAULT_THREADS.parse()?;
     let placements = s
         .placements
@@ -94,7 +91,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
             .clone()
             .unwrap_or_else(|| vec![settings::default_mem()]),
         reps,
-        warmup: s.warmup.unwrap_or(settings::DEFAULT_WARMUP),
+        warmup: s.warmup.map_or(settings::DEFAULT_WARMUP, |w| w.usize()),
         options: s.place_options.clone().unwrap_or_default(),
         order: RunOrder::Shuffled {
             seed: s.seed.unwrap_or_else(fresh_seed),
@@ -115,15 +112,21 @@ fn launched(
     topo: &Topology,
     plan: &mut Plan,
 ) -> Result<(), SessionError> {
-    let refuse = |field, why: &str| Err(bad(field, format!("{why} with --launcher")));
+    let refuse = |setting, why: &str| Err(bad(setting, format!("{why} with a launcher")));
     if s.threads.is_some() {
-        return refuse("threads", "give --ranks-per-node instead");
+        return refuse(
+            Setting::Threads,
+            "no thread counts (the points are the ranks per node)",
+        );
     }
     if s.target.shell || s.target.workload.is_some() {
-        return refuse("target", "give the MPI program after `--`");
+        return refuse(Setting::Target, "only an MPI program, run without a shell");
     }
     if plan.mems != [settings::default_mem()] {
-        return refuse("mem", "only first-touch (the launcher binds memory itself)");
+        return refuse(
+            Setting::Mem,
+            "only first-touch (the launcher binds memory itself)",
+        );
     }
     let (launch, totals) = crate::mpi::launch_plan(l, topo)?;
     plan.threads = totals;
@@ -153,7 +156,7 @@ fn check_size(plan: &Plan) -> Result<(), SessionError> {
     let runs = points.saturating_mul(per_point);
     if runs > MAX_RUNS {
         return Err(bad(
-            "reps",
+            Setting::Reps,
             format!("{points} points x {per_point} runs each = {runs} runs, more than the {MAX_RUNS} one sweep may plan"),
         ));
     }
@@ -161,7 +164,7 @@ fn check_size(plan: &Plan) -> Result<(), SessionError> {
         * (plan.placements.len() * plan.mems.len()) as u64;
     if threads > MAX_PLANNED_THREADS {
         return Err(bad(
-            "threads",
+            Setting::Threads,
             format!("{} thread counts up to {} place {threads} threads in all, more than {MAX_PLANNED_THREADS}; use pow2 or a range with a step (1..N:S)",
                 plan.threads.len(), plan.threads.last().copied().unwrap_or(0)),
         ));
@@ -178,13 +181,13 @@ pub fn command_of(t: &Target, topo: &Topology) -> Result<CommandSpec, SessionErr
     match (&t.workload, t.program.is_empty()) {
         (Some(_), false) => {
             return Err(bad(
-                "target",
+                Setting::Target,
                 "give either a workload or a program, not both",
             ))
         }
         (None, true) => {
             return Err(bad(
-                "target",
+                Setting::Target,
                 "nothing to sweep: no program and no workload",
             ))
         }
@@ -221,36 +224,22 @@ pub fn command_of(t: &Target, topo: &Topology) -> Result<CommandSpec, SessionErr
 /// The per-run command line: the program as given, or this binary's workload child.
 ///
 /// # Errors
-/// A non-positive timeout, or no path to this executable.
+/// No path to this executable.
 pub fn template_of(
     command: &CommandSpec,
-    timeout_secs: Option<f64>,
-    grace_secs: f64,
+    timeout: Option<Timeout>,
+    grace: KillGrace,
 ) -> Result<JobTemplate, SessionError> {
     let argv = match &command.workload {
         Some(name) => workload_child_argv(name, command)?,
         None => command.argv.clone(),
     };
-    let timeout = match timeout_secs {
-        Some(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(bad(
-                "timeout",
-                format!("{t}: must be a positive number of seconds"),
-            ))
-        }
-        None => None,
-    };
     Ok(JobTemplate {
         argv,
         shell: command.shell,
         env: command.env.clone(),
-        timeout,
-        grace: Duration::from_secs_f64(if grace_secs.is_finite() {
-            grace_secs.max(0.0)
-        } else {
-            0.0
-        }),
+        timeout: timeout.map(Timeout::duration),
+        grace: grace.duration(),
         extra_threads: usize::from(command.workload.is_some()),
         workload: command.workload.is_some(),
         sample_interval: Some(scalescope_sampler::DEFAULT_INTERVAL),
@@ -283,7 +272,7 @@ pub fn check_program(command: &CommandSpec) -> Result<(), SessionError> {
         return Ok(());
     }
     let Some(program) = command.argv.first() else {
-        return Err(bad("target", "no program"));
+        return Err(bad(Setting::Target, "no program"));
     };
     let found = if program.contains('/') {
         Path::new(program).is_file()
@@ -325,15 +314,14 @@ pub fn new_header(
 pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionError> {
     let plan = plan_of(s, topo)?;
     let command = command_of(&s.target, topo)?;
-    let grace = s
-        .kill_grace_secs
-        .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let mut template = template_of(&command, s.timeout_secs, grace)?;
+    let grace = s.kill_grace.unwrap_or_else(settings::default_kill_grace);
+    let mut template = template_of(&command, s.timeout, grace)?;
     template.sample_interval = s.sample_interval();
-    let mut header = new_header(command, plan, s.timeout_secs, topo);
-    header.kill_grace_secs = Some(grace);
+    let timeout_secs = s.timeout.map(Timeout::get);
+    let mut header = new_header(command, plan, timeout_secs, topo);
+    header.kill_grace_secs = Some(grace.get());
     let out = out_dir(s, &header);
-    let points = crate::mpi::points_of(topo, &header.plan, s.timeout_secs, &out, false)?;
+    let points = crate::mpi::points_of(topo, &header.plan, timeout_secs, &out, false)?;
     Ok(Planned {
         header,
         template,
@@ -376,6 +364,34 @@ pub fn start(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> 
     })
 }
 
+/// The timeout and kill grace a header recorded, checked as the flags are: a header
+/// with a value out of range (edited, or written by something else) is refused,
+/// never turned into a panic or a silent zero.
+///
+/// # Errors
+/// [`SessionError::Resume`] naming the value and its range.
+fn recorded_times(
+    dir: &Path,
+    header: &Header,
+) -> Result<(Option<Timeout>, KillGrace), SessionError> {
+    let refused = |what: &str, e: String| {
+        SessionError::Resume(format!(
+            "{}: the header records a {what} of {e}; it cannot be resumed",
+            dir.display()
+        ))
+    };
+    let timeout = header
+        .timeout_secs
+        .map(Timeout::checked)
+        .transpose()
+        .map_err(|e| refused("timeout", e))?;
+    let grace = match header.kill_grace_secs {
+        Some(g) => KillGrace::checked(g).map_err(|e| refused("kill grace", e))?,
+        None => settings::default_kill_grace(),
+    };
+    Ok((timeout, grace))
+}
+
 /// Reopens the sweep in `s.out` to finish it; settings its header fixes are refused.
 ///
 /// # Errors
@@ -385,24 +401,21 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
     let out = s
         .out
         .as_ref()
-        .ok_or_else(|| bad("out", "a resume needs the results directory"))?;
+        .ok_or_else(|| bad(Setting::Out, "a resume needs the results directory"))?;
     let given = s.plan_fields_given();
     if !given.is_empty() {
-        return Err(SessionError::Resume(format!(
-            "{} holds the plan and command of the sweep being finished; drop {}",
-            out.display(),
-            given.join(", ")
-        )));
+        return Err(SessionError::ResumeFixed {
+            dir: out.clone(),
+            given,
+        });
     }
     let (store, header, earlier) = ResultsStore::resume(out)?;
     let differing = settings::run_settings_differing(s, &header);
     if !differing.is_empty() {
-        return Err(SessionError::Resume(format!(
-            "{} was started with other run settings ({}); a resume runs the rest \
-             as the first runs ran, so drop them (or start a new --out)",
-            out.display(),
-            differing.join("; ")
-        )));
+        return Err(SessionError::ResumeDiffers {
+            dir: out.clone(),
+            differing,
+        });
     }
     check_size(&header.plan)?;
     if header.machine.topology.summary() != topo.summary() {
@@ -413,10 +426,8 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
             topo.summary()
         )));
     }
-    let grace = header
-        .kill_grace_secs
-        .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
-    let mut template = template_of(&header.command, header.timeout_secs, grace)?;
+    let (timeout, grace) = recorded_times(out, &header)?;
+    let mut template = template_of(&header.command, timeout, grace)?;
     template.sample_interval = s.sample_interval();
     let points = crate::mpi::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
     let inputs = inputs_of(s, out, &mut template);

@@ -7,7 +7,20 @@ use std::path::PathBuf;
 
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::plan::ThreadList;
+use scalescope_results::setting::Setting;
 use scalescope_results::store::{Header, MetricSpec};
+use scalescope_results::value::{Count, Secs};
+
+/// Measured repetitions per point: 1 to a million.
+pub type Reps = Count<1, 1_000_000>;
+/// Unmeasured warm-up runs per point: 0 to a million.
+pub type Warmup = Count<0, 1_000_000>;
+/// Seconds a run may take: 1 ms to a year.
+pub type Timeout = Secs<1, 31_536_000>;
+/// Seconds between SIGTERM and SIGKILL: 0 to an hour.
+pub type KillGrace = Secs<0, 3600>;
+/// Milliseconds between evidence samples: 0 (none) to an hour.
+pub type SampleMs = Count<0, 3_600_000>;
 
 /// Thread counts swept when none are given.
 pub const DEFAULT_THREADS: &str = "boundaries";
@@ -17,6 +30,11 @@ pub const DEFAULT_REPS: usize = 5;
 pub const DEFAULT_WARMUP: usize = 1;
 /// Seconds between SIGTERM and SIGKILL when a run is stopped.
 pub const DEFAULT_KILL_GRACE_SECS: f64 = 2.0;
+
+/// [`DEFAULT_KILL_GRACE_SECS`] as the setting.
+pub fn default_kill_grace() -> KillGrace {
+    KillGrace::checked(DEFAULT_KILL_GRACE_SECS).unwrap_or_default()
+}
 
 /// The placement every sweep uses unless told otherwise.
 pub fn default_placement() -> Strategy {
@@ -45,12 +63,12 @@ pub struct SweepSettings {
     pub threads: Option<ThreadList>,
     pub placements: Option<Vec<Strategy>>,
     pub mems: Option<Vec<MemPolicy>>,
-    pub reps: Option<usize>,
-    pub warmup: Option<usize>,
-    pub timeout_secs: Option<f64>,
-    pub kill_grace_secs: Option<f64>,
+    pub reps: Option<Reps>,
+    pub warmup: Option<Warmup>,
+    pub timeout: Option<Timeout>,
+    pub kill_grace: Option<KillGrace>,
     /// Milliseconds between evidence samples (`None`: the default; 0: no sampling).
-    pub sample_interval_ms: Option<u64>,
+    pub sample_interval_ms: Option<SampleMs>,
     pub target: Target,
     pub out: Option<PathBuf>,
     /// Restriction, granularity and oversubscription for every placement.
@@ -71,39 +89,39 @@ pub const DEFAULT_INPUT_CACHE: &str = "inputs";
 impl SweepSettings {
     /// The evidence sampler's interval, `None` when sampling is off.
     pub fn sample_interval(&self) -> Option<std::time::Duration> {
-        match self.sample_interval_ms {
+        match self.sample_interval_ms.map(SampleMs::get) {
             None => Some(scalescope_sampler::DEFAULT_INTERVAL),
             Some(0) => None,
             Some(ms) => Some(std::time::Duration::from_millis(ms)),
         }
     }
 
-    /// The settings a resume may not change (its header fixes them), named.
-    pub fn plan_fields_given(&self) -> Vec<&'static str> {
+    /// The settings a resume may not change (its header fixes them).
+    pub fn plan_fields_given(&self) -> Vec<Setting> {
         [
-            ("threads", self.threads.is_some()),
-            ("placement", self.placements.is_some()),
-            ("placement options", self.place_options.is_some()),
-            ("mem", self.mems.is_some()),
-            ("reps", self.reps.is_some()),
-            ("warmup", self.warmup.is_some()),
-            ("seed", self.seed.is_some()),
-            ("launcher", self.launch.is_some()),
-            ("workload", self.target.workload.is_some()),
-            ("metric", !self.target.metrics.is_empty()),
-            ("a program", !self.target.program.is_empty()),
+            (Setting::Threads, self.threads.is_some()),
+            (Setting::Placement, self.placements.is_some()),
+            (Setting::PlaceOptions, self.place_options.is_some()),
+            (Setting::Mem, self.mems.is_some()),
+            (Setting::Reps, self.reps.is_some()),
+            (Setting::Warmup, self.warmup.is_some()),
+            (Setting::Seed, self.seed.is_some()),
+            (Setting::Launcher, self.launch.is_some()),
+            (Setting::Workload, self.target.workload.is_some()),
+            (Setting::Metric, !self.target.metrics.is_empty()),
+            (Setting::Target, !self.target.program.is_empty()),
         ]
         .into_iter()
-        .filter_map(|(name, given)| given.then_some(name))
+        .filter_map(|(setting, given)| given.then_some(setting))
         .collect()
     }
 }
 
 /// The run-shaping settings given to a resume that differ from what the sweep's
-/// header recorded (`--env`, `--shell`, `--timeout`, `--kill-grace`), each as
-/// `--flag: given X, recorded Y`. A setting not given, or given with the recorded
-/// value, is no conflict.
-pub fn run_settings_differing(s: &SweepSettings, header: &Header) -> Vec<String> {
+/// header recorded (environment, shell, timeout, kill grace), each with `given X,
+/// recorded Y`. A setting not given, or given with the recorded value, is no
+/// conflict.
+pub fn run_settings_differing(s: &SweepSettings, header: &Header) -> Vec<(Setting, String)> {
     let mut out = Vec::new();
     let secs = |v: Option<f64>| v.map_or_else(|| "none".to_string(), |v| format!("{v} s"));
     let recorded = &header.command;
@@ -112,28 +130,34 @@ pub fn run_settings_differing(s: &SweepSettings, header: &Header) -> Vec<String>
             let pairs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
             format!("[{}]", pairs.join(" "))
         };
-        out.push(format!(
-            "--env: given {}, recorded {}",
-            show(&s.target.env),
-            show(&recorded.env)
+        out.push((
+            Setting::Env,
+            format!(
+                "given {}, recorded {}",
+                show(&s.target.env),
+                show(&recorded.env)
+            ),
         ));
     }
     if s.target.shell && !recorded.shell {
-        out.push("--shell: given, recorded without".into());
+        out.push((Setting::Shell, "given, recorded without".into()));
     }
-    if s.timeout_secs.is_some() && s.timeout_secs != header.timeout_secs {
-        out.push(format!(
-            "--timeout: given {}, recorded {}",
-            secs(s.timeout_secs),
-            secs(header.timeout_secs)
+    let timeout = s.timeout.map(Timeout::get);
+    if timeout.is_some() && timeout != header.timeout_secs {
+        out.push((
+            Setting::Timeout,
+            format!(
+                "given {}, recorded {}",
+                secs(timeout),
+                secs(header.timeout_secs)
+            ),
         ));
     }
     let grace = header.kill_grace_secs.unwrap_or(DEFAULT_KILL_GRACE_SECS);
-    if s.kill_grace_secs.is_some_and(|g| g != grace) {
-        out.push(format!(
-            "--kill-grace: given {}, recorded {}",
-            secs(s.kill_grace_secs),
-            secs(Some(grace))
+    if let Some(g) = s.kill_grace.map(KillGrace::get).filter(|g| *g != grace) {
+        out.push((
+            Setting::KillGrace,
+            format!("given {}, recorded {}", secs(Some(g)), secs(Some(grace))),
         ));
     }
     out

@@ -134,7 +134,8 @@ pub fn ready(
         ..Target::default()
     };
     let command = prepare::command_of(&target, topo)?;
-    let template = prepare::template_of(&command, Some(TOUR_TIMEOUT_SECS), 2.0)?;
+    let timeout = crate::settings::Timeout::checked(TOUR_TIMEOUT_SECS).ok();
+    let template = prepare::template_of(&command, timeout, crate::settings::default_kill_grace())?;
     let points = scalescope_sweep::engine::prepare_points(topo, &plan.points())?;
     let header = prepare::new_header(command, plan.clone(), Some(TOUR_TIMEOUT_SECS), topo);
     let store = scalescope_results::store::ResultsStore::create(&dir.join(w.name), &header)?;

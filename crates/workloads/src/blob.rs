@@ -214,8 +214,8 @@ impl Blob {
         if &fixed[..16] != magic {
             return Err(bad("not this kind of scalescope cache (bad magic)".into()));
         }
-        let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4"));
-        let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8"));
+        let u32_at = |b: &[u8], o: usize| le_bytes(&b[o..o + 4]) as u32;
+        let u64_at = |b: &[u8], o: usize| le_bytes(&b[o..o + 8]);
         let version = u32_at(&fixed, 16);
         if !versions.contains(&version) {
             return Err(bad(format!(
@@ -559,6 +559,12 @@ impl Blob {
 /// boundaries.
 pub fn split<T>(len: usize, t: usize, i: usize) -> Range<usize> {
     chunk(len, t, i, (BLOCK / std::mem::size_of::<T>()).max(1))
+}
+
+/// A little-endian unsigned integer of up to 8 bytes (the caller slices exactly
+/// the field's width).
+pub(crate) fn le_bytes(b: &[u8]) -> u64 {
+    b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x))
 }
 
 #[cfg(test)]

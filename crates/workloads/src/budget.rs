@@ -2,8 +2,8 @@
 //! what the kernel says is available (`MemAvailable` in `/proc/meminfo`). A tiny
 //! file can declare a huge graph (a Matrix Market header of 2^64 rows, an edge list
 //! naming vertex 4294967294) and a scale factor can ask for terabytes; those end in
-//! an error with the estimate, not in the OOM killer. `force` (the `--force` flag, or
-//! `force=true` in a sweep's parameters) skips the check for a user who means it.
+//! an error with the estimate, not in the OOM killer. `force` (a flag of the
+//! command, or a parameter of a sweep) skips the check for a user who means it.
 
 use crate::WorkloadError;
 
@@ -34,6 +34,15 @@ pub fn tpch_bytes(sf: f64) -> u64 {
     } else {
         u64::MAX
     }
+}
+
+/// Estimated bytes for the sync study: the table's 8-byte cells, a lock per stripe
+/// (8 bytes), and every worker's list of the slots it updates (4 bytes each).
+pub fn sync_bytes(table: u64, stripes: u64, updates: u64, threads: u64) -> u64 {
+    table
+        .saturating_mul(8)
+        .saturating_add(stripes.saturating_mul(8))
+        .saturating_add(updates.saturating_mul(4).saturating_mul(threads))
 }
 
 /// `MemAvailable` of `/proc/meminfo`, in bytes; `None` where the kernel does not say.
@@ -99,7 +108,10 @@ mod tests {
             err.contains("kron:30") && err.contains("424.0 GiB"),
             "{err}"
         );
-        assert!(err.contains("20.0 GiB") && err.contains("--force"), "{err}");
+        assert!(
+            err.contains("20.0 GiB") && err.contains("force it"),
+            "{err}"
+        );
         assert!(check_against("kron:30", kron30, true, Some(20 << 30)).is_ok());
         assert!(check_against("kron:30", kron30, false, None).is_ok());
         assert!(check_against(

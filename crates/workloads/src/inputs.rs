@@ -173,7 +173,10 @@ impl AnswerBook {
         let tmp = self
             .path
             .with_extension(format!("tmp-{}", std::process::id()));
-        let text = serde_json::to_string_pretty(book).expect("answers serialise");
+        let text = serde_json::to_string_pretty(book).map_err(|e| WorkloadError::Cache {
+            file: self.path.display().to_string(),
+            detail: e.to_string(),
+        })?;
         std::fs::write(&tmp, text).map_err(err)?;
         std::fs::rename(&tmp, &self.path).map_err(err)
     }

@@ -14,7 +14,9 @@ pub mod graph;
 pub mod inputs;
 pub mod mem;
 pub mod npb;
+pub mod params;
 pub mod pool;
+pub mod registry;
 pub mod size;
 pub mod sync;
 pub mod tpch;
@@ -23,13 +25,15 @@ pub mod tpch;
 pub use mem::stream;
 pub use npb::{ep as npb_ep, ft as npb_ft, is as npb_is, rand as npb_rand};
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
+use scalescope_results::detail::Detail;
+use scalescope_results::setting::{AboutSetting, Setting};
 use serde::Serialize;
 
 pub use inputs::{Answer, AnswerBook, Inputs, VerifyPolicy};
 pub use pool::Pool;
+pub use registry::{build, build_here, prepare_inputs, Prepared, Settings, AVAILABLE};
 pub use scalescope_results::workload::SetupCosts;
 
 /// Why a workload could not run.
@@ -37,26 +41,60 @@ pub use scalescope_results::workload::SetupCosts;
 pub enum WorkloadError {
     #[error("unknown workload `{0}` (available: {AVAILABLE})")]
     Unknown(String),
-    #[error("workload parameter `{key}`: {detail}")]
-    BadParam { key: String, detail: String },
+    /// A setting (a workload parameter, or a flag of a command) with a value the
+    /// workload cannot take.
+    #[error("{setting}: {detail}")]
+    BadParam { setting: Setting, detail: String },
     #[error("pinning worker threads: {0}")]
     Pinning(String),
     #[error(transparent)]
     Place(#[from] scalescope_place::PlaceError),
     #[error(transparent)]
     Graph(#[from] graph::load::LoadError),
+    /// A buffer that could not be mapped, bound or read back.
+    #[error("{what}: {detail}")]
+    Memory { what: String, detail: String },
+    /// A line of an input file the workload cannot read.
+    #[error("{file}:{line}: {detail}")]
+    Input {
+        file: String,
+        line: usize,
+        detail: String,
+    },
+    #[error("the embedded reference values ({0})")]
+    Reference(String),
     #[error("allocating {bytes} bytes: out of memory")]
     Allocation { bytes: u64 },
     #[error("input cache {file}: {detail}")]
     Cache { file: String, detail: String },
     #[error(transparent)]
     Blob(#[from] blob::BlobError),
-    #[error("{what} needs about {need} (estimated before allocating), more than the {available} this machine has available (MemAvailable); pass --force (force=true in a sweep) to try anyway")]
+    #[error("{what} needs about {need} (estimated before allocating), more than the {available} this machine has available (MemAvailable); force it to try anyway")]
     TooBig {
         what: String,
         need: String,
         available: String,
     },
+}
+
+impl WorkloadError {
+    /// A bad value of the workload parameter (or command flag) `key`.
+    pub fn param(key: &str, detail: impl Into<String>) -> WorkloadError {
+        WorkloadError::BadParam {
+            setting: Setting::param(key),
+            detail: detail.into(),
+        }
+    }
+}
+
+impl AboutSetting for WorkloadError {
+    fn setting(&self) -> Option<Setting> {
+        match self {
+            WorkloadError::BadParam { setting, .. } => Some(setting.clone()),
+            WorkloadError::TooBig { .. } => Some(Setting::param("force")),
+            _ => None,
+        }
+    }
 }
 
 /// Hints the CPU to bring the cache line at `p` into every cache level; kernels use
@@ -73,9 +111,6 @@ pub(crate) fn prefetch<T>(p: *const T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
 }
-
-/// Names accepted by [`build`].
-pub const AVAILABLE: &str = "stream, ep, is, ft, tpch, graph";
 
 pub use scalescope_results::workload::{Verification, WorkloadReport as Report};
 
@@ -102,9 +137,9 @@ pub trait Workload {
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>);
     /// Checks the work against an independent reference.
     fn verify(&self, pool: &Pool) -> Verification;
-    /// Workload-specific detail for the JSON report.
-    fn detail(&self) -> serde_json::Value {
-        serde_json::Value::Null
+    /// Workload-specific detail for the report, typed.
+    fn detail(&self) -> Detail {
+        Detail::None
     }
     /// Takes the shared inputs (cache directory, verification policy) before
     /// `prepare`; workloads without a cacheable input ignore them.
@@ -148,10 +183,10 @@ pub fn execute(workload: &mut dyn Workload, pool: &Pool) -> Result<Report, Workl
 fn checked(workload: &dyn Workload, pool: &Pool, policy: VerifyPolicy) -> Verification {
     let slot = workload.answer_slot();
     match policy {
-        VerifyPolicy::None => Verification::Unavailable("not checked (--verify none)".into()),
+        VerifyPolicy::None => Verification::Unavailable("not checked (verify policy: none)".into()),
         VerifyPolicy::First if slot.as_ref().is_some_and(|(b, k)| b.checked(k)) => {
             Verification::Unavailable(
-                "not checked (--verify first): an earlier run on this input was checked and passed"
+                "not checked (verify policy: first): an earlier run on this input was checked and passed"
                     .into(),
             )
         }
@@ -204,89 +239,4 @@ pub fn execute_with(
         detail: workload.detail(),
         setup: Some(setup),
     })
-}
-
-/// What a sweep's preparation of its shared input cost, and the token of the cache
-/// file it checked in full, for its runs.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Prepared {
-    pub setup: SetupCosts,
-    pub verified: Option<String>,
-}
-
-/// Prepares the shared input of the workload `name` once (a sweep does this before
-/// its runs): the cache file and its answers. Returns what was prepared, or `None`
-/// for a workload whose runs share nothing.
-///
-/// # Errors
-/// A workload that does not build, or whatever its `prepare` reports.
-pub fn prepare_inputs(
-    name: &str,
-    params: &BTreeMap<String, String>,
-    topo: &scalescope_topo::Topology,
-    inputs: &Inputs,
-    pool: &Pool,
-) -> Result<Option<Prepared>, WorkloadError> {
-    let mut workload = build(name, params, topo)?;
-    workload.use_inputs(inputs);
-    if inputs.cache.is_none() || !workload.shares_inputs() {
-        return Ok(None);
-    }
-    inputs.create_dir()?;
-    let t = Instant::now();
-    workload.prepare(pool)?;
-    Ok(Some(Prepared {
-        setup: SetupCosts {
-            prepare_secs: t.elapsed().as_secs_f64(),
-            ..workload.setup()
-        },
-        verified: workload.verified_input(),
-    }))
-}
-
-/// Builds a workload by name from `key=value` parameters.
-///
-/// # Errors
-/// [`WorkloadError::Unknown`] or [`WorkloadError::BadParam`].
-pub fn build(
-    name: &str,
-    params: &BTreeMap<String, String>,
-    topo: &scalescope_topo::Topology,
-) -> Result<Box<dyn Workload>, WorkloadError> {
-    match name {
-        "stream" => Ok(Box::new(stream::Stream::from_params(params, topo)?)),
-        other => build_without_topology(other, params),
-    }
-}
-
-/// [`build`] on this machine, discovering its topology (`topo`) only for the one
-/// workload that reads it (`stream` sizes its arrays from the LLC): a sweep's run of
-/// any other skips that walk of sysfs (about 1 ms of every run).
-///
-/// # Errors
-/// As [`build`], or `topo`'s.
-pub fn build_here<E: From<WorkloadError>>(
-    name: &str,
-    params: &BTreeMap<String, String>,
-    topo: impl FnOnce() -> Result<scalescope_topo::Topology, E>,
-) -> Result<Box<dyn Workload>, E> {
-    match name {
-        "stream" => Ok(build(name, params, &topo()?)?),
-        other => Ok(build_without_topology(other, params)?),
-    }
-}
-
-/// Every workload but `stream`.
-fn build_without_topology(
-    name: &str,
-    params: &BTreeMap<String, String>,
-) -> Result<Box<dyn Workload>, WorkloadError> {
-    match name {
-        "ep" => Ok(Box::new(npb_ep::Ep::from_params(params)?)),
-        "is" => Ok(Box::new(npb_is::Is::from_params(params)?)),
-        "ft" => Ok(Box::new(npb_ft::Ft::from_params(params)?)),
-        "tpch" => Ok(Box::new(tpch::Tpch::from_params(params)?)),
-        "graph" => Ok(Box::new(graph::workload::GraphCount::from_params(params)?)),
-        other => Err(WorkloadError::Unknown(other.to_string())),
-    }
 }

@@ -210,7 +210,9 @@ pub fn target_bandwidth(
             }
             _ => {
                 let c = crate::ceiling::from_stream_doc(label, doc).map_err(|e| {
-                    format!("{e} (expected a `mem stream --json` or `mem matrix --json` document)")
+                    format!(
+                        "{e} (expected a JSON document written by `mem stream` or `mem matrix`)"
+                    )
                 })?;
                 per_node_gbps(topo, std::slice::from_ref(&c)).ok_or_else(|| {
                     format!("{label}: its placement does not fit the target machine")

@@ -212,8 +212,8 @@ fn load_v1(path: &Path) -> Result<Graph, LoadError> {
     if bytes.len() < 48 || &bytes[..16] != MAGIC {
         return Err(bad("not a scalescope CSR cache (bad magic)".into()));
     }
-    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
-    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+    let u32_at = |o: usize| crate::blob::le_bytes(&bytes[o..o + 4]) as u32;
+    let u64_at = |o: usize| crate::blob::le_bytes(&bytes[o..o + 8]);
     let version = u32_at(16);
     if version != 1 {
         return Err(bad(format!("cache format version {version}, expected 1")));

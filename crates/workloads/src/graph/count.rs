@@ -32,6 +32,17 @@ pub enum Pattern {
     K4,
 }
 
+impl std::fmt::Display for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Pattern::Triangle => "triangle",
+            Pattern::C4 => "c4",
+            Pattern::Diamond => "diamond",
+            Pattern::K4 => "k4",
+        })
+    }
+}
+
 impl std::str::FromStr for Pattern {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -12,6 +12,7 @@ use crate::budget;
 use crate::graph::gen::{generate, Kind};
 use crate::pool::Pool;
 use crate::WorkloadError;
+use scalescope_results::setting::Setting;
 
 /// Why a graph file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -197,7 +198,7 @@ pub fn from_source(
             .ok()
             .filter(|s| (1..=30).contains(s))
             .ok_or_else(|| WorkloadError::BadParam {
-                key: "graph".into(),
+                setting: Setting::param("graph"),
                 detail: format!("`{source}`: the scale must be 1-30"),
             })?;
         let n = 1u64 << s;

@@ -12,6 +12,7 @@ pub mod load;
 pub mod pagerank;
 mod push;
 pub mod reference;
+pub mod settings;
 pub use crate::sync::bench as syncbench;
 pub mod workload;
 
@@ -319,12 +320,11 @@ fn for_each_split2<A: Send, B: Send, R: Send>(
             let mut mine = Vec::new();
             while let Some(r) = claims.claim() {
                 let i = r.start;
-                let (part_a, part_b) = parts[i]
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .take()
-                    .expect("each part is claimed once");
-                mine.push((i, f(i, part_a, part_b)));
+                // Each index is claimed once, so its part is still there.
+                let part = parts[i].lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some((part_a, part_b)) = part {
+                    mine.push((i, f(i, part_a, part_b)));
+                }
             }
             mine
         })

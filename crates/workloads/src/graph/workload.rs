@@ -5,17 +5,18 @@
 //! for BFS, a serial PageRank for PageRank. `scalescope graph` and a sweep both run
 //! this, so they give the same verdict.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
-use serde_json::json;
+use scalescope_results::detail::{AbortCounts, Detail, GraphDetail, GraphKernelDetail};
 
 use super::count::{count, reference_count, Pattern};
 use super::pagerank::{Ranks, Sync};
+use super::settings::GraphSettings;
 use super::Graph;
 use crate::inputs::{Answer, AnswerBook, Inputs};
 use crate::pool::Pool;
 use crate::{Figure, SetupCosts, Verification, Workload, WorkloadError};
+use scalescope_results::setting::Setting;
 
 /// The independent counter's work grows with the sum of squared degrees (it filters
 /// whole neighbour lists); past this many steps (about 10 s on a 2020s core) a count
@@ -71,7 +72,7 @@ pub struct GraphCount {
 
 fn bad(key: &str, detail: String) -> WorkloadError {
     WorkloadError::BadParam {
-        key: key.into(),
+        setting: Setting::param(key),
         detail,
     }
 }
@@ -125,53 +126,25 @@ impl GraphCount {
         })
     }
 
-    /// From sweep parameters: `kernel` (count, bfs or pr), `graph` (kron:14);
-    /// for count `pattern` (diamond) and `induced` (false); for pr `sync` (pull) and
-    /// `batch` (1).
+    /// The kernel its settings describe, on the graph they name.
     ///
     /// # Errors
-    /// [`WorkloadError::BadParam`] naming the parameter.
-    pub fn from_params(params: &BTreeMap<String, String>) -> Result<GraphCount, WorkloadError> {
-        const KEYS: [&str; 7] = [
-            "kernel", "graph", "pattern", "induced", "sync", "batch", "force",
-        ];
-        if let Some(k) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(bad(
-                k,
-                "unknown (graph takes kernel, graph, pattern, induced, sync, batch, force)".into(),
-            ));
-        }
-        let get = |k: &str, default: &'static str| params.get(k).map_or(default, String::as_str);
-        let kernel = match get("kernel", "count") {
-            "count" => GraphKernel::Count {
-                pattern: get("pattern", "diamond")
-                    .parse()
-                    .map_err(|e| bad("pattern", e))?,
-                induced: match get("induced", "false") {
-                    "false" => false,
-                    "true" => true,
-                    v => return Err(bad("induced", format!("`{v}` is not true or false"))),
-                },
+    /// As [`GraphCount::new`].
+    pub fn with(settings: &GraphSettings) -> Result<GraphCount, WorkloadError> {
+        let kernel = match settings {
+            GraphSettings::Count(s) => GraphKernel::Count {
+                pattern: s.pattern,
+                induced: s.induced,
             },
-            "bfs" => GraphKernel::Bfs { source: None },
-            "pr" => GraphKernel::PageRank {
-                sync: get("sync", "pull").parse().map_err(|e| bad("sync", e))?,
-                batch: get("batch", "1").parse::<usize>().map_err(|_| {
-                    bad(
-                        "batch",
-                        format!("`{}` is not a positive integer", get("batch", "1")),
-                    )
-                })?,
-                tolerance: DEFAULT_TOLERANCE,
+            GraphSettings::Bfs(s) => GraphKernel::Bfs { source: s.source },
+            GraphSettings::Pr(s) => GraphKernel::PageRank {
+                sync: s.sync.clone(),
+                batch: s.batch.usize(),
+                tolerance: s.tolerance.get(),
             },
-            other => return Err(bad("kernel", format!("`{other}` is not count, bfs or pr"))),
         };
-        let force = match get("force", "false") {
-            "false" => false,
-            "true" => true,
-            v => return Err(bad("force", format!("`{v}` is not true or false"))),
-        };
-        Ok(GraphCount::new(get("graph", "kron:14"), kernel)?.forced(force))
+        let input = settings.input();
+        Ok(GraphCount::new(input.graph.as_str(), kernel)?.forced(input.force))
     }
 
     /// Builds the graph even when its memory estimate exceeds what is available.
@@ -437,12 +410,17 @@ impl Workload for GraphCount {
                 };
                 self.bfs = Some((s, parent));
             }
-            GraphKernel::PageRank { tolerance, .. } if self.split.is_some() => {
-                let r = &self.relabelled.as_ref().expect("made with the split").0;
-                let lists = self.split.as_ref().expect("checked");
-                self.ranks = Some(super::pagerank::pagerank_relabelled(
-                    r, lists, *tolerance, pool,
-                ));
+            // Pull PageRank on the renumbered graph, whose lists `prepare` made with it.
+            GraphKernel::PageRank {
+                sync: Sync::Pull,
+                tolerance,
+                ..
+            } if self.split.is_some() && self.relabelled.is_some() => {
+                if let (Some((r, _)), Some(lists)) = (&self.relabelled, &self.split) {
+                    self.ranks = Some(super::pagerank::pagerank_relabelled(
+                        r, lists, *tolerance, pool,
+                    ));
+                }
             }
             // An unavailable mechanism (htm without RTM) leaves no ranks; verify says why.
             GraphKernel::PageRank {
@@ -493,41 +471,56 @@ impl Workload for GraphCount {
         }
     }
 
-    fn detail(&self) -> serde_json::Value {
+    fn detail(&self) -> Detail {
         let g = self.graph.as_ref();
-        let mut d = json!({
-            "graph": self.source, "seconds": self.seconds, "build_seconds": self.build_seconds,
-            "vertices": g.map(Graph::vertices), "edges": g.map(Graph::edges), "bytes_per_edge": g.map(Graph::bytes_per_edge),
-        });
-        let extra = match &self.kernel {
-            GraphKernel::Count { pattern, induced } => {
-                json!({"kernel": "count", "pattern": pattern, "induced": induced, "count": self.count})
-            }
+        let kernel = match &self.kernel {
+            GraphKernel::Count { pattern, induced } => GraphKernelDetail::Count {
+                pattern: pattern.to_string(),
+                induced: *induced,
+                count: self.count,
+            },
             GraphKernel::Bfs { .. } => {
-                let (source, reached, edges) = match (&self.bfs, g) {
+                let (source, reached_vertices, traversed_edges) = match (&self.bfs, g) {
                     (Some((s, parent)), Some(g)) => {
                         let (reached, edges) = traversed(g, parent);
                         (Some(*s), reached, edges)
                     }
                     _ => (None, 0, 0),
                 };
-                json!({"kernel": "bfs", "source": source, "reached_vertices": reached,
-                    "traversed_edges": edges, "teps": edges as f64 / self.seconds})
+                GraphKernelDetail::Bfs {
+                    source,
+                    reached_vertices,
+                    traversed_edges,
+                    teps: traversed_edges as f64 / self.seconds,
+                }
             }
             GraphKernel::PageRank { sync, batch, .. } => {
                 let r = self.ranks.as_ref();
-                json!({"kernel": "pr", "sync": sync.to_string(), "batch": batch,
-                    "iterations": r.map(|r| r.iterations), "transactions": r.map(|r| r.transactions),
-                    "aborts": r.map(|r| r.aborts.total()), "aborts_by_cause": r.map(|r| r.aborts)})
+                GraphKernelDetail::Pr {
+                    sync: sync.to_string(),
+                    batch: *batch,
+                    iterations: r.map(|r| r.iterations),
+                    transactions: r.map(|r| r.transactions),
+                    aborts: r.map(|r| r.aborts.total()),
+                    aborts_by_cause: r.map(|r| AbortCounts {
+                        conflict: r.aborts.conflict,
+                        capacity: r.aborts.capacity,
+                        explicit: r.aborts.explicit,
+                        other: r.aborts.other,
+                    }),
+                }
             }
         };
-        if let (Some(d), Some(extra)) = (d.as_object_mut(), extra.as_object()) {
-            d.extend(extra.clone());
-            if let Some((_, secs)) = &self.relabelled {
-                d.insert("relabel_seconds".into(), json!(secs));
-            }
-        }
-        d
+        Detail::Graph(GraphDetail {
+            graph: self.source.clone(),
+            seconds: self.seconds,
+            build_seconds: self.build_seconds,
+            vertices: g.map(Graph::vertices),
+            edges: g.map(Graph::edges),
+            bytes_per_edge: g.map(Graph::bytes_per_edge),
+            relabel_seconds: self.relabelled.as_ref().map(|(_, secs)| *secs),
+            kernel,
+        })
     }
 }
 
@@ -536,6 +529,7 @@ mod tests {
     use super::super::cache::{FULL_CHECK, TOKEN_CHECK};
     use super::*;
     use crate::graph::tests::pool;
+    use std::collections::BTreeMap;
 
     /// A run of triangle counting on kron:10 given `token` on the cache in `dir`: its
     /// set-up, and the token of the file it checked in full (or wrote).
@@ -544,7 +538,7 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let mut w = GraphCount::from_params(&params).unwrap();
+        let mut w = GraphCount::with(&GraphSettings::from_params(&params).unwrap()).unwrap();
         w.use_inputs(&Inputs {
             cache: Some(dir.to_path_buf()),
             verified: token,

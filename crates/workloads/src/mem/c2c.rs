@@ -19,6 +19,7 @@ use scalescope_topo::Topology;
 use super::buffer::MmapBuffer;
 use crate::pool::Pool;
 use crate::WorkloadError;
+use scalescope_results::setting::Setting;
 
 /// How two CPUs are related, nearest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -142,19 +143,19 @@ fn involuntary_switches() -> i64 {
 
 /// The page the contended line lives on, bound to `node` if one is given.
 fn line_buffer(topo: &Topology, node: Option<u32>) -> Result<MmapBuffer, WorkloadError> {
-    let buf = MmapBuffer::new(4096).map_err(|e| WorkloadError::BadParam {
-        key: "line".into(),
+    let buf = MmapBuffer::new(4096).map_err(|e| WorkloadError::Memory {
+        what: "the shared line's page".into(),
         detail: e.to_string(),
     })?;
     if let Some(n) = node {
         let p = MemPolicy::Bind(vec![n])
             .resolve(topo)
             .map_err(|e| WorkloadError::BadParam {
-                key: "node".into(),
+                setting: Setting::param("node"),
                 detail: e.to_string(),
             })?;
         buf.bind(&p).map_err(|e| WorkloadError::BadParam {
-            key: "node".into(),
+            setting: Setting::param("node"),
             detail: e.to_string(),
         })?;
     }
@@ -213,7 +214,7 @@ pub fn measure(
 ) -> Result<C2cMatrix, WorkloadError> {
     if round_trips == 0 || samples < 2 {
         return Err(WorkloadError::BadParam {
-            key: "round_trips".into(),
+            setting: Setting::param("round_trips"),
             detail:
                 "round_trips must be at least 1 and samples at least 2 (the first is a warm-up)"
                     .into(),
@@ -221,7 +222,7 @@ pub fn measure(
     }
     if cpus.len() < 2 {
         return Err(WorkloadError::BadParam {
-            key: "cpus".into(),
+            setting: Setting::param("cpus"),
             detail: format!(
                 "core-to-core latency needs two CPUs; {} usable here",
                 cpus.len()

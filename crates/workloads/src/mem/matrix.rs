@@ -20,6 +20,7 @@ use super::buffer::{pages_by_node, MmapBuffer};
 use super::chase::{build_cycle, chase, LINE_WORDS};
 use crate::pool::{chunk, Pool};
 use crate::WorkloadError;
+use scalescope_results::setting::Setting;
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -34,6 +35,8 @@ pub struct MatrixConfig {
     pub latency_steps: usize,
     /// Threads per CPU node for bandwidth (default: every usable PU of the node).
     pub threads_per_node: Option<usize>,
+    /// Measure even when the buffers' estimate exceeds the available memory.
+    pub force: bool,
 }
 
 /// The measured matrices (rows CPU nodes, columns memory nodes): the results
@@ -41,8 +44,8 @@ pub struct MatrixConfig {
 pub use scalescope_results::mem::NodeMatrix as MemMatrix;
 
 fn io_err(what: &str, e: std::io::Error) -> WorkloadError {
-    WorkloadError::BadParam {
-        key: what.into(),
+    WorkloadError::Memory {
+        what: what.to_string(),
         detail: e.to_string(),
     }
 }
@@ -60,7 +63,7 @@ fn bandwidth_cell(
         MemPolicy::Bind(vec![node])
             .resolve(topo)
             .map_err(|e| WorkloadError::BadParam {
-                key: "node".into(),
+                setting: Setting::param("node"),
                 detail: e.to_string(),
             })?;
     buf.bind(&policy).map_err(|e| io_err("mbind", e))?;
@@ -106,7 +109,7 @@ fn latency_cell(
         MemPolicy::Bind(vec![node])
             .resolve(topo)
             .map_err(|e| WorkloadError::BadParam {
-                key: "node".into(),
+                setting: Setting::param("node"),
                 detail: e.to_string(),
             })?;
     let buf = MmapBuffer::new(cfg.latency_bytes).map_err(|e| io_err("latency buffer", e))?;
@@ -130,6 +133,9 @@ fn latency_cell(
 /// # Errors
 /// Pinning, mapping or binding failures.
 pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, WorkloadError> {
+    // One bandwidth and one latency buffer are mapped at a time.
+    let need = (cfg.bandwidth_bytes as u64).saturating_add(cfg.latency_bytes as u64);
+    crate::budget::check("the matrix's buffers", need, cfg.force)?;
     let cpu_nodes: Vec<&scalescope_topo::NumaNode> = topo
         .numa_nodes
         .iter()
@@ -214,11 +220,20 @@ pub fn ladder_sizes(max_bytes: usize) -> Vec<usize> {
     std::iter::successors(Some(4096usize), |s| (*s < max_bytes).then(|| s * 2)).collect()
 }
 
-/// Latency against working-set size, from one thread pinned to `cpu`.
+/// Latency against working-set size, from one thread pinned to `cpu`. The
+/// largest buffer is estimated against the available memory first (refused past
+/// it unless `force`).
 ///
 /// # Errors
-/// Pinning or mapping failures.
-pub fn ladder(cpu: u32, sizes: &[usize], max_steps: usize) -> Result<Vec<Rung>, WorkloadError> {
+/// [`WorkloadError::TooBig`], pinning or mapping failures.
+pub fn ladder(
+    cpu: u32,
+    sizes: &[usize],
+    max_steps: usize,
+    force: bool,
+) -> Result<Vec<Rung>, WorkloadError> {
+    let largest = sizes.iter().copied().max().unwrap_or(0) as u64;
+    crate::budget::check("the latency ladder's largest buffer", largest, force)?;
     let pool = Pool::new(&[[cpu].into_iter().collect()], None)?;
     sizes
         .iter()

@@ -8,11 +8,14 @@ pub mod buffer;
 pub mod c2c;
 pub mod chase;
 pub mod matrix;
+pub mod settings;
 pub mod stream;
 
 use scalescope_topo::Topology;
 
 use crate::WorkloadError;
+use scalescope_results::setting::Setting;
+use scalescope_results::value::Bytes;
 
 /// Total last-level cache from the topology (L3, else L2), if known.
 pub fn llc_bytes(topo: &Topology) -> Option<u64> {
@@ -25,7 +28,7 @@ pub fn llc_bytes(topo: &Topology) -> Option<u64> {
     (total > 0).then_some(total)
 }
 
-/// A buffer size: `text` parsed (`1GiB`, `512M`, `4096`), or by default `times` x
+/// A buffer size: `size` as given, or by default `times` x
 /// the last-level cache, so the buffer is out of every cache level.
 ///
 /// # Errors
@@ -33,25 +36,24 @@ pub fn llc_bytes(topo: &Topology) -> Option<u64> {
 /// size given where the cache size is unknown.
 pub fn size_or_llc(
     field: &str,
-    text: Option<&str>,
+    size: Option<Bytes>,
     topo: &Topology,
     times: u64,
 ) -> Result<u64, WorkloadError> {
-    let bad = |detail: String| WorkloadError::BadParam {
-        key: field.into(),
-        detail,
-    };
-    match text {
-        Some(t) => crate::size::parse_bytes(t).map_err(bad),
+    match size {
+        Some(b) => Ok(b.get()),
         None => llc_bytes(topo).map(|b| b * times).ok_or_else(|| {
-            bad("the last-level cache size is unknown here; give the size (e.g. 1GiB)".into())
+            WorkloadError::param(
+                field,
+                "the last-level cache size is unknown here; give the size (e.g. 1GiB)",
+            )
         }),
     }
 }
 
 fn bad(field: &str, detail: String) -> WorkloadError {
     WorkloadError::BadParam {
-        key: field.into(),
+        setting: Setting::param(field),
         detail,
     }
 }
@@ -75,18 +77,18 @@ pub fn usable_cpu(topo: &Topology, cpu: Option<u32>) -> Result<u32, WorkloadErro
     }
 }
 
-/// The CPUs a list names (`0,2-3`), each usable here; every usable CPU by default.
+/// The CPUs of a set, each usable here; every usable CPU by default.
 ///
 /// # Errors
-/// [`WorkloadError::BadParam`] naming `cpus`: a list that does not parse, or a CPU
-/// that is not usable.
-pub fn usable_cpus(topo: &Topology, list: Option<&str>) -> Result<Vec<u32>, WorkloadError> {
+/// [`WorkloadError::BadParam`] naming `cpus`: a CPU that is not usable.
+pub fn usable_cpus(
+    topo: &Topology,
+    list: Option<&scalescope_topo::CpuSet>,
+) -> Result<Vec<u32>, WorkloadError> {
     let usable = topo.usable_cpus();
-    let Some(text) = list else {
+    let Some(set) = list else {
         return Ok(usable.iter().collect());
     };
-    let set = scalescope_topo::CpuSet::parse_list(text)
-        .map_err(|e| bad("cpus", format!("`{text}`: {e}")))?;
     let bad_cpu = set.iter().find(|c| !usable.contains(*c));
     match bad_cpu {
         Some(c) => Err(bad(
@@ -119,7 +121,9 @@ pub fn caches_of(topo: &Topology, cpu: u32) -> Vec<(u8, u64)> {
 pub mod read_trial {
     use std::time::Instant;
 
-    use serde_json::json;
+    use std::collections::BTreeMap;
+
+    use scalescope_results::mem::ReadLoopChoice;
 
     use super::vector::{self, ReadLoop};
     use crate::pool::SpinBarrier;
@@ -221,15 +225,18 @@ pub mod read_trial {
     impl Choice {
         /// As the `mem stream` detail records it (`kernels.read.loop`): the loop's
         /// name, the median GB/s by loop name, blocks per loop and sweeps per block.
-        pub fn json(&self) -> serde_json::Value {
-            let trial: serde_json::Map<String, serde_json::Value> = self
+        pub fn typed(&self) -> ReadLoopChoice {
+            let trial: BTreeMap<String, f64> = self
                 .medians
                 .iter()
-                .map(|(how, gbs)| (how.name().to_string(), json!(gbs)))
+                .map(|(how, gbs)| (how.name().to_string(), *gbs))
                 .collect();
-            let pairs = if trial.is_empty() { 0 } else { PAIRS };
-            json!({"chosen": self.chosen.name(), "trial_gb_per_s": trial,
-                "trial_pairs": pairs, "trial_sweeps": self.sweeps})
+            ReadLoopChoice {
+                chosen: self.chosen.name().to_string(),
+                trial_pairs: if trial.is_empty() { 0 } else { PAIRS },
+                trial_gb_per_s: trial,
+                trial_sweeps: self.sweeps,
+            }
         }
     }
 }

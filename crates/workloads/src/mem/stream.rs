@@ -13,18 +13,21 @@
 //! checks the read kernel's sum.
 
 use std::alloc::{alloc, dealloc, Layout};
-use std::collections::BTreeMap;
 use std::ops::Range;
 use std::ptr::NonNull;
 use std::time::Instant;
 
+use scalescope_results::detail::{Detail, StreamDetail};
+use scalescope_results::mem::{StreamKernel, SustainedBlock};
 use scalescope_topo::Topology;
-use serde_json::json;
 
 use super::read_trial::{self, Choice};
+use super::settings::StreamSettings;
 use super::vector::{self, ReadLoop};
 use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::{Figure, Verification, Workload, WorkloadError};
+use scalescope_results::setting::Setting;
+use scalescope_results::value::Bytes;
 
 /// STREAM's scalar.
 const SCALAR: f64 = 3.0;
@@ -167,7 +170,7 @@ impl Stream {
     pub fn with_sustain(mut self, secs: f64) -> Result<Stream, WorkloadError> {
         if !(secs.is_finite() && secs >= 0.0) {
             return Err(WorkloadError::BadParam {
-                key: "sustain".into(),
+                setting: Setting::param("sustain"),
                 detail: format!("{secs}: not a number of seconds of at least 0"),
             });
         }
@@ -180,7 +183,7 @@ impl Stream {
     /// # Errors
     /// [`WorkloadError::BadParam`] for a bad size, or when no cache size is known and
     /// no size was given.
-    pub fn array_bytes(size: Option<&str>, topo: &Topology) -> Result<u64, WorkloadError> {
+    pub fn array_bytes(size: Option<Bytes>, topo: &Topology) -> Result<u64, WorkloadError> {
         super::size_or_llc("size", size, topo, 4)
     }
 
@@ -192,7 +195,7 @@ impl Stream {
     pub fn with_iterations(n: usize, ntimes: usize, nt: bool) -> Result<Stream, WorkloadError> {
         if ntimes < 2 {
             return Err(WorkloadError::BadParam {
-                key: "ntimes".into(),
+                setting: Setting::param("ntimes"),
                 detail: format!(
                     "{ntimes}: STREAM needs at least 2 iterations (the first is not counted)"
                 ),
@@ -201,50 +204,28 @@ impl Stream {
         Ok(Stream::new(n, ntimes, nt))
     }
 
-    /// From sweep parameters: `size` (per array), `ntimes`, `nt`.
+    /// The workload its settings describe: arrays of the size given, else four
+    /// times the last-level cache of `topo` (read only then).
     ///
     /// # Errors
-    /// [`WorkloadError::BadParam`] naming the parameter.
-    pub fn from_params(
-        params: &BTreeMap<String, String>,
-        topo: &Topology,
+    /// [`WorkloadError::BadParam`] naming `size` when none is given and the cache
+    /// size is unknown.
+    pub fn with(
+        settings: &StreamSettings,
+        topo: Option<&Topology>,
     ) -> Result<Stream, WorkloadError> {
-        for key in params.keys() {
-            if !["size", "ntimes", "nt", "sustain"].contains(&key.as_str()) {
-                return Err(WorkloadError::BadParam {
-                    key: key.clone(),
-                    detail: "unknown (stream takes size, ntimes, nt, sustain)".into(),
-                });
-            }
-        }
-        let bytes = Stream::array_bytes(params.get("size").map(String::as_str), topo)?;
-        let ntimes = match params.get("ntimes") {
-            Some(v) => v.parse::<usize>().ok().filter(|n| *n >= 2).ok_or_else(|| {
-                WorkloadError::BadParam {
-                    key: "ntimes".into(),
-                    detail: format!("`{v}` is not an integer of at least 2"),
-                }
-            })?,
-            None => 10,
-        };
-        let nt = match params.get("nt").map(String::as_str) {
-            None | Some("false") => false,
-            Some("true") => true,
-            Some(v) => {
-                return Err(WorkloadError::BadParam {
-                    key: "nt".into(),
-                    detail: format!("`{v}` is not true or false"),
-                })
+        let bytes = match (settings.size, topo) {
+            (Some(size), _) => size.get(),
+            (None, Some(topo)) => Stream::array_bytes(None, topo)?,
+            (None, None) => {
+                return Err(WorkloadError::param(
+                    "size",
+                    "the last-level cache size is unknown here; give the size (e.g. 1GiB)",
+                ))
             }
         };
-        let sustain = match params.get("sustain") {
-            Some(v) => v.parse::<f64>().map_err(|_| WorkloadError::BadParam {
-                key: "sustain".into(),
-                detail: format!("`{v}` is not a number of seconds"),
-            })?,
-            None => 0.0,
-        };
-        Stream::new((bytes / 8) as usize, ntimes, nt).with_sustain(sustain)
+        Stream::new((bytes / 8) as usize, settings.ntimes.usize(), settings.nt)
+            .with_sustain(settings.sustain.get())
     }
 
     pub fn array_bytes_each(&self) -> u64 {
@@ -398,7 +379,7 @@ impl Stream {
     fn kernel(&self, k: usize, i: usize, threads: usize, [a, b, c]: &[Array; 3]) -> f64 {
         let r = chunk(self.n, threads, i, ALIGN);
         let nt = self.nt;
-        // SAFETY (every arm): worker i only touches range r(i) of each array, the
+        // SAFETY: (every arm) worker i only touches range r(i) of each array, the
         // ranges are disjoint, every array was initialised in `prepare`, and the
         // barrier after each kernel orders it before the next.
         unsafe {
@@ -492,7 +473,10 @@ impl Workload for Stream {
     }
 
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
-        let arrays = self.arrays.take().expect("prepare runs before run");
+        // Unprepared, nothing runs: no figure, and `verify` says nothing ran.
+        let Some(arrays) = self.arrays.take() else {
+            return (0.0, Vec::new());
+        };
         let (threads, barrier) = (pool.threads(), SpinBarrier::new(pool.threads()));
         let t0 = Instant::now();
         self.read = Choice::default();
@@ -566,8 +550,8 @@ impl Workload for Stream {
         Verification::check(passed, detail)
     }
 
-    fn detail(&self) -> serde_json::Value {
-        let kernels: serde_json::Map<String, serde_json::Value> = self
+    fn detail(&self) -> Detail {
+        let kernels = self
             .rates()
             .into_iter()
             .zip(&self.times)
@@ -578,22 +562,32 @@ impl Workload for Stream {
                 let avg = rest.iter().sum::<f64>() / rest.len().max(1) as f64;
                 let max = rest.iter().copied().fold(0.0, f64::max);
                 let bytes = arrays * self.array_bytes_each();
-                let sustained = sustained.map(|s| json!({"sweeps": s.sweeps, "secs": s.secs, "gb_per_s": (bytes * s.sweeps as u64) as f64 / s.secs / 1e9}));
-                let read_loop = (name == "read" && sustained.is_some()).then(|| self.read.json());
-                (
-                    name.to_string(),
-                    json!({"gb_per_s": gbs, "best_secs": best, "avg_secs": avg, "max_secs": max, "bytes": bytes, "sustained": sustained, "loop": read_loop}),
-                )
+                let sustained = sustained.map(|s| SustainedBlock {
+                    sweeps: s.sweeps,
+                    secs: s.secs,
+                    gb_per_s: (bytes * s.sweeps as u64) as f64 / s.secs / 1e9,
+                });
+                let read_loop = (name == "read" && sustained.is_some()).then(|| self.read.typed());
+                let kernel = StreamKernel {
+                    gb_per_s: gbs,
+                    best_secs: best,
+                    avg_secs: avg,
+                    max_secs: max,
+                    bytes,
+                    sustained,
+                    read_loop,
+                };
+                (name.to_string(), kernel)
             })
             .collect();
-        json!({
-            "array_elements": self.n,
-            "array_bytes": self.array_bytes_each(),
-            "total_bytes": 3 * self.array_bytes_each(),
-            "ntimes": self.ntimes,
-            "non_temporal_stores": self.nt,
-            "sustain_secs": self.sustain,
-            "kernels": kernels,
+        Detail::Stream(StreamDetail {
+            array_elements: self.n,
+            array_bytes: self.array_bytes_each(),
+            total_bytes: 3 * self.array_bytes_each(),
+            ntimes: self.ntimes,
+            non_temporal_stores: self.nt,
+            sustain_secs: self.sustain,
+            kernels,
         })
     }
 }
@@ -602,6 +596,7 @@ impl Workload for Stream {
 mod tests {
     use super::*;
     use crate::execute;
+    use std::collections::BTreeMap;
 
     use crate::pool::test_pool as pool;
 
@@ -634,7 +629,10 @@ mod tests {
                 assert!(block.sweeps >= 1 && block.secs > 0.0, "{name}");
                 assert_eq!(r.figures[&format!("{name}_sustained_gb_per_s")], gbs);
             }
-            assert!(r.detail["kernels"]["copy"]["sustained"].is_null());
+            let Detail::Stream(d) = &r.detail else {
+                panic!("{:?}", r.detail)
+            };
+            assert!(d.kernels["copy"].sustained.is_none());
         }
         // No block at 0; a negative or unparsable target is refused by name.
         let mut s = Stream::new(10_000, 2, false);
@@ -647,8 +645,12 @@ mod tests {
         let p: BTreeMap<_, _> = [("size", "64KiB"), ("sustain", "soon")]
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .into();
-        let e = Stream::from_params(&p, &t).err().unwrap().to_string();
+        let e = crate::params::parse::<StreamSettings>("stream", &p)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("`sustain`"), "{e}");
+        let _ = t;
     }
 
     #[test]
@@ -681,7 +683,7 @@ mod tests {
         // left out rather than kept, and the document stays valid JSON.
         let c = read_trial::choose(&loops, block, 1, &[secs(0.01, 0.0)]);
         assert_eq!((c.chosen, c.medians.len()), (ReadLoop::Wide, 1));
-        assert!(c.json()["trial_gb_per_s"]["paced"].is_null());
+        assert!(!c.typed().trial_gb_per_s.contains_key("paced"));
         assert_eq!(read_trial::sweeps(1.0, 0.004), 13);
         assert_eq!(read_trial::sweeps(0.0, 0.004), 1);
         assert_eq!(read_trial::sweeps(1.0, f64::INFINITY), 1);
@@ -705,11 +707,14 @@ mod tests {
         let r = execute(&mut s, &p).unwrap();
         assert!(r.verification.passed(), "{}", r.verification);
         let choice = s.read_loop();
-        let l = &r.detail["kernels"]["read"]["loop"];
-        assert_eq!(l["chosen"], choice.chosen.name());
+        let Detail::Stream(d) = &r.detail else {
+            panic!("{:?}", r.detail)
+        };
+        let l = d.kernels["read"].read_loop.as_ref().unwrap();
+        assert_eq!(l.chosen, choice.chosen.name());
         if ReadLoop::available().len() > 1 {
             assert_eq!(choice.medians.len(), 2, "{choice:?}");
-            assert_eq!(l["trial_pairs"], read_trial::PAIRS);
+            assert_eq!(l.trial_pairs, read_trial::PAIRS);
         }
         // The sum verified is the sustained block's, read through the chosen loop;
         // a sum that is off by one element fails.
@@ -749,7 +754,10 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unknown here"));
-        assert_eq!(Stream::array_bytes(Some("1GiB"), &t).unwrap(), 1 << 30);
+        assert_eq!(
+            Stream::array_bytes("1GiB".parse().ok(), &t).unwrap(),
+            1 << 30
+        );
         let live = scalescope_topo::Source::Live.load().unwrap();
         let llc: u64 = live.l3.iter().filter_map(|c| c.size_bytes).sum();
         if llc > 0 {
@@ -757,6 +765,6 @@ mod tests {
         }
         let mut p = BTreeMap::new();
         p.insert("bogus".to_string(), "1".to_string());
-        assert!(Stream::from_params(&p, &t).is_err());
+        assert!(crate::params::parse::<StreamSettings>("stream", &p).is_err());
     }
 }

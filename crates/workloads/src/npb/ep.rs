@@ -13,21 +13,19 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use scalescope_results::detail::{Detail, EpDetail};
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
 use super::rand::{jump, next, pow2k, A, R46};
+use super::{Class, NpbSettings};
 
 const MK: u32 = 16;
 const NK: usize = 1 << MK;
 const NQ: usize = 10;
 const SEED: u64 = 271_828_183;
-
-/// The official values, from NPB 3.4.1 as recorded in tests/fixtures/npb.json.
-pub(crate) static NPB_JSON: &str = include_str!("../../../../tests/fixtures/npb.json");
 
 #[derive(Deserialize)]
 struct EpReference {
@@ -43,10 +41,13 @@ struct EpParams {
     m: u32,
 }
 
-fn reference() -> EpReference {
-    let v: serde_json::Value =
-        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
-    serde_json::from_value(v["EP"].clone()).expect("the embedded npb.json has the EP section")
+/// The official values of EP, from the embedded npb.json.
+///
+/// # Errors
+/// [`WorkloadError::Reference`] if the embedded file lacks them (a build with a
+/// broken fixture).
+fn reference() -> Result<EpReference, WorkloadError> {
+    super::reference_section("EP")
 }
 
 /// Sums and annulus counts of one range of batches (one worker's, one rank's, or,
@@ -100,48 +101,31 @@ fn batches(ks: std::ops::Range<u64>) -> Partial {
 
 /// The EP workload at one class.
 pub struct Ep {
-    class: String,
+    class: Class,
     m: u32,
     result: Option<Partial>,
     seconds: f64,
 }
 
 impl Ep {
-    /// # Errors
-    /// [`WorkloadError::BadParam`] for a class without official values.
+    /// EP at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Ep, WorkloadError> {
-        let r = reference();
-        let m = r
-            .params
-            .get(class)
-            .map(|p| p.m)
-            .ok_or_else(|| WorkloadError::BadParam {
-                key: "class".into(),
-                detail: format!(
-                    "`{class}` is not one of {}",
-                    r.params.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            })?;
+        Ep::with(&NpbSettings::of(class)?)
+    }
+
+    /// EP with its settings.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Reference`] where the embedded values lack the class.
+    pub fn with(settings: &NpbSettings) -> Result<Ep, WorkloadError> {
+        let r = reference()?;
+        let m = super::official(&r.params, settings.class, "EP")?.m;
         Ok(Ep {
-            class: class.to_string(),
+            class: settings.class,
             m,
             result: None,
             seconds: 0.0,
         })
-    }
-
-    /// From sweep parameters: `class` (default S).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] naming the parameter.
-    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Ep, WorkloadError> {
-        if let Some(k) = params.keys().find(|k| k.as_str() != "class") {
-            return Err(WorkloadError::BadParam {
-                key: k.clone(),
-                detail: "unknown (ep takes class)".into(),
-            });
-        }
-        Ep::new(params.get("class").map(String::as_str).unwrap_or("S"))
     }
 
     /// The sums of rank `rank` of `ranks` (an MPI run): the class's batches split
@@ -216,14 +200,25 @@ impl Workload for Ep {
         let Some(p) = &self.result else {
             return Verification::Failed("nothing ran".into());
         };
-        let r = reference();
-        let (sx_ref, sy_ref) = r.sx_sy[&self.class];
+        let r = match reference() {
+            Ok(r) => r,
+            Err(e) => return Verification::Unavailable(e.to_string()),
+        };
+        let official = super::official(&r.sx_sy, self.class, "EP").and_then(|s| {
+            Ok((
+                *s,
+                *super::official(&r.gaussian_pairs_observed, self.class, "EP")?,
+            ))
+        });
+        let ((sx_ref, sy_ref), pairs_ref) = match official {
+            Ok(v) => v,
+            Err(e) => return Verification::Unavailable(e.to_string()),
+        };
         let (ex, ey) = (
             ((p.sx - sx_ref) / sx_ref).abs(),
             ((p.sy - sy_ref) / sy_ref).abs(),
         );
         let pairs: u64 = p.q.iter().sum();
-        let pairs_ref = r.gaussian_pairs_observed[&self.class];
         let passed = ex <= r.epsilon_rel && ey <= r.epsilon_rel && pairs == pairs_ref;
         Verification::check(
             passed,
@@ -234,9 +229,17 @@ impl Workload for Ep {
         )
     }
 
-    fn detail(&self) -> serde_json::Value {
+    fn detail(&self) -> Detail {
         let p = self.result.unwrap_or_default();
-        json!({"class": self.class, "m": self.m, "sx": p.sx, "sy": p.sy, "annulus_counts": p.q, "seconds": self.seconds, "mops": self.mops()})
+        Detail::Ep(EpDetail {
+            class: self.class.to_string(),
+            m: self.m,
+            sx: p.sx,
+            sy: p.sy,
+            annulus_counts: p.q.to_vec(),
+            seconds: self.seconds,
+            mops: self.mops(),
+        })
     }
 }
 

@@ -24,13 +24,14 @@ use std::f64::consts::PI;
 use std::ops::Range;
 use std::time::Instant;
 
+use scalescope_results::detail::{Detail, FtDetail};
 use serde::Deserialize;
-use serde_json::json;
 
-use super::ep::NPB_JSON;
 use super::rand::{next, A, R46};
+use super::{Class, NpbSettings};
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
+use scalescope_results::setting::Setting;
 
 const SEED: u64 = 314_159_265;
 const ALPHA: f64 = 1e-6;
@@ -42,10 +43,13 @@ struct FtReference {
     checksums: BTreeMap<String, Vec<(f64, f64)>>,
 }
 
-fn reference() -> FtReference {
-    let v: serde_json::Value =
-        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
-    serde_json::from_value(v["FT"].clone()).expect("the embedded npb.json has the FT section")
+/// The official values of FT, from the embedded npb.json.
+///
+/// # Errors
+/// [`WorkloadError::Reference`] if the embedded file lacks them (a build with a
+/// broken fixture).
+fn reference() -> Result<FtReference, WorkloadError> {
+    super::reference_section("FT")
 }
 
 /// A complex number of the grid.
@@ -194,8 +198,8 @@ impl Scratch {
             let row: [C; W] = match l.width == W {
                 // SAFETY: inside the block, per the caller's contract.
                 true => std::array::from_fn(|b| unsafe { *src.at(p + b * l.line) }),
-                // SAFETY: as above, the lanes past `width` left zero.
                 false => std::array::from_fn(|b| match b < l.width {
+                    // SAFETY: as above; the lanes past `width` are left zero.
                     true => unsafe { *src.at(p + b * l.line) },
                     false => C::default(),
                 }),
@@ -306,7 +310,7 @@ pub fn fft_axis(
     let n = [nx, ny, nz].get(axis).copied().unwrap_or(0);
     if data.len() != nx * ny * nz || !n.is_power_of_two() {
         return Err(WorkloadError::BadParam {
-            key: "grid".into(),
+            setting: Setting::param("grid"),
             detail: format!(
                 "{} values for dims {nx}x{ny}x{nz}, axis {axis}: need nx * ny * nz values and a power-of-two line",
                 data.len()
@@ -327,7 +331,7 @@ pub fn fft_axis(
 
 /// The FT workload at one class.
 pub struct Ft {
-    class: String,
+    class: Class,
     nx: usize,
     ny: usize,
     nz: usize,
@@ -339,19 +343,20 @@ pub struct Ft {
 }
 
 impl Ft {
-    /// # Errors
-    /// [`WorkloadError::BadParam`] for a class without official values.
+    /// FT at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Ft, WorkloadError> {
-        let r = reference();
-        let (nx, ny, nz, niter) = *r.params.get(class).ok_or_else(|| WorkloadError::BadParam {
-            key: "class".into(),
-            detail: format!(
-                "`{class}` is not one of {}",
-                r.params.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
-        })?;
+        Ft::with(&NpbSettings::of(class)?)
+    }
+
+    /// FT with its settings.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Reference`] where the embedded values lack the class.
+    pub fn with(settings: &NpbSettings) -> Result<Ft, WorkloadError> {
+        let r = reference()?;
+        let (nx, ny, nz, niter) = *super::official(&r.params, settings.class, "FT")?;
         Ok(Ft {
-            class: class.into(),
+            class: settings.class,
             nx,
             ny,
             nz,
@@ -361,20 +366,6 @@ impl Ft {
             sums: Vec::new(),
             seconds: 0.0,
         })
-    }
-
-    /// From sweep parameters: `class` (default S).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] naming the parameter.
-    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Ft, WorkloadError> {
-        if let Some(k) = params.keys().find(|k| k.as_str() != "class") {
-            return Err(WorkloadError::BadParam {
-                key: k.clone(),
-                detail: "unknown (ft takes class)".into(),
-            });
-        }
-        Ft::new(params.get("class").map(String::as_str).unwrap_or("S"))
     }
 
     fn total(&self) -> usize {
@@ -571,8 +562,14 @@ impl Workload for Ft {
     }
 
     fn verify(&self, _pool: &Pool) -> Verification {
-        let r = reference();
-        let want = &r.checksums[&self.class];
+        let r = match reference() {
+            Ok(r) => r,
+            Err(e) => return Verification::Unavailable(e.to_string()),
+        };
+        let want = match super::official(&r.checksums, self.class, "FT") {
+            Ok(w) => w,
+            Err(e) => return Verification::Unavailable(e.to_string()),
+        };
         let mut worst = 0.0f64;
         for (got, exp) in self.sums.iter().zip(want) {
             let err = ((got.0 - exp.0).powi(2) + (got.1 - exp.1).powi(2)).sqrt()
@@ -592,8 +589,17 @@ impl Workload for Ft {
         )
     }
 
-    fn detail(&self) -> serde_json::Value {
-        json!({"class": self.class, "nx": self.nx, "ny": self.ny, "nz": self.nz, "niter": self.niter, "checksums": self.sums, "seconds": self.seconds, "mops": self.mops()})
+    fn detail(&self) -> Detail {
+        Detail::Ft(FtDetail {
+            class: self.class.to_string(),
+            nx: self.nx,
+            ny: self.ny,
+            nz: self.nz,
+            niter: self.niter,
+            checksums: self.sums.clone(),
+            seconds: self.seconds,
+            mops: self.mops(),
+        })
     }
 }
 

@@ -13,11 +13,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
+use scalescope_results::detail::{Detail, IsDetail};
 use serde::Deserialize;
-use serde_json::json;
 
-use super::ep::NPB_JSON;
 use super::rand::{jump, next, A, R46};
+use super::{Class, NpbSettings};
 use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::{Figure, Verification, Workload, WorkloadError};
 
@@ -31,10 +31,13 @@ struct IsReference {
     test_rank: BTreeMap<String, Vec<i64>>,
 }
 
-fn reference() -> IsReference {
-    let v: serde_json::Value =
-        serde_json::from_str(NPB_JSON).expect("the embedded npb.json is valid JSON");
-    serde_json::from_value(v["IS"].clone()).expect("the embedded npb.json has the IS section")
+/// The official values of IS, from the embedded npb.json.
+///
+/// # Errors
+/// [`WorkloadError::Reference`] if the embedded file lacks them (a build with a
+/// broken fixture).
+fn reference() -> Result<IsReference, WorkloadError> {
+    super::reference_section("IS")
 }
 
 /// The expected rank of test key `i` in iteration `it` (is.c's per-class switch).
@@ -73,7 +76,7 @@ fn expected_rank(class: &str, i: usize, it: i64, r: i64) -> i64 {
 
 /// The IS workload at one class.
 pub struct Is {
-    class: String,
+    class: Class,
     total_keys: usize,
     max_key: usize,
     keys: Vec<u32>,
@@ -90,45 +93,34 @@ pub struct Is {
 }
 
 impl Is {
-    /// # Errors
-    /// [`WorkloadError::BadParam`] for a class without official values.
+    /// IS at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Is, WorkloadError> {
-        let r = reference();
-        let (keys_log2, max_key_log2, _) =
-            *r.params.get(class).ok_or_else(|| WorkloadError::BadParam {
-                key: "class".into(),
-                detail: format!(
-                    "`{class}` is not one of {}",
-                    r.params.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            })?;
+        Is::with(&NpbSettings::of(class)?)
+    }
+
+    /// IS with its settings.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Reference`] where the embedded values lack the class.
+    pub fn with(settings: &NpbSettings) -> Result<Is, WorkloadError> {
+        let r = reference()?;
+        let class = settings.class;
+        let (keys_log2, max_key_log2, _) = *super::official(&r.params, class, "IS")?;
+        let test_index = super::official(&r.test_index, class, "IS")?.clone();
+        let test_rank = super::official(&r.test_rank, class, "IS")?.clone();
         Ok(Is {
-            class: class.into(),
+            class,
             total_keys: 1 << keys_log2,
             max_key: 1 << max_key_log2,
             keys: Vec::new(),
             hists: Vec::new(),
-            test_index: r.test_index[class].clone(),
-            test_rank: r.test_rank[class].clone(),
+            test_index,
+            test_rank,
             passed: 0,
             below: Vec::new(),
             sorted: None,
             seconds: 0.0,
         })
-    }
-
-    /// From sweep parameters: `class` (default S).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] naming the parameter.
-    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Is, WorkloadError> {
-        if let Some(k) = params.keys().find(|k| k.as_str() != "class") {
-            return Err(WorkloadError::BadParam {
-                key: k.clone(),
-                detail: "unknown (is takes class)".into(),
-            });
-        }
-        Is::new(params.get("class").map(String::as_str).unwrap_or("S"))
     }
 
     pub fn mops(&self) -> f64 {
@@ -317,7 +309,7 @@ impl Is {
                 key > 0
                     && key < self.total_keys
                     && i64::from(below[key])
-                        == expected_rank(&self.class, *i, it as i64, self.test_rank[*i])
+                        == expected_rank(self.class.as_str(), *i, it as i64, self.test_rank[*i])
             })
             .count()
     }
@@ -417,8 +409,15 @@ impl Workload for Is {
         )
     }
 
-    fn detail(&self) -> serde_json::Value {
-        json!({"class": self.class, "total_keys": self.total_keys, "max_key": self.max_key, "iterations": ITERATIONS, "seconds": self.seconds, "mops": self.mops()})
+    fn detail(&self) -> Detail {
+        Detail::Is(IsDetail {
+            class: self.class.to_string(),
+            total_keys: self.total_keys,
+            max_key: self.max_key,
+            iterations: ITERATIONS,
+            seconds: self.seconds,
+            mops: self.mops(),
+        })
     }
 }
 

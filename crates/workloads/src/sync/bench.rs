@@ -11,52 +11,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde::Serialize;
-
-use super::model::{fit, LinearFit};
+use super::model::fit;
 use super::{rtm_available, ElidedLock, Sync};
 use crate::mem::chase::XorShift;
 use crate::pool::Pool;
 
-/// What one update does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Op {
-    /// Set a visited flag if it is not set (BFS).
-    MarkVisited,
-    /// Add 1.0 to a score (PageRank).
-    Increment,
-}
-
-/// One (mechanism, batch) measurement: the median of its repetitions.
-#[derive(Debug, Clone, Serialize)]
-pub struct Point {
-    pub batch: usize,
-    /// Mean time of one critical section, per worker, in nanoseconds (median over
-    /// the repetitions).
-    pub ns_per_section: f64,
-    pub ns_per_update: f64,
-    /// Each repetition's time of one critical section.
-    pub ns_per_section_reps: Vec<f64>,
-    pub aborts: u64,
-}
-
-/// A mechanism's curve and its fit.
-#[derive(Debug, Clone, Serialize)]
-pub struct Curve {
-    pub sync: String,
-    pub op: Op,
-    pub points: Vec<Point>,
-    /// Nanoseconds per update (A) and per critical section (B), and R^2 (as in
-    /// `fit`, kept for readers of the earlier fields).
-    pub a_ns: f64,
-    pub b_ns: f64,
-    pub r_squared: f64,
-    /// The batch with the lowest median time per update.
-    pub best_batch: usize,
-    /// T(N) = A N + B over every repetition, with intervals, or why it is rejected.
-    pub fit: LinearFit,
-}
+// The measurements' types are the shared model's: the report reads them typed.
+pub use scalescope_results::detail::{Curve, Op, Point};
 
 /// The slots worker `w` updates, in order (deterministic, so totals can be checked).
 fn slots(w: usize, updates: usize, table: usize) -> Vec<u32> {

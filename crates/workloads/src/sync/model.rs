@@ -9,26 +9,14 @@
 //! store); each prediction is tested on the intervals and reported as holding,
 //! contradicted, undecided, or unavailable here with the reason.
 
-use serde::Serialize;
-
 use super::bench::{Curve, Op};
 
 /// Least R^2 for T(N) = A N + B to be taken as the mechanism's cost model.
 pub const MIN_R_SQUARED: f64 = 0.9;
 
-/// T(N) = A N + B with its intervals, or why it was rejected.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LinearFit {
-    pub a_ns: f64,
-    pub b_ns: f64,
-    /// 95% intervals (None with fewer than three observations).
-    pub a_ci95: Option<(f64, f64)>,
-    pub b_ci95: Option<(f64, f64)>,
-    pub r_squared: f64,
-    /// Observations fitted (batch sizes x repetitions).
-    pub observations: usize,
-    pub rejected: Option<String>,
-}
+// The fit and the claims are the shared model's types (the report reads them).
+use scalescope_results::detail::show_ns as show;
+pub use scalescope_results::detail::{Claim, LinearFit};
 
 /// Student's t at 0.975 for `df` degrees of freedom.
 fn t975(df: usize) -> f64 {
@@ -89,44 +77,6 @@ pub fn fit(obs: &[(f64, f64)]) -> LinearFit {
     }
 }
 
-/// The fit in words: A and B with their intervals and R^2, or why it is rejected.
-pub fn describe(f: &LinearFit) -> String {
-    let line = format!(
-        "{}  {}  R² = {:.3}",
-        show("A", f.a_ns, f.a_ci95),
-        show("B", f.b_ns, f.b_ci95),
-        f.r_squared
-    );
-    match &f.rejected {
-        Some(why) => format!("{line}  fit rejected: {why}"),
-        None => line,
-    }
-}
-
-/// One of the study's predicted inequalities, tested.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Claim {
-    pub claim: String,
-    pub op: Op,
-    /// `holds`, `contradicted`, `undecided` or `unavailable here: <why>`.
-    pub verdict: String,
-    pub detail: String,
-}
-
-impl Claim {
-    /// The claim in words, with the kind of update as the JSON names it.
-    pub fn line(&self) -> String {
-        let op = match self.op {
-            Op::MarkVisited => "mark-visited",
-            Op::Increment => "increment",
-        };
-        format!(
-            "claim {} ({op}): {} {}",
-            self.claim, self.verdict, self.detail
-        )
-    }
-}
-
 /// `lower` < `higher` on their intervals: holds when the intervals are apart in
 /// that order, contradicted when apart the other way, undecided when they overlap.
 fn compare(lower: Option<(f64, f64)>, higher: Option<(f64, f64)>) -> &'static str {
@@ -134,13 +84,6 @@ fn compare(lower: Option<(f64, f64)>, higher: Option<(f64, f64)>) -> &'static st
         (Some(l), Some(h)) if l.1 < h.0 => "holds",
         (Some(l), Some(h)) if h.1 < l.0 => "contradicted",
         _ => "undecided",
-    }
-}
-
-fn show(name: &str, v: f64, ci: Option<(f64, f64)>) -> String {
-    match ci {
-        Some((lo, hi)) => format!("{name} = {v:.2} ns [{lo:.2}, {hi:.2}]"),
-        None => format!("{name} = {v:.2} ns (no interval)"),
     }
 }
 

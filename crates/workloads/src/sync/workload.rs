@@ -2,30 +2,70 @@
 //! lock, striped locks, atomics, RTM where it can commit) against every batch size,
 //! for both kinds of update, with the exact-total check as its verification.
 
-use serde_json::json;
+use scalescope_results::detail::{Detail, SyncDetail};
 
 use super::bench::{sweep, Curve, Op, Sizes};
 use super::model::{claims, Claim};
 use super::{rtm_available, Sync};
 use crate::pool::Pool;
 use crate::{Figure, Verification, Workload, WorkloadError};
+use scalescope_results::value::Count;
 
 /// Why RTM could not be measured here.
 const RTM_MISSING: &str = "this CPU does not offer Intel RTM (TSX absent or disabled)";
 
-/// The benchmark's settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Slots of the shared table: a slot is picked by a 32-bit index.
+pub type Table = Count<1, 4_294_967_296>;
+/// Updates per critical section: a threshold, not an allocation, so any count up
+/// to 10^12 (every update of a worker in one section).
+pub type Batch = Count<1, 1_000_000_000_000>;
+/// Updates per thread per point.
+pub type Updates = Count<1, 1_000_000_000_000>;
+/// Locks of the striped mechanism.
+pub type Stripes = Count<1, 16_777_216>;
+/// Repetitions of every point.
+pub type Reps = Count<1, 1000>;
+
+/// Batch sizes when none are given.
+pub const DEFAULT_BATCHES: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// The benchmark's settings (`sync` flags; `sweep --workload sync --param` keys:
+/// `table`, `batches` (`1,2,4`), `updates`, `stripes`, `reps`, `force`).
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct SyncSettings {
-    /// Updates per critical section, one point of each curve per value.
-    pub batches: Vec<usize>,
-    /// Slots of the shared table (fewer = more contention).
-    pub table: usize,
-    /// Updates per thread per point.
-    pub updates: usize,
-    /// Locks of the striped mechanism.
-    pub stripes: usize,
-    /// Repetitions of every (mechanism, batch) point, in rounds.
-    pub reps: usize,
+    /// Slots in the shared table (fewer = more contention).
+    #[arg(long, default_value_t = Table::clamped(4096))]
+    pub table: Table,
+    /// Batch sizes (updates per critical section), one point of each curve per value.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_BATCHES.map(Batch::clamped))]
+    pub batches: Vec<Batch>,
+    /// Updates per thread per measurement.
+    #[arg(long, default_value_t = Updates::clamped(200_000))]
+    pub updates: Updates,
+    /// Stripes for striped locks.
+    #[arg(long, default_value_t = Stripes::clamped(256))]
+    pub stripes: Stripes,
+    /// Repetitions of every (mechanism, batch) point, run in rounds; the fits use
+    /// every repetition and give A and B 95% intervals.
+    #[arg(long, default_value_t = Reps::clamped(3))]
+    pub reps: Reps,
+    /// Go ahead even when the memory estimate exceeds what is available.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+        default_value_t = false, action = clap::ArgAction::Set)]
+    pub force: bool,
+}
+
+impl Default for SyncSettings {
+    fn default() -> SyncSettings {
+        SyncSettings {
+            table: Table::clamped(4096),
+            batches: DEFAULT_BATCHES.map(Batch::clamped).to_vec(),
+            updates: Updates::clamped(200_000),
+            stripes: Stripes::clamped(256),
+            reps: Reps::clamped(3),
+            force: false,
+        }
+    }
 }
 
 /// The benchmark: curves once run, or the lost update that stopped it.
@@ -37,24 +77,14 @@ pub struct SyncBench {
 
 impl SyncBench {
     /// # Errors
-    /// [`WorkloadError::BadParam`] naming a setting that is zero or empty.
+    /// [`WorkloadError::BadParam`] naming `batches` when there is none (every
+    /// other setting's range is its type's).
     pub fn new(settings: SyncSettings) -> Result<SyncBench, WorkloadError> {
-        let bad = |key: &str, detail: &str| WorkloadError::BadParam {
-            key: key.into(),
-            detail: detail.into(),
-        };
-        if settings.batches.is_empty() || settings.batches.contains(&0) {
-            return Err(bad("batches", "needs positive batch sizes"));
-        }
-        for (key, v) in [
-            ("table", settings.table),
-            ("updates", settings.updates),
-            ("stripes", settings.stripes),
-            ("reps", settings.reps),
-        ] {
-            if v == 0 {
-                return Err(bad(key, "must be positive"));
-            }
+        if settings.batches.is_empty() {
+            return Err(WorkloadError::param(
+                "batches",
+                "needs at least one batch size",
+            ));
         }
         Ok(SyncBench {
             settings,
@@ -87,28 +117,45 @@ impl Workload for SyncBench {
         "best_updates_per_s"
     }
 
-    fn prepare(&mut self, _pool: &Pool) -> Result<(), WorkloadError> {
-        Ok(())
+    /// Nothing is allocated before the run; the memory the run will take (the
+    /// table, the stripes, every worker's list of slots) is estimated here and
+    /// refused past what is available unless forced.
+    fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
+        let s = &self.settings;
+        let need = crate::budget::sync_bytes(
+            s.table.get(),
+            s.stripes.get(),
+            s.updates.get(),
+            pool.threads() as u64,
+        );
+        let what = format!(
+            "the sync study ({} slots, {} updates per thread on {} threads)",
+            s.table,
+            s.updates,
+            pool.threads()
+        );
+        crate::budget::check(&what, need, s.force)
     }
 
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
         let s = &self.settings;
         let mechanisms = [
             Sync::CoarseLock,
-            Sync::StripedLocks(s.stripes),
+            Sync::StripedLocks(s.stripes.usize()),
             Sync::Atomic,
             Sync::Htm,
         ];
+        let batches: Vec<usize> = s.batches.iter().map(|b| b.usize()).collect();
         let t = std::time::Instant::now();
         self.curves = [Op::MarkVisited, Op::Increment]
             .iter()
             .map(|&op| {
                 let sizes = Sizes {
-                    table: s.table,
-                    updates: s.updates,
-                    reps: s.reps,
+                    table: s.table.usize(),
+                    updates: s.updates.usize(),
+                    reps: s.reps.usize(),
                 };
-                sweep(&mechanisms, op, &s.batches, &sizes, pool)
+                sweep(&mechanisms, op, &batches, &sizes, pool)
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|c| c.into_iter().flatten().collect());
@@ -136,8 +183,15 @@ impl Workload for SyncBench {
         }
     }
 
-    fn detail(&self) -> serde_json::Value {
-        json!({"table": self.settings.table, "reps": self.settings.reps, "curves": self.curves(), "claims": self.claims(), "note": SyncBench::htm_note()})
+    fn detail(&self) -> Detail {
+        Detail::Sync(SyncDetail {
+            table: self.settings.table.get(),
+            updates: self.settings.updates.get(),
+            reps: self.settings.reps.get(),
+            curves: self.curves().to_vec(),
+            claims: self.claims(),
+            note: SyncBench::htm_note().map(str::to_string),
+        })
     }
 }
 
@@ -149,11 +203,12 @@ mod tests {
     #[test]
     fn every_mechanism_is_measured_and_checked() {
         let settings = SyncSettings {
-            batches: vec![1, 4],
-            table: 64,
-            updates: 2000,
-            stripes: 8,
-            reps: 2,
+            batches: vec![Batch::clamped(1), Batch::clamped(4)],
+            table: Table::clamped(64),
+            updates: Updates::clamped(2000),
+            stripes: Stripes::clamped(8),
+            reps: Reps::clamped(2),
+            force: false,
         };
         let mut bench = SyncBench::new(settings.clone()).unwrap();
         let report = crate::execute(&mut bench, &pool(2)).unwrap();
@@ -167,13 +222,13 @@ mod tests {
                 .iter()
                 .all(|c| c.verdict.starts_with("unavailable here: ")));
         }
-        let zero = SyncSettings {
-            table: 0,
+        let none = SyncSettings {
+            batches: Vec::new(),
             ..settings
         };
-        assert!(SyncBench::new(zero)
+        assert!(SyncBench::new(none)
             .unwrap_err()
             .to_string()
-            .contains("`table`"));
+            .contains("`batches`"));
     }
 }

@@ -14,10 +14,12 @@
 pub mod cache;
 pub mod data;
 pub mod query;
+pub mod settings;
 pub mod workload;
 
 pub use data::{days_from_civil, generate_part, q1_cutoff, read_tbl, Layout, Lineitem, Partition};
 pub use query::{bytes_per_row, check, q1, q6, reference};
+pub use settings::{Query, ScaleFactor, TpchSettings};
 pub use workload::Tpch;
 
 #[cfg(test)]

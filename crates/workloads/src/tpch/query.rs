@@ -93,7 +93,7 @@ pub(super) unsafe fn q6_scan_avx2(
         .min(quantity.len())
         .min(price.len());
     let steps = n / 8;
-    // SAFETY (whole block): every load reads 8 elements (32 or 8 bytes) at index
+    // SAFETY: (whole block) every load reads 8 elements (32 or 8 bytes) at index
     // 8 * step < 8 * steps <= n, inside each slice; unaligned loads are used.
     unsafe {
         let (lo_m1, hi_v) = (_mm256_set1_epi32(lo - 1), _mm256_set1_epi32(hi));

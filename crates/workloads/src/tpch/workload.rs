@@ -1,7 +1,6 @@
 //! TPC-H Q1 or Q6 as a [`Workload`]: parameters, preparation of the columns,
 //! repeated timed queries, and the check of the answer against the reference.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use serde_json::json;
@@ -9,9 +8,11 @@ use serde_json::json;
 use crate::inputs::{Answer, AnswerBook, Inputs};
 use crate::pool::Pool;
 use crate::{Figure, SetupCosts, Verification, Workload, WorkloadError};
+use scalescope_results::detail::{Detail, TpchDetail};
 
 use super::data::{read_tbl, Layout, Lineitem};
 use super::query::{bytes_per_row, check, fixed, q1, q6, reference};
+use super::settings::TpchSettings;
 
 /// TPC-H Q1 or Q6 as a workload.
 pub struct Tpch {
@@ -75,34 +76,15 @@ impl Tpch {
         out.into()
     }
 
-    /// # Errors
-    /// [`WorkloadError::BadParam`] for an unknown query or a bad scale factor.
-    pub fn new(
-        query: &str,
-        sf: f64,
-        layout: Layout,
-        repeat: usize,
-        tbl: Option<std::path::PathBuf>,
-    ) -> Result<Tpch, WorkloadError> {
-        if !["q1", "q6"].contains(&query) {
-            return Err(WorkloadError::BadParam {
-                key: "query".into(),
-                detail: format!("`{query}` is not q1 or q6"),
-            });
-        }
-        if !(sf > 0.0 && sf <= 1000.0) {
-            return Err(WorkloadError::BadParam {
-                key: "sf".into(),
-                detail: format!("scale factor {sf} is not in (0, 1000]"),
-            });
-        }
-        Ok(Tpch {
-            query: query.into(),
-            sf,
-            layout,
-            repeat: repeat.max(1),
-            tbl,
-            force: false,
+    /// The workload its settings describe (checked when they were parsed).
+    pub fn with(settings: &TpchSettings) -> Tpch {
+        Tpch {
+            query: settings.query.as_str().into(),
+            sf: settings.sf.get(),
+            layout: settings.layout,
+            repeat: settings.repeat.usize(),
+            tbl: settings.tbl.clone(),
+            force: settings.force,
             data: Lineitem::default(),
             rows: Vec::new(),
             seconds: 0.0,
@@ -110,62 +92,7 @@ impl Tpch {
             setup: SetupCosts::default(),
             cached: None,
             answer: None,
-        })
-    }
-
-    /// From sweep parameters: `query` (q1), `sf` (0.01), `layout` (numa), `repeat` (5).
-    ///
-    /// # Errors
-    /// [`WorkloadError::BadParam`] naming the parameter.
-    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Tpch, WorkloadError> {
-        if let Some(k) = params
-            .keys()
-            .find(|k| !["query", "sf", "layout", "repeat", "force"].contains(&k.as_str()))
-        {
-            return Err(WorkloadError::BadParam {
-                key: k.clone(),
-                detail: "unknown (tpch takes query, sf, layout, repeat, force)".into(),
-            });
         }
-        let force = match params.get("force").map(String::as_str) {
-            None | Some("false") => false,
-            Some("true") => true,
-            Some(v) => {
-                return Err(WorkloadError::BadParam {
-                    key: "force".into(),
-                    detail: format!("`{v}` is not true or false"),
-                })
-            }
-        };
-        let sf = params
-            .get("sf")
-            .map(|s| s.parse::<f64>())
-            .transpose()
-            .map_err(|_| WorkloadError::BadParam {
-                key: "sf".into(),
-                detail: "not a number".into(),
-            })?;
-        let repeat = params
-            .get("repeat")
-            .map(|s| s.parse::<usize>())
-            .transpose()
-            .map_err(|_| WorkloadError::BadParam {
-                key: "repeat".into(),
-                detail: "not a count".into(),
-            })?;
-        let mut tpch = Tpch::new(
-            params.get("query").map(String::as_str).unwrap_or("q1"),
-            sf.unwrap_or(0.01),
-            params
-                .get("layout")
-                .map(|s| s.parse())
-                .transpose()?
-                .unwrap_or(Layout::Numa),
-            repeat.unwrap_or(5),
-            None,
-        )?;
-        tpch.force = force;
-        Ok(tpch)
     }
 
     pub fn rows(&self) -> &[String] {
@@ -326,15 +253,15 @@ impl Workload for Tpch {
         }
     }
 
-    fn detail(&self) -> serde_json::Value {
-        json!({
-            "query": self.query,
-            "sf": self.sf,
-            "layout": self.layout,
-            "lineitem_rows": self.data.rows(),
-            "rows": self.rows,
-            "seconds": self.seconds,
-            "scanned_bytes_per_row": bytes_per_row(&self.query),
+    fn detail(&self) -> Detail {
+        Detail::Tpch(TpchDetail {
+            query: self.query.clone(),
+            sf: self.sf,
+            layout: self.layout.to_string(),
+            lineitem_rows: self.data.rows(),
+            rows: self.rows.clone(),
+            seconds: self.seconds,
+            scanned_bytes_per_row: bytes_per_row(&self.query),
         })
     }
 }
