@@ -11,7 +11,7 @@ use scalescope_topo::Topology;
 use crate::ceiling::{self, Ceiling};
 use crate::curve::boundary_of;
 use crate::events::EventKind;
-use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity};
 use crate::predict::implied::MechanismFit;
 use crate::quality::Quality;
 use crate::{AttributedKnee, Basis, Curve, CurvePoint, PlacementComparison, SmtYield};
@@ -48,17 +48,17 @@ pub(crate) fn findings(inp: &Inputs, ceilings: &[Ceiling]) -> Vec<Finding> {
         .map(|w| {
             let mut f = Finding::new(
                 FindingKind::MeasurementQuality,
-                if w.kind == "imported" {
-                    "info"
+                if w.kind == crate::quality::QualityKind::Imported {
+                    Severity::Info
                 } else {
-                    "warning"
+                    Severity::Warning
                 },
                 w.text.clone(),
             );
             f.evidence.push(Evidence::new(
                 w.text.clone(),
                 EvidenceItem::Header {
-                    field: w.kind.clone(),
+                    field: w.kind.as_str().into(),
                     value: w.text.clone(),
                 },
             ));
@@ -79,7 +79,7 @@ pub(crate) fn findings(inp: &Inputs, ceilings: &[Ceiling]) -> Vec<Finding> {
     if inp.topo.cpu_numa_nodes() < 2 && inp.topo.packages.len() < 2 {
         let mut f = Finding::new(
             FindingKind::MachineLimit,
-            "info",
+            Severity::Info,
             "One package and one NUMA node: no socket or NUMA knee is possible on this machine",
         );
         f.evidence.push(Evidence::note(inp.topo.summary()));
@@ -112,7 +112,7 @@ fn smt_finding(smt: &SmtYield, basis: &Basis) -> Option<Finding> {
         let why = smt.unavailable.as_ref()?;
         let mut f = Finding::new(
             FindingKind::SmtYield,
-            "info",
+            Severity::Info,
             "Hyper-threading yield not measured",
         );
         f.boundary = Boundary::Smt;
@@ -129,7 +129,7 @@ fn smt_finding(smt: &SmtYield, basis: &Basis) -> Option<Finding> {
     };
     let mut f = Finding::new(
         FindingKind::SmtYield,
-        if hi < 1.0 { "notice" } else { "info" },
+        if hi < 1.0 { Severity::Notice } else { Severity::Info },
         format!(
             "Hyper-threading yield {:.2}x on the same {} cores: {verdict}",
             p.ratio, p.cores
@@ -168,7 +168,7 @@ fn placement_finding(c: &PlacementComparison, curves: &[Curve]) -> Finding {
     let p = c.p_value.unwrap_or(f64::NAN);
     let mut f = Finding::new(
         FindingKind::Placement,
-        "notice",
+        Severity::Notice,
         format!(
             "{} is {:.2}x faster than {} at {} threads",
             c.best, c.ratio, c.worst, c.threads
@@ -248,7 +248,7 @@ fn placement_advice(
 /// A knee's boundary, title, advice and check.
 fn knee_words(k: &AttributedKnee, name: &str) -> (String, Option<String>, Option<String>) {
     let t = k.knee.threads;
-    let flat = k.knee.bend == "flattens";
+    let flat = k.knee.bend == crate::knee::Bend::Flattens;
     match (&k.cause, flat) {
         (Some(e), true) => (
             format!("{name}: scaling slows after {t} threads: {}", e.description),
@@ -275,10 +275,10 @@ fn knee_words(k: &AttributedKnee, name: &str) -> (String, Option<String>, Option
 
 fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
     let (title, advice, check) = knee_words(k, name);
-    let flat = k.knee.bend == "flattens";
+    let flat = k.knee.bend == crate::knee::Bend::Flattens;
     let mut f = Finding::new(
         FindingKind::Knee,
-        if flat { "warning" } else { "notice" },
+        if flat { Severity::Warning } else { Severity::Notice },
         title,
     );
     f.after_threads = Some(k.knee.threads);
@@ -398,11 +398,11 @@ fn check_for(kind: &EventKind) -> String {
 fn efficiency_finding(c: &Curve, name: &str, last: &CurvePoint) -> Finding {
     let eff = last.efficiency;
     let sev = if eff >= 0.8 {
-        "info"
+        Severity::Info
     } else if eff >= 0.5 {
-        "notice"
+        Severity::Notice
     } else {
-        "warning"
+        Severity::Warning
     };
     let mut f = Finding::new(
         FindingKind::Efficiency,
@@ -496,7 +496,7 @@ fn saturation(
     let (gbs, kernel) = cl.for_metric(metric);
     let mut f = Finding::new(
         FindingKind::BandwidthSaturation,
-        "warning",
+        Severity::Warning,
         format!(
             "{name}: memory bandwidth saturates at {} threads: {:.1} GB/s is {} of the {kernel} ceiling, {gbs:.1} GB/s, measured on {nodes} NUMA node(s){}",
             p.threads,

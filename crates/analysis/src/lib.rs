@@ -18,6 +18,7 @@ pub mod fit;
 pub mod hops;
 pub mod ht_doubling;
 pub mod knee;
+pub mod smooth;
 pub mod links;
 pub mod matrix_doc;
 mod placements;
@@ -34,7 +35,7 @@ use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::store::{Header, RunRecord};
 
 use events::{TopologyEvent, Usage};
-pub use finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+pub use finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity};
 use fit::{AmdahlFit, ModelChoice, UslFit};
 use knee::{Knee, Undecided};
 
@@ -273,7 +274,7 @@ pub fn analyze_with(
             .iter()
             .map(|d| {
                 let mut f =
-                    finding::Finding::new(finding::FindingKind::SmtYield, "info", d.sentence());
+                    finding::Finding::new(finding::FindingKind::SmtYield, Severity::Info, d.sentence());
                 f.boundary = finding::Boundary::Smt;
                 f
             }),

@@ -137,7 +137,7 @@ fn knee_at_24_is_the_second_package_and_flat_after_48_is_smt() {
     assert!(c
         .knees
         .iter()
-        .all(|k| k.knee.confidence.label == "high" && k.knee.bend == "flattens"));
+        .all(|k| k.knee.confidence.label == "high" && k.knee.bend == scalescope_analysis::knee::Bend::Flattens));
     let at48 = c.points.iter().find(|p| p.threads == 48).unwrap();
     assert!((at48.speedup - 40.8).abs() < 0.1, "{}", at48.speedup);
     // The findings say it in words.

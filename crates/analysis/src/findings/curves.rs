@@ -6,7 +6,7 @@ use scalescope_topo::Topology;
 
 use super::{efficiency_finding, knee_finding, saturation};
 use crate::ceiling::Ceiling;
-use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity};
 use crate::{Basis, Curve};
 
 pub(crate) fn curve_findings(
@@ -148,7 +148,7 @@ fn not_enough_points(c: &Curve, name: &str) -> Option<Finding> {
     let list: Vec<String> = want.iter().map(usize::to_string).collect();
     let mut f = Finding::new(
         FindingKind::NotEnoughPoints,
-        "info",
+        Severity::Info,
         format!("{name}: not enough points: measure at {}", list.join(", ")),
     );
     f.confidence = Confidence::stated("measured");
@@ -221,7 +221,7 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
     let chosen = c.models.chosen.clone();
     let mut f = Finding::new(
         FindingKind::Model,
-        "info",
+        Severity::Info,
         format!(
             "{name}: scaling model ({}): {}",
             basis.label(),
@@ -234,7 +234,7 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
     let last = c.points.last().map_or(0.0, |p| p.threads as f64);
     if let (Some("usl"), Some(u)) = (chosen.as_deref(), &c.usl) {
         if let Some(pk) = u.peak_threads.filter(|pk| *pk < last) {
-            f.severity = "warning".into();
+            f.severity = Severity::Warning;
             f.advice = Some(format!("the measured curve falls after its peak near {pk:.0} threads: more threads make it slower; coherency traffic (shared writes, false sharing, lock hand-offs) is what the USL's kappa models"));
         }
     }
@@ -242,7 +242,7 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
     for m in c.models.candidates.iter().filter(|m| m.rejected.is_some()) {
         let mut r = Finding::new(
             FindingKind::RejectedFit,
-            "info",
+            Severity::Info,
             format!(
                 "{name}: the {} fit is rejected: {}",
                 m.model,
@@ -279,7 +279,7 @@ fn baseline_finding(c: &Curve, name: &str) -> Option<Finding> {
     let factor = crate::stats::median(&sorted);
     let mut f = Finding::new(
         FindingKind::Baseline,
-        "notice",
+        Severity::Notice,
         format!(
             "{name}: the one-thread baseline is special: Karp-Flatt falls from {e0:.2} at {t0} threads to {e1:.2} at {t1}"
         ),
