@@ -36,6 +36,8 @@ pub(crate) fn ok_runs<'a>(
 struct Raw {
     threads: usize,
     perfs: Vec<f64>,
+    /// The repetition number of each value of `perfs`.
+    reps: Vec<usize>,
     runs: usize,
     perf: f64,
     se: f64,
@@ -56,7 +58,10 @@ fn raw_points(
         .iter()
         .filter_map(|&t| {
             let runs = ok_runs(records, t, pl, mem);
-            let perfs: Vec<f64> = runs.iter().filter_map(|r| basis.perf(r)).collect();
+            let (perfs, reps): (Vec<f64>, Vec<usize>) = runs
+                .iter()
+                .filter_map(|r| Some((basis.perf(r)?, r.rep)))
+                .unzip();
             let s = summarize(&perfs)?;
             let metric = match basis {
                 Basis::Metric { name, .. } => summarize(
@@ -71,6 +76,7 @@ fn raw_points(
             Some(Raw {
                 threads: t,
                 perfs,
+                reps,
                 runs: s.n,
                 perf: s.median,
                 se: s.stddev / (s.n as f64).sqrt(),
@@ -120,8 +126,34 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
                 efficiency: speedup * base_t as f64 / p,
                 karp_flatt: (base_t == 1 && r.threads > 1)
                     .then(|| (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / p)),
+                outliers: outliers(&r.perfs, &r.reps),
                 usage: events::usage(topo, pl, r.threads),
             }
+        })
+        .collect()
+}
+
+/// Runs far from their point's others: a modified z-score of the logarithm of
+/// their performance above 3.5 (Iglewicz and Hoaglin, 1993), with at least three
+/// runs; each with its factor from the point's median.
+fn outliers(perfs: &[f64], reps: &[usize]) -> Vec<crate::Outlier> {
+    if perfs.len() < 3 || perfs.iter().any(|p| !(*p > 0.0)) {
+        return Vec::new();
+    }
+    let logs: Vec<f64> = perfs.iter().map(|p| p.ln()).collect();
+    let mut sorted = logs.clone();
+    sorted.sort_by(f64::total_cmp);
+    let med = crate::stats::median(&sorted);
+    let mut dev: Vec<f64> = logs.iter().map(|l| (l - med).abs()).collect();
+    dev.sort_by(f64::total_cmp);
+    // Runs that agree to within 0.1% have no spread to judge by: take that as it.
+    let mad = crate::stats::median(&dev).max(0.001 / 0.6745);
+    logs.iter()
+        .zip(reps)
+        .filter(|(l, _)| 0.6745 * (*l - med).abs() / mad > 3.5 && (*l - med).abs() > 0.1)
+        .map(|(l, rep)| crate::Outlier {
+            rep: *rep,
+            perf_over_median: (l - med).exp(),
         })
         .collect()
 }

@@ -11,7 +11,9 @@ use scalescope_topo::Topology;
 use crate::ceiling::{self, Ceiling};
 use crate::curve::boundary_of;
 use crate::events::EventKind;
-use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity};
+use crate::finding::{
+    Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity,
+};
 use crate::predict::implied::MechanismFit;
 use crate::quality::Quality;
 use crate::{AttributedKnee, Basis, Curve, CurvePoint, PlacementComparison, SmtYield};
@@ -129,7 +131,11 @@ fn smt_finding(smt: &SmtYield, basis: &Basis) -> Option<Finding> {
     };
     let mut f = Finding::new(
         FindingKind::SmtYield,
-        if hi < 1.0 { Severity::Notice } else { Severity::Info },
+        if hi < 1.0 {
+            Severity::Notice
+        } else {
+            Severity::Info
+        },
         format!(
             "Hyper-threading yield {:.2}x on the same {} cores: {verdict}",
             p.ratio, p.cores
@@ -278,7 +284,11 @@ fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
     let flat = k.knee.bend == crate::knee::Bend::Flattens;
     let mut f = Finding::new(
         FindingKind::Knee,
-        if flat { Severity::Warning } else { Severity::Notice },
+        if flat {
+            Severity::Warning
+        } else {
+            Severity::Notice
+        },
         title,
     );
     f.after_threads = Some(k.knee.threads);

@@ -41,6 +41,8 @@ pub const ALPHA: f64 = 0.01;
 /// The run-to-run CV below which a measurement is taken as this precise: no timing
 /// repeats better than 0.1%, and a noise of zero would make every wiggle a knee.
 pub const MIN_CV: f64 = 0.001;
+/// The most hinges one curve is given.
+const MAX_HINGES: usize = 6;
 
 /// Which way the slope changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -225,7 +227,7 @@ impl Ctx<'_> {
         let Some(mut current) = self.fit(&at) else {
             return (at, None);
         };
-        loop {
+        while at.len() < MAX_HINGES {
             let cands: Vec<usize> = (0..self.n())
                 .filter(|j| self.admissible(*j) && !at.contains(j))
                 .collect();
@@ -244,9 +246,10 @@ impl Ctx<'_> {
                     at.push(j);
                     current = f;
                 }
-                _ => return (at, Some(current)),
+                _ => break,
             }
         }
+        (at, Some(current))
     }
 
     /// Where hinge `at[i]` may lie: every admissible position whose fit (with the
@@ -347,7 +350,8 @@ fn knee_at(ctx: &Ctx, fit: &Fit, j: usize, draws: &[Vec<f64>]) -> Option<Knee> {
         .iter()
         .map(|(b, a)| rel_change(*b, *a, ctx.floor))
         .collect();
-    let scaled = |v: Vec<f64>| boot::percentile_ci(&v).map(|(l, h)| (l * per_thread, h * per_thread));
+    let scaled =
+        |v: Vec<f64>| boot::percentile_ci(&v).map(|(l, h)| (l * per_thread, h * per_thread));
     let confidence = if ctx.noise.is_none() || draws.is_empty() {
         Confidence::unknown("one repetition: no spread measured")
     } else {
@@ -407,7 +411,10 @@ fn prepare<'a>(samples: &'a Samples<'a>) -> Option<Ctx<'a>> {
     if n < 3 || !(base > 0.0) || means.iter().any(|m| !(m.is_finite() && *m > 0.0)) {
         return None;
     }
-    let x: Vec<f64> = samples.threads[..n].iter().map(|&p| p as f64 / p0).collect();
+    let x: Vec<f64> = samples.threads[..n]
+        .iter()
+        .map(|&p| p as f64 / p0)
+        .collect();
     let y: Vec<f64> = means.iter().map(|m| m / base).collect();
     let w: Vec<f64> = (0..n)
         .map(|i| samples.perf[i].len() as f64 / (y[i] * y[i]))

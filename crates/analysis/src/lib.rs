@@ -18,12 +18,12 @@ pub mod fit;
 pub mod hops;
 pub mod ht_doubling;
 pub mod knee;
-pub mod smooth;
 pub mod links;
 pub mod matrix_doc;
 mod placements;
 pub mod predict;
 pub mod quality;
+pub mod smooth;
 pub mod stats;
 pub mod summary;
 
@@ -135,6 +135,19 @@ pub struct CurvePoint {
     /// Karp-Flatt experimentally determined serial fraction (needs a 1-thread baseline).
     pub karp_flatt: Option<f64>,
     pub usage: Option<Usage>,
+    /// Runs far from the point's others (named, never dropped: the median and the
+    /// intervals already resist one of them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outliers: Vec<Outlier>,
+}
+
+/// One run far from its point's others.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outlier {
+    /// The run's repetition number.
+    pub rep: usize,
+    /// Its performance over the point's median (below 1: slower).
+    pub perf_over_median: f64,
 }
 
 /// A knee and what it coincides with.
@@ -273,8 +286,11 @@ pub fn analyze_with(
         ht_doubling::doublings_in_sweep(header, records)
             .iter()
             .map(|d| {
-                let mut f =
-                    finding::Finding::new(finding::FindingKind::SmtYield, Severity::Info, d.sentence());
+                let mut f = finding::Finding::new(
+                    finding::FindingKind::SmtYield,
+                    Severity::Info,
+                    d.sentence(),
+                );
                 f.boundary = finding::Boundary::Smt;
                 f
             }),

@@ -154,30 +154,54 @@ pub fn normal_matrix(d: &Data, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
 
 /// The linear coefficients and weighted SSE for fixed shape parameters.
 fn linear(f: Family, th: &[f64], hinges: &[f64], d: &Data) -> Option<(Vec<f64>, f64)> {
-    let rows: Vec<Vec<f64>> = d.x.iter().map(|&x| row(f, th, hinges, x)).collect();
-    let a = normal_matrix(d, &rows);
-    let mut b = vec![0.0; a.len()];
-    for ((r, w), y) in rows.iter().zip(d.w).zip(d.y) {
-        for (bi, ri) in b.iter_mut().zip(r) {
-            *bi += w * ri * y;
+    let k = 1 + hinges.len();
+    let n = d.x.len();
+    let mut rows = vec![0.0; n * k];
+    for (i, &x) in d.x.iter().enumerate() {
+        rows[i * k] = f.shape(th, x);
+        for (j, h) in hinges.iter().enumerate() {
+            rows[i * k + 1 + j] = (x - h).max(0.0);
+        }
+    }
+    let mut a = vec![vec![0.0; k]; k];
+    let mut b = vec![0.0; k];
+    for i in 0..n {
+        let (r, w, y) = (&rows[i * k..(i + 1) * k], d.w[i], d.y[i]);
+        for p in 0..k {
+            b[p] += w * r[p] * y;
+            for q in 0..=p {
+                a[p][q] += w * r[p] * r[q];
+            }
+        }
+    }
+    for p in 0..k {
+        for q in p + 1..k {
+            a[p][q] = a[q][p];
         }
     }
     let coef = solve(a, b)?;
-    let sse = rows
-        .iter()
-        .zip(d.w)
-        .zip(d.y)
-        .map(|((r, w), y)| {
-            let v: f64 = r.iter().zip(&coef).map(|(a, c)| a * c).sum();
-            w * (y - v).powi(2)
+    let sse = (0..n)
+        .map(|i| {
+            let v: f64 = rows[i * k..(i + 1) * k]
+                .iter()
+                .zip(&coef)
+                .map(|(a, c)| a * c)
+                .sum();
+            d.w[i] * (d.y[i] - v).powi(2)
         })
         .sum::<f64>();
     sse.is_finite().then_some((coef, sse))
 }
 
 /// Minimum of `f` over [lo, hi]: `steps` grid points (geometric when `log`), then
-/// golden section around the best.
-fn min1(lo: f64, hi: f64, steps: usize, log: bool, f: impl Fn(f64) -> f64) -> (f64, f64) {
+/// `iters` steps of golden section around the best (one evaluation each).
+fn min1(
+    (lo, hi): (f64, f64),
+    steps: usize,
+    iters: usize,
+    log: bool,
+    f: impl Fn(f64) -> f64,
+) -> (f64, f64) {
     let at = |i: usize| {
         let u = i as f64 / steps as f64;
         if log {
@@ -186,39 +210,43 @@ fn min1(lo: f64, hi: f64, steps: usize, log: bool, f: impl Fn(f64) -> f64) -> (f
             lo + (hi - lo) * u
         }
     };
-    let (best, _) = (0..=steps)
+    let (best, fbest) = (0..=steps)
         .map(|i| (i, f(at(i))))
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap_or((0, f64::INFINITY));
     let (mut a, mut b) = (at(best.saturating_sub(1)), at((best + 1).min(steps)));
     let g = 0.618_033_988_75;
-    for _ in 0..24 {
-        let (c, e) = (b - g * (b - a), a + g * (b - a));
-        if f(c) < f(e) {
-            b = e;
+    let (mut c, mut e) = (b - g * (b - a), a + g * (b - a));
+    let (mut fc, mut fe) = (f(c), f(e));
+    for _ in 0..iters {
+        if fc < fe {
+            (b, e, fe) = (e, c, fc);
+            c = b - g * (b - a);
+            fc = f(c);
         } else {
-            a = c;
+            (a, c, fc) = (c, e, fe);
+            e = a + g * (b - a);
+            fe = f(e);
         }
     }
-    let mid = (a + b) / 2.0;
-    let (vm, vb) = (f(mid), f(at(best)));
-    if vb < vm {
-        (at(best), vb)
-    } else {
-        (mid, vm)
-    }
+    [(at(best), fbest), (c, fc), (e, fe)]
+        .into_iter()
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .unwrap_or((at(best), fbest))
 }
 
 /// Fits one family with hinges at `hinges` (x units).
 pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
     let sse = |th: &[f64]| linear(f, th, hinges, d).map_or(f64::INFINITY, |(_, e)| e);
     let theta = match f {
-        Family::Amdahl | Family::Gustafson => vec![min1(0.0, 1.0, 24, false, |a| sse(&[a])).0],
-        Family::PowerLaw => vec![min1(0.0, 1.5, 24, false, |a| sse(&[a])).0],
-        Family::Saturating => vec![min1(0.05, 1e4, 28, true, |a| sse(&[a])).0],
+        Family::Amdahl | Family::Gustafson => {
+            vec![min1((0.0, 1.0), 16, 24, false, |a| sse(&[a])).0]
+        }
+        Family::PowerLaw => vec![min1((0.0, 1.5), 16, 24, false, |a| sse(&[a])).0],
+        Family::Saturating => vec![min1((0.05, 1e4), 20, 24, true, |a| sse(&[a])).0],
         Family::Usl => {
-            let sigma_for = |k: f64| min1(0.0, 1.0, 12, false, |s| sse(&[s, k]));
-            let (k, _) = min1(1e-6, 1.0, 14, true, |k| sigma_for(k).1);
+            let sigma_for = |k: f64| min1((0.0, 1.0), 10, 16, false, |s| sse(&[s, k]));
+            let (k, _) = min1((1e-6, 1.0), 10, 16, true, |k| sigma_for(k).1);
             let (k0, e0) = (0.0, sigma_for(0.0));
             let (k, s) = if e0.1 <= sigma_for(k).1 {
                 (k0, e0.0)
@@ -267,7 +295,16 @@ mod tests {
             (Family::Saturating, vec![10.0]),
         ] {
             let (y, w) = data(|x| 2.0 * fam.shape(&th, x), &x);
-            let f = fit(fam, &[], &Data { x: &x, y: &y, w: &w }).unwrap();
+            let f = fit(
+                fam,
+                &[],
+                &Data {
+                    x: &x,
+                    y: &y,
+                    w: &w,
+                },
+            )
+            .unwrap();
             assert!(f.sse < 1e-6, "{fam:?}: {f:?}");
             assert!((f.value(8.0) / (2.0 * fam.shape(&th, 8.0)) - 1.0).abs() < 1e-3);
         }
@@ -276,12 +313,25 @@ mod tests {
     #[test]
     fn a_hinge_captures_a_bend_no_family_can() {
         let x: Vec<f64> = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32].map(f64::from).to_vec();
-        let bent = |x: f64| if x <= 16.0 { x } else { 16.0 + 0.3 * (x - 16.0) };
+        let bent = |x: f64| {
+            if x <= 16.0 {
+                x
+            } else {
+                16.0 + 0.3 * (x - 16.0)
+            }
+        };
         let (y, w) = data(bent, &x);
-        let d = Data { x: &x, y: &y, w: &w };
+        let d = Data {
+            x: &x,
+            y: &y,
+            w: &w,
+        };
         let smooth = best(&[], &d).unwrap();
         let hinged = best(&[16.0], &d).unwrap();
-        assert!(smooth.sse > 0.01 && hinged.sse < 1e-6, "{smooth:?} {hinged:?}");
+        assert!(
+            smooth.sse > 0.01 && hinged.sse < 1e-6,
+            "{smooth:?} {hinged:?}"
+        );
         assert!((hinged.coef[1] + 0.7).abs() < 1e-3, "{hinged:?}");
         let before: f64 = hinged
             .slope_row(16.0, false)

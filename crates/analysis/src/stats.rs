@@ -18,7 +18,9 @@ pub struct Summary {
     pub max: f64,
     /// Sample standard deviation (n-1); 0 for one value.
     pub stddev: f64,
-    /// 95% confidence interval of the mean; equal to the mean for one value.
+    /// 95% confidence interval (Student's t) of the mean, taken on the logarithms
+    /// when every value is positive (a time or a rate: the interval of the geometric
+    /// mean, which cannot cross zero); equal to the value for one value.
     pub ci95: (f64, f64),
     /// Values whose modified z-score exceeds 3.5 (Iglewicz and Hoaglin, 1993).
     pub outliers: usize,
@@ -73,10 +75,17 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     } else {
         0.0
     };
-    let half = if n > 1 {
-        t_quantile(n - 1) * stddev / (n as f64).sqrt()
+    let ci95 = if n < 2 {
+        (mean, mean)
+    } else if v[0] > 0.0 {
+        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+        let lm = logs.iter().sum::<f64>() / n as f64;
+        let lsd = (logs.iter().map(|x| (x - lm).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+        let half = t_quantile(n - 1) * lsd / (n as f64).sqrt();
+        ((lm - half).exp(), (lm + half).exp())
     } else {
-        0.0
+        let half = t_quantile(n - 1) * stddev / (n as f64).sqrt();
+        (mean - half, mean + half)
     };
     let med = median(&v);
     let mut dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
@@ -96,7 +105,7 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
         min: v[0],
         max: v[n - 1],
         stddev,
-        ci95: (mean - half, mean + half),
+        ci95,
         outliers,
     })
 }
@@ -114,8 +123,22 @@ mod tests {
             (8, 4.5, 5.0, 2.0, 9.0)
         );
         assert!((s.stddev - 2.138_089_935).abs() < 1e-6);
-        let half = 2.365 * s.stddev / 8f64.sqrt();
-        assert!((s.ci95.1 - (5.0 + half)).abs() < 1e-9);
+        // Positive values: the interval of the geometric mean, on logarithms.
+        let logs: Vec<f64> = [2.0f64, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
+            .map(f64::ln)
+            .to_vec();
+        let lm = logs.iter().sum::<f64>() / 8.0;
+        let lsd = (logs.iter().map(|x| (x - lm).powi(2)).sum::<f64>() / 7.0).sqrt();
+        let half = 2.365 * lsd / 8f64.sqrt();
+        assert!((s.ci95.1 - (lm + half).exp()).abs() < 1e-9);
+        // One wild time among three stays above zero; a signed sample keeps the mean's.
+        let wild = summarize(&[0.1, 1.0, 30.0]).unwrap();
+        assert!(
+            wild.ci95.0 > 0.0 && wild.ci95.0 < 1.0 && wild.ci95.1 > 1.0,
+            "{wild:?}"
+        );
+        let signed = summarize(&[-1.0, 1.0, 3.0]).unwrap();
+        assert!((signed.ci95.0 - (1.0 - 4.303 * 2.0 / 3f64.sqrt())).abs() < 1e-9);
     }
 
     #[test]

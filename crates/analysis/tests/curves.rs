@@ -134,10 +134,8 @@ fn knee_at_24_is_the_second_package_and_flat_after_48_is_smt() {
             (48, Some(EventKind::SmtSharing))
         ]
     );
-    assert!(c
-        .knees
-        .iter()
-        .all(|k| k.knee.confidence.label == "high" && k.knee.bend == scalescope_analysis::knee::Bend::Flattens));
+    assert!(c.knees.iter().all(|k| k.knee.confidence.label == "high"
+        && k.knee.bend == scalescope_analysis::knee::Bend::Flattens));
     let at48 = c.points.iter().find(|p| p.threads == 48).unwrap();
     assert!((at48.speedup - 40.8).abs() < 0.1, "{}", at48.speedup);
     // The findings say it in words.

@@ -51,7 +51,7 @@ fn findings_html(set: &ResultSet) -> String {
         let _ = write!(
             s,
             r#"<div class="finding {}"><strong>{}</strong> <small>(confidence: {})</small><ul>"#,
-            escape(&f.severity),
+            escape(f.severity.as_str()),
             escape(&f.title),
             escape(&confidence_text(&f.confidence))
         );

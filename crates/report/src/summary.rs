@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use scalescope_analysis::{Analysis, Finding, FindingKind};
+use scalescope_analysis::{Analysis, Finding, FindingKind, Severity};
 
 use crate::html::confidence_text;
 use crate::svg::escape;
@@ -84,10 +84,10 @@ pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
         FindingKind::Model => 6,
         _ => 9,
     };
-    let rank_sev = |s: &str| match s {
-        "warning" => 0,
-        "notice" => 1,
-        _ => 2,
+    let rank_sev = |s: Severity| match s {
+        Severity::Warning => 0,
+        Severity::Notice => 1,
+        Severity::Info => 2,
     };
     a.findings
         .iter()
@@ -95,7 +95,7 @@ pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
         .min_by_key(|f| {
             (
                 rank_kind(f.kind) > 5,
-                rank_sev(&f.severity),
+                rank_sev(f.severity),
                 rank_kind(f.kind),
             )
         })
@@ -135,7 +135,7 @@ fn diagnosis_html(f: Option<&Finding>) -> String {
     };
     let mut s = format!(
         r#"<p class="sentence {}">{}</p><ul class="evidence">"#,
-        escape(&f.severity),
+        escape(f.severity.as_str()),
         escape(&capitalized(&f.title))
     );
     for e in f.evidence.iter().take(3) {

@@ -6,7 +6,9 @@ use scalescope_topo::Topology;
 
 use super::{efficiency_finding, knee_finding, saturation};
 use crate::ceiling::Ceiling;
-use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity};
+use crate::finding::{
+    Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity,
+};
 use crate::{Basis, Curve};
 
 pub(crate) fn curve_findings(
@@ -28,12 +30,13 @@ pub(crate) fn curve_findings(
     out.extend(model_findings(c, &name, basis));
     out.extend(baseline_finding(c, &name));
     out.extend(saturation(topo, c, &name, basis, ceilings));
+    out.extend(outlier_findings(c, &name, basis));
     if !ceilings.is_empty() {
         let saturated_at = out
             .iter()
             .filter(|f| f.kind == FindingKind::BandwidthSaturation)
             .find_map(|f| f.after_threads);
-        for f in out.iter_mut().filter(|f| unexplained_slowdown(f)) {
+        for f in out.iter_mut().filter(|f| unexplained_slowdown(c, f)) {
             let knee = f.after_threads.unwrap_or(usize::MAX);
             f.check = Some(ceiling_check(topo, c, basis, ceilings, saturated_at, knee));
         }
@@ -44,12 +47,39 @@ pub(crate) fn curve_findings(
     out
 }
 
+/// One finding per run far from its point's others: named, with its factor.
+fn outlier_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
+    c.points
+        .iter()
+        .flat_map(|p| p.outliers.iter().map(move |o| (p, o)))
+        .map(|(p, o)| {
+            let mut f = Finding::new(
+                FindingKind::MeasurementQuality,
+                Severity::Notice,
+                format!(
+                    "{name}: run {} at {} threads is an outlier: {:.2}x the point's median performance ({})",
+                    o.rep, p.threads, o.perf_over_median, basis.label()
+                ),
+            );
+            f.after_threads = Some(p.threads);
+            f.evidence.push(Evidence::note(format!(
+                "{} runs at {} threads; the point's median and intervals are kept (a median resists one run); a run this far from the others points at interference (another process, frequency, the page cache)",
+                p.runs, p.threads
+            )));
+            f.check = Some(format!("repeat the point at {} threads: a second wild run would make it the program's, not the machine's", p.threads));
+            f
+        })
+        .collect()
+}
+
 /// A knee where scaling slows at no topology boundary: its generic check asks for
 /// the bandwidth ceilings, which a sweep analysed with ceilings already has.
-fn unexplained_slowdown(f: &Finding) -> bool {
+fn unexplained_slowdown(c: &Curve, f: &Finding) -> bool {
     f.kind == FindingKind::Knee
         && f.boundary == Boundary::None
-        && f.title.contains("scaling slows after")
+        && c.knees.iter().any(|k| {
+            Some(k.knee.threads) == f.after_threads && k.knee.bend == crate::knee::Bend::Flattens
+        })
 }
 
 /// What the measured ceilings say about a slowdown after `knee` threads at no
