@@ -268,12 +268,7 @@ pub fn piecewise(coef: &[f64], breaks: &[f64], p0: f64, p: f64) -> f64 {
             .sum::<f64>()
 }
 
-fn aicc(n: usize, k: usize, wsse: f64) -> Option<f64> {
-    let (nf, kf) = (n as f64, k as f64);
-    (n > k + 1).then(|| {
-        nf * (wsse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
-    })
-}
+use crate::stats::aicc;
 
 /// The AICc of a model with `k` parameters on the points, scored as every
 /// candidate of [`choose`] is (so it can compete with them).

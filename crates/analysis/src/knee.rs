@@ -139,9 +139,7 @@ fn rel_change(before: f64, after: f64, floor: f64) -> f64 {
     ((after - before) / before.abs().max(floor).max(1e-9)).clamp(-10.0, 10.0)
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
+use crate::stats::mean;
 
 /// The noise of one run, pooled over every point of the curve: the root mean
 /// square of each repetition's relative deviation from its point's mean, with

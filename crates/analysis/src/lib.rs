@@ -5,7 +5,6 @@
 //! placement comparisons; and findings in words with their numbers. No I/O, no clock:
 //! a sweep recorded on a 96-PU machine is analysed here exactly as it would be there.
 
-pub mod boot;
 pub mod ceiling;
 pub mod compare;
 mod curve;
@@ -24,8 +23,11 @@ mod placements;
 pub mod predict;
 pub mod quality;
 pub mod smooth;
-pub mod stats;
 pub mod summary;
+
+/// The statistics this crate shares with every other (`scalescope-stats`).
+pub use scalescope_stats as stats;
+pub use scalescope_stats::boot;
 
 use std::collections::BTreeMap;
 

@@ -124,7 +124,7 @@ fn simulate(
     let max = topo.usable_cpus().len();
     let threads = design(topo, max);
     let h = header(topo, threads.clone(), reps);
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let sigma = (1.0 + cv * cv).ln().sqrt();
     let mut records = Vec::new();
     for point in h.plan.points() {
@@ -417,7 +417,7 @@ fn straight_curves_rarely_get_a_knee() {
         let sigma = (1.0f64 + cv * cv).ln().sqrt();
         let mut bent = 0;
         for seed in 0..300u64 {
-            let mut rng = Rng(seed * 31 + 7);
+            let mut rng = Rng::new(seed * 31 + 7);
             let perf: Vec<Vec<f64>> = t
                 .iter()
                 .map(|&p| {
@@ -448,7 +448,7 @@ fn records_of(
 ) -> Analysis {
     let threads = design(topo, topo.usable_cpus().len());
     let h = header(topo, threads, reps);
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let sigma = (1.0 + cv * cv).ln().sqrt();
     let mut records = Vec::new();
     for point in h.plan.points() {

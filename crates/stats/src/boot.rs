@@ -9,43 +9,11 @@
 //! interval stays positive however wild one run is. The generator is seeded, so an
 //! analysis is reproducible.
 
-use crate::stats::median;
+use crate::median;
+pub use crate::rng::Rng;
 
 /// Resamples drawn for every interval.
 pub const RESAMPLES: usize = 400;
-
-/// SplitMix64: small, seeded, good enough for resampling.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Standard normal (Box-Muller).
-    pub fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform().max(1e-12), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
-
-    /// Uniform in 0..n (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
 
 /// The median of `v` resampled with replacement.
 pub fn resampled_median(v: &[f64], rng: &mut Rng) -> f64 {
@@ -90,7 +58,7 @@ pub fn interval(
     }
     let mut rng = Rng::new(seed);
     let n = samples.iter().map(Vec::len).min().unwrap_or(2);
-    let widen = crate::stats::t_quantile(n - 1) / 1.96 * (n as f64 / (n - 1) as f64).sqrt();
+    let widen = crate::t_quantile(n - 1) / 1.96 * (n as f64 / (n - 1) as f64).sqrt();
     let draws: Vec<f64> = (0..RESAMPLES)
         .map(|_| {
             let m: Vec<f64> = samples
