@@ -178,12 +178,12 @@ pub fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
-        println!(
-            "  {op:<13} {:<18} {}  best batch {}",
-            c.sync,
-            describe(&c.fit),
-            c.best_batch
-        );
+        // The best batch is read off the model: none where the fit was rejected.
+        let best = match c.fit.rejected {
+            None => format!("best batch {}", c.best_batch),
+            Some(_) => "no best batch (the fit is rejected)".to_string(),
+        };
+        println!("  {op:<13} {:<18} {}  {best}", c.sync, describe(&c.fit));
         println!("      {}", pts.join("  "));
     }
     if let Some(n) = SyncBench::htm_note() {

@@ -158,6 +158,23 @@ fn outliers(perfs: &[f64], reps: &[usize]) -> Vec<crate::Outlier> {
         .collect()
 }
 
+/// Where the knee search starts: past a baseline in a regime the rest of the curve
+/// never returns to (one thread alone on its core where every other point shares
+/// cores, as smt-pairs from 2): such a curve is analysed in its own frame.
+fn own_frame(points: &[CurvePoint]) -> usize {
+    let shared = |p: &CurvePoint| p.usage.map(|u| u.smt_shared);
+    match points {
+        [first, rest @ ..]
+            if rest.len() >= 3
+                && shared(first) == Some(false)
+                && rest.iter().all(|p| shared(p) == Some(true)) =>
+        {
+            1
+        }
+        _ => 0,
+    }
+}
+
 pub(crate) fn curve(
     topo: &Topology,
     header: &Header,
@@ -180,24 +197,36 @@ pub(crate) fn curve(
         .map(|e| e.last_before_change() as f64)
         .collect();
     let (models, amdahl, usl) = fit::choose(&fit_points, base_t == 1, &breaks);
-    let threads: Vec<usize> = raw.iter().map(|r| r.threads).collect();
-    let perf: Vec<Vec<f64>> = raw.iter().map(|r| r.perfs.clone()).collect();
+    let start = own_frame(&points);
+    let threads: Vec<usize> = raw[start..].iter().map(|r| r.threads).collect();
+    let perf: Vec<Vec<f64>> = raw[start..].iter().map(|r| r.perfs.clone()).collect();
     let boundaries: Vec<usize> = events.iter().map(|e| e.last_before_change()).collect();
     let found = knee::find_knees(&knee::Samples {
         threads: &threads,
         perf: &perf,
         boundaries: &boundaries,
     });
-    let implied = crate::predict::implied::implied_knees(
-        &crate::predict::implied::Curve {
-            topo,
-            placement: pl,
-            threads: &threads,
-            perf: &perf,
-            breaks: &breaks,
-        },
-        &found.knees,
-    );
+    // The mechanism model may imply a bend only where no smooth family describes
+    // the points (their lack of fit against the replicate noise is significant).
+    let smooth_fails = found
+        .smooth
+        .as_ref()
+        .and_then(|s| s.lack_of_fit_p)
+        .is_some_and(|p| p < crate::predict::implied::LACK_OF_FIT_P);
+    let implied = if smooth_fails {
+        crate::predict::implied::implied_knees(
+            &crate::predict::implied::Curve {
+                topo,
+                placement: pl,
+                threads: &threads,
+                perf: &perf,
+                breaks: &breaks,
+            },
+            &found.knees,
+        )
+    } else {
+        Vec::new()
+    };
     let mut knees: Vec<AttributedKnee> = found
         .knees
         .into_iter()
@@ -209,6 +238,7 @@ pub(crate) fn curve(
     }));
     knees.sort_by_key(|k| k.knee.threads);
     Some(Curve {
+        smooth: found.smooth,
         placement: pl.clone(),
         mem: mem.clone(),
         baseline_threads: base_t,

@@ -257,6 +257,10 @@ pub struct Finding {
     /// distance to ideal of an efficiency summary (None where it does not apply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speedup_lost: Option<f64>,
+    /// What the finding rests on, checked against the data before it is printed
+    /// (`crate::consistency`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub premises: Vec<crate::consistency::Premise>,
 }
 
 impl Finding {
@@ -274,6 +278,7 @@ impl Finding {
             advice: None,
             check: None,
             speedup_lost: None,
+            premises: Vec::new(),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod ceiling;
 pub mod compare;
+pub mod consistency;
 mod curve;
 pub mod events;
 pub mod evidence;
@@ -43,7 +44,12 @@ use knee::{Knee, Undecided};
 
 /// Version of the analysis JSON (docs/json.md). 2: findings carry kind, boundary,
 /// confidence and typed evidence; knees carry intervals; curves carry the models.
-pub const ANALYSIS_SCHEMA_VERSION: u32 = 2;
+/// 3: knees are departures from the best smooth family (`smooth` per curve), a
+/// knee's `bend` and a finding's `severity` are closed sets, findings carry their
+/// `premises` and `speedup_lost`, the consistency checker's account
+/// (`consistency`), points name their `outliers`, and intervals stay in their
+/// quantity's domain.
+pub const ANALYSIS_SCHEMA_VERSION: u32 = 3;
 
 /// What "performance" means for a curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -182,6 +188,9 @@ pub struct Curve {
     pub knees: Vec<AttributedKnee>,
     /// Bends seen where a side has too few points to decide.
     pub undecided: Vec<Undecided>,
+    /// The knees' null hypothesis: the best smooth family and its lack of fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smooth: Option<knee::SmoothNull>,
     pub events: Vec<TopologyEvent>,
 }
 
@@ -246,6 +255,9 @@ pub struct Analysis {
     /// The sampler's evidence per point (empty for results recorded without it).
     #[serde(default)]
     pub evidence: Vec<evidence::PointEvidence>,
+    /// Findings checked against the data, and those dropped with the reason.
+    #[serde(default)]
+    pub consistency: consistency::Consistency,
 }
 
 /// Analyses a sweep.
@@ -297,7 +309,9 @@ pub fn analyze_with(
                 f
             }),
     );
+    let (findings, consistency) = consistency::check(findings, &curves);
     Analysis {
+        consistency,
         schema_version: ANALYSIS_SCHEMA_VERSION,
         machine: topo.summary(),
         basis: basis.clone(),
