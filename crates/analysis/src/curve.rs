@@ -80,7 +80,14 @@ fn raw_points(
                 runs: s.n,
                 perf: s.median,
                 se: s.stddev / (s.n as f64).sqrt(),
-                time: summarize(&runs.iter().map(|r| r.wall_secs).collect::<Vec<_>>()),
+                // Imported curves carry no wall time (0): not a measured time.
+                time: summarize(
+                    &runs
+                        .iter()
+                        .map(|r| r.wall_secs)
+                        .filter(|w| *w > 0.0)
+                        .collect::<Vec<_>>(),
+                ),
                 metric,
             })
         })
@@ -224,6 +231,16 @@ pub(crate) fn curve(
             },
             &found.knees,
         )
+        .into_iter()
+        .filter(|(k, _)| {
+            let samples = knee::Samples {
+                threads: &threads,
+                perf: &perf,
+                boundaries: &boundaries,
+            };
+            knee::supported(&samples, k.threads, k.bend)
+        })
+        .collect()
     } else {
         Vec::new()
     };

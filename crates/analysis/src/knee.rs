@@ -27,8 +27,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::boot;
 use crate::finding::Confidence;
-use crate::smooth::{self, Data, Fit};
+use crate::smooth::{self, Data, Family, Fit};
 use crate::stats::{cholesky, f_upper_tail, t_quantile};
+
+/// x with P(F > x) = `p` for F(1, df) (bisection on the tail).
+fn f1_quantile(p: f64, df: usize) -> f64 {
+    let (mut lo, mut hi) = (0.0, 1e6);
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if f_upper_tail(mid, 1.0, df as f64) > p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
 
 /// Fewest points on each side of a knee with one repetition (the knee point counts
 /// on both sides).
@@ -41,6 +55,9 @@ pub const ALPHA: f64 = 0.01;
 /// The run-to-run CV below which a measurement is taken as this precise: no timing
 /// repeats better than 0.1%, and a noise of zero would make every wiggle a knee.
 pub const MIN_CV: f64 = 0.001;
+/// How many measured points either side of the best position a localised break's
+/// plausible positions may reach.
+const LOCAL: usize = 2;
 /// The most hinges one curve is given.
 const MAX_HINGES: usize = 6;
 
@@ -218,72 +235,90 @@ impl Ctx<'_> {
         Some((f, f_upper_tail(f, 1.0, df as f64)))
     }
 
-    /// Forward selection: hinges added while the best one passes the F test at
-    /// [`ALPHA`] over the positions searched.
+    /// Forward selection, first over the machine's boundaries (known in advance),
+    /// then over every admissible position: a hinge is added while the best one
+    /// lowers the penalised error, chi-square + 2k (the chi-square against the
+    /// replicate variance, every family refitted with the hinges), by at least the
+    /// F(1, df) quantile of 1 - [`ALPHA`] / (positions tried) less its penalty, 2:
+    /// the F test of the hinge when one family wins both fits, and the same bar when
+    /// the hinge makes another family the best (a segmented model against the best
+    /// smooth one).
     fn select(&self) -> (Vec<usize>, Option<Fit>) {
         let mut at: Vec<usize> = Vec::new();
         let Some(mut current) = self.fit(&at) else {
             return (at, None);
         };
-        while at.len() < MAX_HINGES {
-            let cands: Vec<usize> = (0..self.n())
-                .filter(|j| self.admissible(*j) && !at.contains(j))
-                .collect();
-            let best = cands
-                .iter()
-                .filter_map(|&j| {
-                    let mut h = at.clone();
-                    h.push(j);
-                    let f = self.fit(&h)?;
-                    let (stat, p) = self.f_test(&current, &f)?;
-                    Some((j, f, stat, p))
-                })
-                .max_by(|a, b| a.2.total_cmp(&b.2));
-            match best {
-                Some((j, f, _, p)) if p < ALPHA / cands.len().max(1) as f64 => {
-                    at.push(j);
-                    current = f;
+        let at_boundary = |j: &usize| self.samples.boundaries.contains(&self.samples.threads[*j]);
+        for stage in [true, false] {
+            while at.len() < MAX_HINGES {
+                let cands: Vec<usize> = (0..self.n())
+                    .filter(|j| self.admissible(*j) && !at.contains(j))
+                    .filter(|j| !stage || at_boundary(j))
+                    .collect();
+                let best = cands
+                    .iter()
+                    .filter_map(|&j| {
+                        let f = self.fit(&[at.clone(), vec![j]].concat())?;
+                        let gain = self.gain(&current, &f)?;
+                        Some((j, f, gain))
+                    })
+                    .max_by(|a, b| a.2 .0.total_cmp(&b.2 .0));
+                match best {
+                    Some((j, f, (gain, df)))
+                        if gain >= f1_quantile(ALPHA / cands.len().max(1) as f64, df) - 2.0 =>
+                    {
+                        at.push(j);
+                        current = f;
+                    }
+                    _ => break,
                 }
-                _ => break,
             }
         }
         (at, Some(current))
     }
 
-    /// Where hinge `at[i]` may lie: every admissible position whose fit (with the
-    /// other hinges) is within the 95% quantile of F(1, df) of the best. Returns the
-    /// position to claim (a machine boundary in the set, if one is within a point of
-    /// the best) and whether the set is localised (within one point of it).
-    fn localise(&self, at: &[usize], i: usize) -> Option<(usize, bool)> {
+    /// How much `with` lowers the penalised error (chi-square + 2k) of `without`,
+    /// and the error's degrees of freedom.
+    fn gain(&self, without: &Fit, with: &Fit) -> Option<(f64, usize)> {
+        let (var, df) = self.variance(with)?;
+        let pen = |f: &Fit| f.sse / var + 2.0 * f.k() as f64;
+        Some((pen(without) - pen(with), df))
+    }
+
+    /// Where hinge `at[i]` of the selected model (`family`) may lie: every
+    /// admissible position whose fit of that family (with the other hinges) is
+    /// within the 95% quantile of F(1, df) of the best. Returns the position to
+    /// claim (a machine boundary in the set, if one is within [`LOCAL`] points of
+    /// the best) and whether the set is localised (within [`LOCAL`] points of it).
+    fn localise(&self, at: &[usize], i: usize, family: Family) -> Option<(usize, bool)> {
         let others: Vec<usize> = at
             .iter()
             .enumerate()
             .filter(|(k, _)| *k != i)
             .map(|(_, j)| *j)
             .collect();
+        let fit_at = |j: usize| {
+            let h: Vec<f64> = others.iter().chain([&j]).map(|&j| self.x[j]).collect();
+            smooth::fit(family, &h, &self.data())
+        };
         let profile: Vec<(usize, f64)> = (0..self.n())
             .filter(|j| self.admissible(*j) && !others.contains(j))
-            .filter_map(|j| {
-                let mut h = others.clone();
-                h.push(j);
-                Some((j, self.fit(&h)?.sse))
-            })
+            .filter_map(|j| Some((j, fit_at(j)?.sse)))
             .collect();
         let &(best, min) = profile.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
-        let fit = self.fit(&[others.clone(), vec![best]].concat())?;
-        let (var, df) = self.variance(&fit)?;
+        let (var, df) = self.variance(&fit_at(best)?)?;
         let q = t_quantile(df).powi(2);
         let set: Vec<usize> = profile
             .iter()
             .filter(|(_, e)| e - min <= q * var)
             .map(|(j, _)| *j)
             .collect();
-        let localised = set.iter().all(|j| j.abs_diff(best) <= 1);
+        let localised = set.iter().all(|j| j.abs_diff(best) <= LOCAL);
         let boundary = |j: &&usize| self.samples.boundaries.contains(&self.samples.threads[**j]);
         let claim = set
             .iter()
             .filter(boundary)
-            .filter(|j| j.abs_diff(best) <= 1)
+            .filter(|j| j.abs_diff(best) <= LOCAL)
             .min_by_key(|j| j.abs_diff(best))
             .copied()
             .unwrap_or(best);
@@ -445,12 +480,13 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     let draws = coef_draws(&ctx, &fit);
     let mut claimed = Vec::new();
     for i in 0..at.len() {
-        match ctx.localise(&at, i) {
+        match ctx.localise(&at, i, fit.family) {
             Some((j, true)) if j == at[i] => claimed.extend(knee_at(&ctx, &fit, j, &draws)),
             Some((j, true)) => {
                 let mut moved = at.clone();
                 moved[i] = j;
-                if let Some(f) = ctx.fit(&moved) {
+                let h: Vec<f64> = moved.iter().map(|&j| ctx.x[j]).collect();
+                if let Some(f) = smooth::fit(fit.family, &h, &ctx.data()) {
                     claimed.extend(knee_at(&ctx, &f, j, &coef_draws(&ctx, &f)));
                 }
             }
@@ -463,6 +499,33 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     out.smooth = null_summary(&ctx, &at);
     out.knees = claimed;
     out
+}
+
+/// Whether the points themselves lean towards a bend after `threads` that goes
+/// the way of `bend`: a hinge there, added to the best smooth fit with the hinges
+/// the test selected, lowers its penalised error at all and changes the slope
+/// that way. A knee the whole-curve mechanism model implies must pass this (it
+/// may be below the local test's power, never against the points).
+pub fn supported(samples: &Samples, threads: usize, bend: Bend) -> bool {
+    let Some(ctx) = prepare(samples) else {
+        return false;
+    };
+    let Some(j) = samples.threads.iter().position(|t| *t == threads) else {
+        return false;
+    };
+    let (at, Some(current)) = ctx.select() else {
+        return false;
+    };
+    if at.contains(&j) || j == 0 || j + 1 >= ctx.n() {
+        return false;
+    }
+    let Some(with) = ctx.fit(&[at, vec![j]].concat()) else {
+        return false;
+    };
+    let x = ctx.x[j];
+    let before = dot(&with.slope_row(x, false), &with.coef);
+    let after = dot(&with.slope_row(x, true), &with.coef);
+    ctx.gain(&current, &with).is_some_and(|(g, _)| g > 0.0) && self::bend(before, after) == bend
 }
 
 /// The best smooth family alone and its lack of fit against the pure error.

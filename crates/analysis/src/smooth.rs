@@ -8,7 +8,9 @@
 //! - the Universal Scalability Law, g = x / (1 + sigma (x - 1) + kappa x (x - 1))
 //!   (N. J. Gunther, 2007), retrograde when kappa > 0;
 //! - Gustafson's scaled speedup, a line with an intercept, g = s + (1 - s) x;
-//! - a power law, g = x^a, a in [0, 1.5];
+//! - a power law, g = x^a, a in [0, 1.5], and the power curve with an offset
+//!   (Box and Cox's transform of x), g = 1 + b (x^a - 1) / a, a in [-1, 1.5],
+//!   b >= 0, which holds Gustafson's line (a = 1) and logarithmic growth (a -> 0);
 //! - exponential saturation, g = 1 - exp(-x / tau).
 //!
 //! Hinges h_j(x) = max(0, x - x_j) add a change of slope after x_j to any family.
@@ -27,15 +29,17 @@ pub enum Family {
     Usl,
     Gustafson,
     PowerLaw,
+    BoxCox,
     Saturating,
 }
 
 /// Every family, in the order they are tried.
-pub const FAMILIES: [Family; 5] = [
+pub const FAMILIES: [Family; 6] = [
     Family::Amdahl,
     Family::Usl,
     Family::Gustafson,
     Family::PowerLaw,
+    Family::BoxCox,
     Family::Saturating,
 ];
 
@@ -47,6 +51,7 @@ impl Family {
             Family::Usl => "usl",
             Family::Gustafson => "gustafson",
             Family::PowerLaw => "power-law",
+            Family::BoxCox => "power-offset",
             Family::Saturating => "saturating",
         }
     }
@@ -54,7 +59,7 @@ impl Family {
     /// Shape parameters (the scale not counted).
     fn shape_params(self) -> usize {
         match self {
-            Family::Usl => 2,
+            Family::Usl | Family::BoxCox => 2,
             _ => 1,
         }
     }
@@ -70,6 +75,15 @@ impl Family {
             }
             Family::Gustafson => a + (1.0 - a) * x,
             Family::PowerLaw => x.powf(a),
+            Family::BoxCox => {
+                let b = th.get(1).copied().unwrap_or(0.0);
+                let t = if a.abs() < 1e-6 {
+                    x.ln()
+                } else {
+                    (x.powf(a) - 1.0) / a
+                };
+                1.0 + b * t
+            }
             Family::Saturating => 1.0 - (-x / a.max(1e-9)).exp(),
         }
     }
@@ -244,6 +258,11 @@ pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
         }
         Family::PowerLaw => vec![min1((0.0, 1.5), 16, 24, false, |a| sse(&[a])).0],
         Family::Saturating => vec![min1((0.05, 1e4), 20, 24, true, |a| sse(&[a])).0],
+        Family::BoxCox => {
+            let b_for = |a: f64| min1((1e-3, 1e3), 10, 16, true, |b| sse(&[a, b]));
+            let (a, _) = min1((-1.0, 1.5), 10, 16, false, |a| b_for(a).1);
+            vec![a, b_for(a).0]
+        }
         Family::Usl => {
             let sigma_for = |k: f64| min1((0.0, 1.0), 10, 16, false, |s| sse(&[s, k]));
             let (k, _) = min1((1e-6, 1.0), 10, 16, true, |k| sigma_for(k).1);
@@ -292,6 +311,7 @@ mod tests {
             (Family::Usl, vec![0.02, 0.002]),
             (Family::Gustafson, vec![0.3]),
             (Family::PowerLaw, vec![0.8]),
+            (Family::BoxCox, vec![0.0, 4.0]),
             (Family::Saturating, vec![10.0]),
         ] {
             let (y, w) = data(|x| 2.0 * fam.shape(&th, x), &x);
