@@ -22,8 +22,6 @@ pub enum QualityKind {
     SingleRepetition,
     /// Results imported from elsewhere (a fact, not a flaw).
     Imported,
-    /// A run far from its point's other runs.
-    Outlier,
 }
 
 impl QualityKind {
@@ -35,7 +33,6 @@ impl QualityKind {
             QualityKind::Hypervisor => "hypervisor",
             QualityKind::SingleRepetition => "single-repetition",
             QualityKind::Imported => "imported",
-            QualityKind::Outlier => "outlier",
         }
     }
 }
@@ -54,12 +51,11 @@ pub struct Quality {
 }
 
 impl Quality {
-    /// Warnings that lower confidence (an import is a fact, not a flaw; an outlier
-    /// is named where it is, and the intervals already carry it).
+    /// Warnings that lower confidence (an import is a fact, not a flaw).
     pub fn lowering(&self) -> impl Iterator<Item = &QualityWarning> {
         self.warnings
             .iter()
-            .filter(|w| !matches!(w.kind, QualityKind::Imported | QualityKind::Outlier))
+            .filter(|w| w.kind != QualityKind::Imported)
     }
 }
 
