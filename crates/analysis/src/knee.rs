@@ -1,27 +1,30 @@
 //! Knees: where a curve departs from the best smooth scaling curve. The smooth
-//! families ([`crate::smooth`]: Amdahl, the USL, Gustafson's line, a power law,
-//! exponential saturation) are the null hypothesis; a knee is a change of slope
-//! (a hinge) after a measured thread count, claimed only when
-//! - adding the hinge to the best smooth fit (every family refitted with it)
-//!   lowers the weighted squared error by more than the replicate noise explains:
-//!   an extra-sum-of-squares F test against the pure error (the run-to-run CV
-//!   pooled over every point of the curve, sum(reps - 1) degrees of freedom), at
-//!   [`ALPHA`] divided among the thread counts searched (Bonferroni); hinges are
-//!   added one at a time while one passes (forward selection);
-//! - the break is localised: every position whose hinge fits within the 95%
-//!   quantile of F(1, df) of the best one lies within one measured point of it
-//!   (a departure that could be anywhere is not a knee at a place);
+//! families ([`crate::smooth`]: Amdahl, the USL, Gustafson's line, a power law, a
+//! power curve with an offset, exponential saturation) are the null hypothesis; a
+//! knee is a change of slope (a hinge) after a measured thread count, claimed only
+//! when
+//! - adding the hinge lowers the best fit's penalised error (chi-square against the
+//!   replicate noise + 2k, every family refitted with the hinges) by at least the
+//!   F(1, df) quantile of 1 - [`ALPHA`] / (positions tried) less 2: the
+//!   extra-sum-of-squares F test against the pure error (the run-to-run CV pooled
+//!   over every point, sum(reps - 1) degrees of freedom) when one family wins both
+//!   fits. Hinges are added one at a time, first at the machine's boundaries (known
+//!   in advance), then anywhere;
+//! - the break is localised: with the selected family, every position whose hinge
+//!   fits within the 95% quantile of F(1, df) of the best one lies within [`LOCAL`]
+//!   measured points of it (a departure that could be anywhere is not a knee at a
+//!   place); a machine boundary among them is preferred;
 //! - the effect is large: the slope changes by at least [`MIN_CHANGE`] (15%) of
 //!   the slope before it (or of a quarter of the curve's mean slope, if that is
 //!   larger), and in at least 80% of 400 draws of the fitted coefficients (their
 //!   normal approximation, widened by Student's t) with the stated sign.
 //!
-//! Each side needs two points beyond the knee's own with repetitions, three with one
-//! repetition; a significant bend with a shorter side is reported as undecided,
-//! with the thread counts that would decide it. With one repetition there is no
-//! pure error: the F test uses the residual variance of the fit with the hinge,
-//! and the confidence is unknown, never high. A knee is attributed to a topology
-//! boundary only afterwards, when one lies between its point and the next.
+//! A knee needs two points past it with repetitions, three with one repetition; a
+//! significant bend with one point past it is reported as undecided, with the
+//! thread counts that would decide it. With one repetition there is no pure
+//! error: the test uses the residual variance of the fit with the hinge, and the
+//! confidence is unknown, never high. A knee is attributed to a topology boundary
+//! only afterwards, when one lies between its point and the next.
 
 use serde::{Deserialize, Serialize};
 
