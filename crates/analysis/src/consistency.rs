@@ -16,8 +16,8 @@ use crate::Curve;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Premise {
-    /// The curve's point at `threads` has the highest median performance of the
-    /// curve (`within_sd`: or is within one standard deviation of it).
+    /// The curve's point at `threads` has the highest speedup of the curve
+    /// (`within_sd`: or is within its standard deviation of it).
     FastestAt {
         curve: String,
         threads: usize,
@@ -89,9 +89,13 @@ fn refuted(p: &Premise, curves: &[Curve]) -> Option<String> {
         } => {
             let c = curve(curves, name)?;
             let at = c.points.iter().find(|q| q.threads == *threads)?;
-            let best = c.points.iter().max_by(|a, b| a.perf.total_cmp(&b.perf))?;
-            let slack = if *within_sd { at.perf_se * 2.0 } else { 0.0 };
-            (at.perf + slack < best.perf).then(|| {
+            let best = c
+                .points
+                .iter()
+                .max_by(|a, b| a.speedup.total_cmp(&b.speedup))?;
+            // The fits' own rule: the speedup's standard deviation as the slack.
+            let slack = if *within_sd { at.speedup_sd } else { 0.0 };
+            (at.speedup + slack < best.speedup).then(|| {
                 format!(
                     "it rests on {threads} threads being the fastest point of {name}, but {} threads was faster",
                     best.threads
@@ -213,7 +217,7 @@ fn out_of_domain(f: &Finding) -> Option<String> {
 }
 
 /// The findings that pass, and the checker's account of those that do not.
-pub(crate) fn check(findings: Vec<Finding>, curves: &[Curve]) -> (Vec<Finding>, Consistency) {
+pub fn check(findings: Vec<Finding>, curves: &[Curve]) -> (Vec<Finding>, Consistency) {
     let mut report = Consistency {
         checked: findings.len(),
         dropped: Vec::new(),

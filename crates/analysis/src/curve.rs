@@ -208,42 +208,13 @@ pub(crate) fn curve(
     let threads: Vec<usize> = raw[start..].iter().map(|r| r.threads).collect();
     let perf: Vec<Vec<f64>> = raw[start..].iter().map(|r| r.perfs.clone()).collect();
     let boundaries: Vec<usize> = events.iter().map(|e| e.last_before_change()).collect();
-    let found = knee::find_knees(&knee::Samples {
+    let samples = knee::Samples {
         threads: &threads,
         perf: &perf,
         boundaries: &boundaries,
-    });
-    // The mechanism model may imply a bend only where no smooth family describes
-    // the points (their lack of fit against the replicate noise is significant).
-    let smooth_fails = found
-        .smooth
-        .as_ref()
-        .and_then(|s| s.lack_of_fit_p)
-        .is_some_and(|p| p < crate::predict::implied::LACK_OF_FIT_P);
-    let implied = if smooth_fails {
-        crate::predict::implied::implied_knees(
-            &crate::predict::implied::Curve {
-                topo,
-                placement: pl,
-                threads: &threads,
-                perf: &perf,
-                breaks: &breaks,
-            },
-            &found.knees,
-        )
-        .into_iter()
-        .filter(|(k, _)| {
-            let samples = knee::Samples {
-                threads: &threads,
-                perf: &perf,
-                boundaries: &boundaries,
-            };
-            knee::supported(&samples, k.threads, k.bend)
-        })
-        .collect()
-    } else {
-        Vec::new()
     };
+    let found = knee::find_knees(&samples);
+    let implied = implied_knees(topo, pl, &samples, &breaks, &found);
     let mut knees: Vec<AttributedKnee> = found
         .knees
         .into_iter()
@@ -267,6 +238,39 @@ pub(crate) fn curve(
         undecided: found.undecided,
         events,
     })
+}
+
+/// The knees the mechanism model implies, held to the smooth null: only where no
+/// smooth family describes the points (their lack of fit against the replicate
+/// noise is significant) and where the points lean the same way at that count.
+fn implied_knees(
+    topo: &Topology,
+    pl: &Strategy,
+    samples: &knee::Samples,
+    breaks: &[f64],
+    found: &knee::KneeSearch,
+) -> Vec<(Knee, crate::predict::implied::MechanismFit)> {
+    let smooth_fails = found
+        .smooth
+        .as_ref()
+        .and_then(|s| s.lack_of_fit_p)
+        .is_some_and(|p| p < crate::predict::implied::LACK_OF_FIT_P);
+    if !smooth_fails {
+        return Vec::new();
+    }
+    crate::predict::implied::implied_knees(
+        &crate::predict::implied::Curve {
+            topo,
+            placement: pl,
+            threads: samples.threads,
+            perf: samples.perf,
+            breaks,
+        },
+        &found.knees,
+    )
+    .into_iter()
+    .filter(|(k, _)| knee::supported(samples, k.threads, k.bend))
+    .collect()
 }
 
 /// The boundary a topology event marks.
