@@ -144,7 +144,7 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
 /// their performance above 3.5 (Iglewicz and Hoaglin, 1993), with at least three
 /// runs; each with its factor from the point's median.
 fn outliers(perfs: &[f64], reps: &[usize]) -> Vec<crate::Outlier> {
-    if perfs.len() < 3 || perfs.iter().any(|p| !(*p > 0.0)) {
+    if perfs.len() < 3 || perfs.iter().any(|p| p.is_nan() || *p <= 0.0) {
         return Vec::new();
     }
     let logs: Vec<f64> = perfs.iter().map(|p| p.ln()).collect();

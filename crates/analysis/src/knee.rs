@@ -444,7 +444,7 @@ fn prepare<'a>(samples: &'a Samples<'a>) -> Option<Ctx<'a>> {
     let means: Vec<f64> = samples.perf[..n].iter().map(|v| mean(v)).collect();
     let base = *means.first()?;
     let p0 = *samples.threads.first()? as f64;
-    if n < 3 || !(base > 0.0) || means.iter().any(|m| !(m.is_finite() && *m > 0.0)) {
+    if n < 3 || means.iter().any(|m| !m.is_finite() || *m <= 0.0) {
         return None;
     }
     let x: Vec<f64> = samples.threads[..n]

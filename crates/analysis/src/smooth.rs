@@ -188,12 +188,11 @@ fn linear(f: Family, th: &[f64], hinges: &[f64], d: &Data) -> Option<(Vec<f64>, 
             }
         }
     }
-    for p in 0..k {
-        for q in p + 1..k {
-            a[p][q] = a[q][p];
-        }
-    }
-    let coef = solve(a, b)?;
+    // The lower triangle mirrored into the upper one.
+    let full: Vec<Vec<f64>> = (0..k)
+        .map(|p| (0..k).map(|q| a[p.max(q)][p.min(q)]).collect())
+        .collect();
+    let coef = solve(full, b)?;
     let sse = (0..n)
         .map(|i| {
             let v: f64 = rows[i * k..(i + 1) * k]
