@@ -640,6 +640,40 @@ mod tests {
         assert!(k.knees.is_empty(), "{k:?}");
     }
 
+    /// The curves: Amdahl (5% serial) and a retrograde USL peaking at 12
+    /// threads bend at every point, but a smooth family explains them, so no knee
+    /// is claimed, at 4, 8, 16 or anywhere; the same points bent at 16 get one.
+    #[test]
+    fn smooth_curves_have_no_knee_and_a_real_bend_does() {
+        let t = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
+        let amdahl = |p: f64| 1.0 / (0.05 + 0.95 / p);
+        let usl = |p: f64| p / (1.0 + 0.02 * (p - 1.0) + 0.98 / 144.0 * p * (p - 1.0));
+        for f in [&amdahl as &dyn Fn(f64) -> f64, &usl] {
+            let perf = reps(f, &t, 0.03, 3);
+            let k = find_knees(&Samples {
+                threads: &t,
+                perf: &perf,
+                boundaries: &[16],
+            });
+            assert!(k.knees.is_empty(), "{k:?}");
+        }
+        let bent = |p: f64| {
+            if p <= 16.0 {
+                p
+            } else {
+                16.0 + 0.4 * (p - 16.0)
+            }
+        };
+        let perf = reps(bent, &t, 0.03, 3);
+        let k = find_knees(&Samples {
+            threads: &t,
+            perf: &perf,
+            boundaries: &[16],
+        });
+        let at: Vec<(usize, Bend)> = k.knees.iter().map(|k| (k.threads, k.bend)).collect();
+        assert_eq!(at, vec![(16, Bend::Flattens)], "{k:?}");
+    }
+
     /// With one repetition a two-point side has no residual to judge a bend by.
     #[test]
     fn a_bend_with_a_two_point_side_is_undecided() {
