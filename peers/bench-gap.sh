@@ -29,6 +29,8 @@
 # (PEER_SRC is then optional: it only names the gapbs commit in the output). Paths are
 # taken relative to the directory the script is started from.
 set -euo pipefail
+# The peers' one statistics helper, imported by the Python parts below.
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 for v in SCALESCOPE PEER_BIN PEER_SRC; do
   [ -z "${!v:-}" ] || printf -v "$v" '%s' "$(realpath "${!v}")"
 done
@@ -60,7 +62,9 @@ src=$("$S" graph bfs --graph "$work/g.csr" -t 1 --json -q |
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "graph kron:$scale, BFS source $src (highest degree), gapbs $(git -C "${PEER_SRC:-/nonexistent}" log -1 --format=%h 2>/dev/null || echo '?'), $pairs pairs per row"
 python3 - "$S" "$work" "$src" "$pairs" "${THREADS:-1 2}" <<'PY'
-import json, os, re, statistics, subprocess, sys
+import json, os, re, subprocess, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as statistics  # peers/stats.py: the peers' one statistics helper
 
 S, work, src, pairs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 thread_counts = [int(t) for t in sys.argv[5].split()]

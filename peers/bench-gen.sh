@@ -39,13 +39,14 @@ if [ -n "${PEER_SRC:-}" ]; then
   make -C "$work/gapbs" converter >/dev/null
 fi
 setup() { python3 -c 'import json,sys; print(json.load(sys.stdin)["setup"]["build_secs"])'; }
-median() { tr ' ' '\n' | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# Medians and ratios from the peers' one statistics helper (peers/stats.py).
+median() { python3 "$(dirname "$0")/stats.py" median $(cat); }
 # row WHAT THREADS PEER "PEER_SECS..." "OURS_SECS...": the pairs and their medians.
 row() {
   local p o
   p=$(echo "$4" | median); o=$(echo "$5" | median)
   printf "%-9s %-7s %-36s %8.3f %8.3f %6.2fx  pairs: peer %s / ours %s\n" "$1" "$2" "$3" \
-    "$p" "$o" "$(python3 -c "print($p/$o)")" "$4" "$5"
+    "$p" "$o" "$(python3 "$(dirname "$0")/stats.py" ratio "$p" "$o")" "$4" "$5"
 }
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; ${reps} pairs each, medians"
 printf "%-9s %-7s %-36s %8s %8s %7s\n" what threads peer peer_s ours_s ratio

@@ -9,6 +9,8 @@
 # Usage: peers/bench-graph.sh [SCALE] [MOTIF_SCALE] [ROUNDS]   (default 16, 10, 3;
 #        MOTIF_SCALE 0 skips the motifs)
 set -euo pipefail
+# The peers' one statistics helper, imported by the Python parts below.
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 cd "$(dirname "$0")/.."
 scale=${1:-16}
 mscale=${2:-10}
@@ -31,7 +33,9 @@ printf "%-8s %-26s %-40s %s\n" threads what "per round: peer_s / scalescope_s = 
 for t in 1 2; do
   "$PY" peers/graph_peers.py "$S" "$work/g.el" "$t" "$src" "$rounds" 2>/dev/null |
     python3 -c "
-import json, statistics, sys
+import json, os, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as statistics  # peers/stats.py: the peers' one statistics helper
 t = sys.argv[1]
 rounds = json.load(sys.stdin)['rounds']
 for what in rounds[0]:

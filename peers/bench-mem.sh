@@ -35,6 +35,8 @@
 # installed its columns are skipped, saying so), and C2C_RUNS=0 skips core-to-core.
 # Paths are taken relative to the directory the script is started from.
 set -euo pipefail
+# The peers' one statistics helper, imported by the Python parts below.
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 for v in SCALESCOPE STREAM_BIN PEER_SRC; do
   [ -z "${!v:-}" ] || printf -v "$v" '%s' "$(realpath "${!v}")"
 done
@@ -142,7 +144,9 @@ for t in ${THREADS:-1 2}; do
   done > "$work/t$t"
   echo "load average after $t thread(s): $(cat /proc/loadavg)"
   python3 - "$t" "$work/t$t" <<'PY'
-import statistics as st, sys
+import os, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as st  # peers/stats.py: the peers' one statistics helper
 t, lines = sys.argv[1], [l.split() for l in open(sys.argv[2])]
 rows, loops = [list(map(float, f[1:-1])) for f in lines], [f[-1] for f in lines]
 col = lambda i: [r[i] for r in rows]
@@ -176,9 +180,9 @@ for _ in $(seq "$runs"); do
   peer_runs+=("$(core-to-core-latency 1000 300 --cores "$cpus" --csv 2>/dev/null | tr ',' '\n' | grep -E '^[0-9.]+$' | head -1)")
   our_runs+=("$("$S" mem c2c --cpus "$cpus" --round-trips 1000 --samples 300 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['c2c']['pairs'][0]['mean_ns'])")")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { python3 "$(dirname "$0")/stats.py" median "$@"; }
 ratios=()
-for i in "${!peer_runs[@]}"; do ratios+=("$(echo "${our_runs[$i]}/${peer_runs[$i]}" | bc -l)"); done
+read -ra ratios <<< "$(python3 "$(dirname "$0")/stats.py" ratios "${our_runs[*]}" "${peer_runs[*]}")"
 p=$(median "${peer_runs[@]}"); o=$(median "${our_runs[@]}"); r=$(median "${ratios[@]}")
 echo "  core-to-core-latency runs: ${peer_runs[*]}"
 echo "  scalescope mem c2c runs:   ${our_runs[*]}"

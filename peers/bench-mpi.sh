@@ -24,6 +24,8 @@
 # Only meaningful on a quiet machine: the load average is printed first, and a
 # load above half the CPUs is flagged (do not record such numbers).
 set -euo pipefail
+# The peers' one statistics helper, imported by the Python parts below.
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 for v in SCALESCOPE PEER_BIN PEER_SRC; do
   [ -z "${!v:-}" ] || printf -v "$v" '%s' "$(realpath "${!v}")"
 done
@@ -58,7 +60,9 @@ npb_cpp() {
         echo "$p $o"
       done > "$work/npb"
       python3 - "$k" "$c" "$t" "$work/npb" <<'PY'
-import statistics as st, sys
+import os, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as st  # peers/stats.py: the peers' one statistics helper
 k, c, t, f = sys.argv[1:]
 rows = [l.split() for l in open(f)]
 if any("failed" in r for r in rows):
@@ -96,7 +100,9 @@ for kernel in ep is ft; do
     --ranks-per-node "$workers" --strategy compact --reps "$reps" --json \
     -- "$bin/scalescope-mpi-nas" "$kernel" "$class" >"$work/$kernel-mpi.json"
   python3 - "$kernel" "$work/$kernel-threaded.json" "$work/$kernel-mpi.json" <<'PY'
-import json, statistics, sys
+import json, os, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as statistics  # peers/stats.py: the peers' one statistics helper
 kernel, threaded, mpi = sys.argv[1:]
 dec = json.JSONDecoder()
 text, docs, i = open(threaded).read(), [], 0

@@ -13,6 +13,8 @@
 # array, default 128MiB), NTIMES (default 20), BIN (a built scalescope to use
 # instead of building the release binary).
 set -euo pipefail
+# The peers' one statistics helper, imported by the Python parts below.
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 cd "$(dirname "$0")/.."
 if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
@@ -34,7 +36,9 @@ for i in $(seq 1 "$pairs"); do
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$work" "$pairs" <<'PY'
-import json, random, statistics, sys
+import json, os, random, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as statistics  # peers/stats.py: the peers' one statistics helper
 work, pairs = sys.argv[1], int(sys.argv[2])
 def runs(mode):
     out = []

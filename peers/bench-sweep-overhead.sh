@@ -5,6 +5,8 @@
 # compares scalescope's own recorded wall time of the program with the direct time.
 # Installs hyperfine and gcc from Debian if missing.
 set -euo pipefail
+# The peers' one statistics helper, imported by the Python parts below.
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 cd "$(dirname "$0")/.."
 need=()
 command -v hyperfine >/dev/null || need+=(hyperfine)
@@ -45,7 +47,9 @@ hyperfine --warmup 2 --runs "$runs" -N \
 # scalescope's own measurement of the program inside the sweep, over several runs:
 target/release/scalescope sweep --quiet --threads 1 --reps "$runs" --warmup 1 --out "$work/rec" -- "$work/spin" "$iters" >/dev/null
 python3 - "$work/h.json" "$work/rec/results.jsonl" <<'PY'
-import json, statistics, sys
+import json, os, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as statistics  # peers/stats.py: the peers' one statistics helper
 h = json.load(open(sys.argv[1]))["results"]
 direct, pinned, swept = h[0], h[1], h[2]
 recs = [json.loads(l) for l in open(sys.argv[2])][1:]
@@ -63,7 +67,9 @@ rm -rf "$work/sleep"
 /usr/bin/time -f "sweep of 10 x sleep 1: elapsed %e s, CPU %U s user + %S s sys (scalescope and children)" \
   target/release/scalescope sweep --quiet --threads 1 --reps 10 --warmup 0 --out "$work/sleep" -- sleep 1 >/dev/null
 python3 - "$work/sleep/results.jsonl" <<'PY'
-import json, statistics, sys
+import json, os, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import stats as statistics  # peers/stats.py: the peers' one statistics helper
 r = [json.loads(l) for l in open(sys.argv[1])][1:]
 w = [x["wall_secs"] for x in r]
 print(f"recorded wall of sleep 1: median {statistics.median(w):.5f} s (min {min(w):.5f}, max {max(w):.5f})")

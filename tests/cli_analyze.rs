@@ -92,7 +92,7 @@ fn analyze_prints_and_exports_json() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     let curve = &v["results"][0]["analysis"]["curves"][0];
     assert_eq!(curve["placement"], "cores-first");
     assert_eq!(curve["points"].as_array().unwrap().len(), 2);
@@ -128,4 +128,28 @@ fn bad_results_files_name_the_line() {
         .arg(dir.path())
         .assert()
         .code(2);
+}
+
+/// Every subcommand and flag a finding may suggest (the consistency checker's
+/// table) is one the command line accepts: the suggestion would parse.
+#[test]
+fn every_flag_a_finding_may_suggest_parses() {
+    for (sub, flags) in scalescope_analysis::consistency::SUGGESTED_FLAGS {
+        let words: Vec<&str> = sub.split(' ').collect();
+        let help = scalescope().args(&words).arg("--help").output().unwrap();
+        assert!(help.status.success(), "`scalescope {sub} --help` fails");
+        let text = String::from_utf8_lossy(&help.stdout);
+        for flag in *flags {
+            assert!(
+                text.contains(&format!("{flag} "))
+                    || text.contains(&format!("{flag}\n"))
+                    || text.contains(&format!("{flag}="))
+                    || text.contains(&format!("{flag} <")),
+                "`scalescope {sub}` has no {flag}:\n{text}"
+            );
+        }
+    }
+    // The advice that did not parse: `analyze --baseline threads=2`.
+    let help = scalescope().args(["analyze", "--help"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&help.stdout).contains("--baseline"));
 }

@@ -53,7 +53,7 @@ fn imported_curve_is_analysed_like_a_sweep() {
     );
     let v: Value = serde_json::from_slice(&text.stdout).unwrap();
     let a = &v["results"][0]["analysis"];
-    assert_eq!(a["schema_version"], 2);
+    assert_eq!(a["schema_version"], 3);
     let findings = a["findings"].as_array().unwrap();
     assert!(findings
         .iter()

@@ -36,6 +36,8 @@ pub(crate) fn ok_runs<'a>(
 struct Raw {
     threads: usize,
     perfs: Vec<f64>,
+    /// The repetition number of each value of `perfs`.
+    reps: Vec<usize>,
     runs: usize,
     perf: f64,
     se: f64,
@@ -56,7 +58,10 @@ fn raw_points(
         .iter()
         .filter_map(|&t| {
             let runs = ok_runs(records, t, pl, mem);
-            let perfs: Vec<f64> = runs.iter().filter_map(|r| basis.perf(r)).collect();
+            let (perfs, reps): (Vec<f64>, Vec<usize>) = runs
+                .iter()
+                .filter_map(|r| Some((basis.perf(r)?, r.rep)))
+                .unzip();
             let s = summarize(&perfs)?;
             let metric = match basis {
                 Basis::Metric { name, .. } => summarize(
@@ -71,10 +76,18 @@ fn raw_points(
             Some(Raw {
                 threads: t,
                 perfs,
+                reps,
                 runs: s.n,
                 perf: s.median,
                 se: s.stddev / (s.n as f64).sqrt(),
-                time: summarize(&runs.iter().map(|r| r.wall_secs).collect::<Vec<_>>()),
+                // Imported curves carry no wall time (0): not a measured time.
+                time: summarize(
+                    &runs
+                        .iter()
+                        .map(|r| r.wall_secs)
+                        .filter(|w| *w > 0.0)
+                        .collect::<Vec<_>>(),
+                ),
                 metric,
             })
         })
@@ -120,10 +133,53 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
                 efficiency: speedup * base_t as f64 / p,
                 karp_flatt: (base_t == 1 && r.threads > 1)
                     .then(|| (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / p)),
+                outliers: outliers(&r.perfs, &r.reps),
                 usage: events::usage(topo, pl, r.threads),
             }
         })
         .collect()
+}
+
+/// Runs far from their point's others: a modified z-score of the logarithm of
+/// their performance above 3.5 (Iglewicz and Hoaglin, 1993), with at least three
+/// runs; each with its factor from the point's median.
+fn outliers(perfs: &[f64], reps: &[usize]) -> Vec<crate::Outlier> {
+    if perfs.len() < 3 || perfs.iter().any(|p| p.is_nan() || *p <= 0.0) {
+        return Vec::new();
+    }
+    let logs: Vec<f64> = perfs.iter().map(|p| p.ln()).collect();
+    let mut sorted = logs.clone();
+    sorted.sort_by(f64::total_cmp);
+    let med = crate::stats::median(&sorted);
+    let mut dev: Vec<f64> = logs.iter().map(|l| (l - med).abs()).collect();
+    dev.sort_by(f64::total_cmp);
+    // Runs that agree to within 0.1% have no spread to judge by: take that as it.
+    let mad = crate::stats::median(&dev).max(0.001 / 0.6745);
+    logs.iter()
+        .zip(reps)
+        .filter(|(l, _)| 0.6745 * (*l - med).abs() / mad > 3.5 && (*l - med).abs() > 0.1)
+        .map(|(l, rep)| crate::Outlier {
+            rep: *rep,
+            perf_over_median: (l - med).exp(),
+        })
+        .collect()
+}
+
+/// Where the knee search starts: past a baseline in a regime the rest of the curve
+/// never returns to (one thread alone on its core where every other point shares
+/// cores, as smt-pairs from 2): such a curve is analysed in its own frame.
+fn own_frame(points: &[CurvePoint]) -> usize {
+    let shared = |p: &CurvePoint| p.usage.map(|u| u.smt_shared);
+    match points {
+        [first, rest @ ..]
+            if rest.len() >= 3
+                && shared(first) == Some(false)
+                && rest.iter().all(|p| shared(p) == Some(true)) =>
+        {
+            1
+        }
+        _ => 0,
+    }
 }
 
 pub(crate) fn curve(
@@ -148,24 +204,17 @@ pub(crate) fn curve(
         .map(|e| e.last_before_change() as f64)
         .collect();
     let (models, amdahl, usl) = fit::choose(&fit_points, base_t == 1, &breaks);
-    let threads: Vec<usize> = raw.iter().map(|r| r.threads).collect();
-    let perf: Vec<Vec<f64>> = raw.iter().map(|r| r.perfs.clone()).collect();
+    let start = own_frame(&points);
+    let threads: Vec<usize> = raw[start..].iter().map(|r| r.threads).collect();
+    let perf: Vec<Vec<f64>> = raw[start..].iter().map(|r| r.perfs.clone()).collect();
     let boundaries: Vec<usize> = events.iter().map(|e| e.last_before_change()).collect();
-    let found = knee::find_knees(&knee::Samples {
+    let samples = knee::Samples {
         threads: &threads,
         perf: &perf,
         boundaries: &boundaries,
-    });
-    let implied = crate::predict::implied::implied_knees(
-        &crate::predict::implied::Curve {
-            topo,
-            placement: pl,
-            threads: &threads,
-            perf: &perf,
-            breaks: &breaks,
-        },
-        &found.knees,
-    );
+    };
+    let found = knee::find_knees(&samples);
+    let implied = implied_knees(topo, pl, &samples, &breaks, &found);
     let mut knees: Vec<AttributedKnee> = found
         .knees
         .into_iter()
@@ -177,6 +226,7 @@ pub(crate) fn curve(
     }));
     knees.sort_by_key(|k| k.knee.threads);
     Some(Curve {
+        smooth: found.smooth,
         placement: pl.clone(),
         mem: mem.clone(),
         baseline_threads: base_t,
@@ -188,6 +238,39 @@ pub(crate) fn curve(
         undecided: found.undecided,
         events,
     })
+}
+
+/// The knees the mechanism model implies, held to the smooth null: only where no
+/// smooth family describes the points (their lack of fit against the replicate
+/// noise is significant) and where the points lean the same way at that count.
+fn implied_knees(
+    topo: &Topology,
+    pl: &Strategy,
+    samples: &knee::Samples,
+    breaks: &[f64],
+    found: &knee::KneeSearch,
+) -> Vec<(Knee, crate::predict::implied::MechanismFit)> {
+    let smooth_fails = found
+        .smooth
+        .as_ref()
+        .and_then(|s| s.lack_of_fit_p)
+        .is_some_and(|p| p < crate::predict::implied::LACK_OF_FIT_P);
+    if !smooth_fails {
+        return Vec::new();
+    }
+    crate::predict::implied::implied_knees(
+        &crate::predict::implied::Curve {
+            topo,
+            placement: pl,
+            threads: samples.threads,
+            perf: samples.perf,
+            breaks,
+        },
+        &found.knees,
+    )
+    .into_iter()
+    .filter(|(k, _)| knee::supported(samples, k.threads, k.bend))
+    .collect()
 }
 
 /// The boundary a topology event marks.

@@ -9,7 +9,7 @@
 use scalescope_place::{MemPolicy, Strategy};
 
 use crate::evidence::PointEvidence;
-use crate::finding::{Boundary, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::finding::{Boundary, Evidence, EvidenceItem, Finding, FindingKind, Severity};
 use crate::Curve;
 
 /// Cross-node traffic must grow by this factor across a knee to be called its cause.
@@ -180,7 +180,7 @@ fn steal_finding(ev: &[PointEvidence], c: &Curve, name: &str) -> Option<Finding>
     }
     let mut f = Finding::new(
         FindingKind::MeasurementQuality,
-        "warning",
+        Severity::Warning,
         format!("{name}: the hypervisor took CPU time from the runs"),
     );
     f.curve = Some(name.to_string());
@@ -249,7 +249,7 @@ pub(crate) fn add(findings: &mut Vec<Finding>, curves: &[Curve], ev: &[PointEvid
         if !busy.is_empty() {
             let mut f = Finding::new(
                 FindingKind::MeasurementQuality,
-                "warning",
+                Severity::Warning,
                 format!("{name}: other work used the run's CPUs"),
             );
             f.curve = Some(name.clone());
@@ -270,7 +270,7 @@ pub(crate) fn add(findings: &mut Vec<Finding>, curves: &[Curve], ev: &[PointEvid
         if !notes.is_empty() {
             let mut f = Finding::new(
                 FindingKind::Threads,
-                "notice",
+                Severity::Notice,
                 format!("{name}: threads that sat idle or shared a CPU"),
             );
             f.curve = Some(name);
@@ -333,7 +333,7 @@ fn saturation_finding(ev: &[PointEvidence], c: &Curve, name: &str) -> Option<Fin
         .unwrap_or_default();
     let mut f = Finding::new(
         FindingKind::BandwidthSaturation,
-        "notice",
+        Severity::Notice,
         format!(
             "{name}: memory bandwidth saturated from {t} threads ({:.2} GB/s, within {:.0}% of the highest measured in this sweep, {:.2} GB/s)",
             bw / 1e9,
@@ -410,7 +410,7 @@ mod tests {
         assert!(v.check.is_none());
         let mut f = Finding::new(
             FindingKind::Knee,
-            "warning",
+            Severity::Warning,
             "cores-first / first-touch: knee",
         );
         f.check = Some("sweep with --mem interleave".into());

@@ -37,6 +37,35 @@ pub enum FindingKind {
     Threads,
 }
 
+/// How much a finding matters to the reader, in rising order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Context: what was measured, what the machine cannot show.
+    Info,
+    /// Worth knowing: a bend that speeds up, a placement that wins.
+    Notice,
+    /// Costs speedup: a bend that flattens, a saturated ceiling, a retrograde curve.
+    Warning,
+}
+
+impl Severity {
+    /// The word in the JSON and the text report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Notice => "notice",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The machine boundary a finding is attributed to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -211,8 +240,7 @@ impl fmt::Display for Evidence {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub kind: FindingKind,
-    /// `info`, `notice` or `warning`.
-    pub severity: String,
+    pub severity: Severity,
     pub title: String,
     /// The curve (`placement / mem`) it belongs to, if any.
     pub curve: Option<String>,
@@ -224,14 +252,23 @@ pub struct Finding {
     pub advice: Option<String>,
     /// What measurement would confirm or refute the explanation.
     pub check: Option<String>,
+    /// The speedup at the curve's last point that this finding accounts for: what
+    /// the curve would have gained had the slope before a knee continued, or the
+    /// distance to ideal of an efficiency summary (None where it does not apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup_lost: Option<f64>,
+    /// What the finding rests on, checked against the data before it is printed
+    /// (`crate::consistency`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub premises: Vec<crate::consistency::Premise>,
 }
 
 impl Finding {
     /// A finding with no thread count, boundary or advice yet.
-    pub fn new(kind: FindingKind, severity: &str, title: impl Into<String>) -> Finding {
+    pub fn new(kind: FindingKind, severity: Severity, title: impl Into<String>) -> Finding {
         Finding {
             kind,
-            severity: severity.into(),
+            severity,
             title: title.into(),
             curve: None,
             after_threads: None,
@@ -240,6 +277,8 @@ impl Finding {
             evidence: Vec::new(),
             advice: None,
             check: None,
+            speedup_lost: None,
+            premises: Vec::new(),
         }
     }
 }

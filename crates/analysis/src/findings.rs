@@ -9,9 +9,12 @@
 use scalescope_topo::Topology;
 
 use crate::ceiling::{self, Ceiling};
+use crate::consistency::{command, Premise};
 use crate::curve::boundary_of;
 use crate::events::EventKind;
-use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::finding::{
+    Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity,
+};
 use crate::predict::implied::MechanismFit;
 use crate::quality::Quality;
 use crate::{AttributedKnee, Basis, Curve, CurvePoint, PlacementComparison, SmtYield};
@@ -48,27 +51,34 @@ pub(crate) fn findings(inp: &Inputs, ceilings: &[Ceiling]) -> Vec<Finding> {
         .map(|w| {
             let mut f = Finding::new(
                 FindingKind::MeasurementQuality,
-                if w.kind == "imported" {
-                    "info"
+                if w.kind == crate::quality::QualityKind::Imported {
+                    Severity::Info
                 } else {
-                    "warning"
+                    Severity::Warning
                 },
                 w.text.clone(),
             );
             f.evidence.push(Evidence::new(
                 w.text.clone(),
                 EvidenceItem::Header {
-                    field: w.kind.clone(),
+                    field: w.kind.as_str().into(),
                     value: w.text.clone(),
                 },
             ));
             f
         })
         .collect();
+    let one_per_core = crate::consistency::holds(&Premise::NoFasterWithSmt, inp.curves);
     for c in inp.curves {
-        out.extend(curve_findings(inp.topo, c, inp.basis, ceilings));
+        out.extend(curve_findings(
+            inp.topo,
+            c,
+            inp.basis,
+            ceilings,
+            one_per_core,
+        ));
     }
-    out.extend(smt_finding(inp.smt, inp.basis));
+    out.extend(smt_finding(inp.smt, inp.basis, one_per_core));
     out.extend(
         inp.cmp
             .iter()
@@ -79,7 +89,7 @@ pub(crate) fn findings(inp: &Inputs, ceilings: &[Ceiling]) -> Vec<Finding> {
     if inp.topo.cpu_numa_nodes() < 2 && inp.topo.packages.len() < 2 {
         let mut f = Finding::new(
             FindingKind::MachineLimit,
-            "info",
+            Severity::Info,
             "One package and one NUMA node: no socket or NUMA knee is possible on this machine",
         );
         f.evidence.push(Evidence::note(inp.topo.summary()));
@@ -107,12 +117,14 @@ fn lowered_kind(k: FindingKind) -> bool {
     )
 }
 
-fn smt_finding(smt: &SmtYield, basis: &Basis) -> Option<Finding> {
+/// The hyper-threading yield like with like; the advice to run one thread per core
+/// only where no point sharing cores was faster (`one_per_core`).
+fn smt_finding(smt: &SmtYield, basis: &Basis, one_per_core: bool) -> Option<Finding> {
     let Some(p) = smt.pairs.last() else {
         let why = smt.unavailable.as_ref()?;
         let mut f = Finding::new(
             FindingKind::SmtYield,
-            "info",
+            Severity::Info,
             "Hyper-threading yield not measured",
         );
         f.boundary = Boundary::Smt;
@@ -129,7 +141,11 @@ fn smt_finding(smt: &SmtYield, basis: &Basis) -> Option<Finding> {
     };
     let mut f = Finding::new(
         FindingKind::SmtYield,
-        if hi < 1.0 { "notice" } else { "info" },
+        if hi < 1.0 {
+            Severity::Notice
+        } else {
+            Severity::Info
+        },
         format!(
             "Hyper-threading yield {:.2}x on the same {} cores: {verdict}",
             p.ratio, p.cores
@@ -157,9 +173,10 @@ fn smt_finding(smt: &SmtYield, basis: &Basis) -> Option<Finding> {
             p_value: None,
         },
     ));
-    if hi < 1.0 {
+    if hi < 1.0 && one_per_core {
         f.advice =
             Some("run one thread per physical core (cores-first up to the core count)".into());
+        f.premises.push(Premise::NoFasterWithSmt);
     }
     Some(f)
 }
@@ -168,7 +185,7 @@ fn placement_finding(c: &PlacementComparison, curves: &[Curve]) -> Finding {
     let p = c.p_value.unwrap_or(f64::NAN);
     let mut f = Finding::new(
         FindingKind::Placement,
-        "notice",
+        Severity::Notice,
         format!(
             "{} is {:.2}x faster than {} at {} threads",
             c.best, c.ratio, c.worst, c.threads
@@ -245,11 +262,21 @@ fn placement_advice(
     }
 }
 
-/// A knee's boundary, title, advice and check.
-fn knee_words(k: &AttributedKnee, name: &str) -> (String, Option<String>, Option<String>) {
+/// A knee's boundary, title, advice and check; `one_per_core` false where a point
+/// sharing cores was the fastest measured (no advice against SMT then).
+fn knee_words(
+    k: &AttributedKnee,
+    name: &str,
+    one_per_core: bool,
+) -> (String, Option<String>, Option<String>) {
     let t = k.knee.threads;
-    let flat = k.knee.bend == "flattens";
+    let flat = k.knee.bend == crate::knee::Bend::Flattens;
     match (&k.cause, flat) {
+        (Some(e), true) if e.kind == EventKind::SmtSharing && !one_per_core => (
+            format!("{name}: scaling slows after {t} threads: {}", e.description),
+            Some("threads sharing cores still gain: a point with two threads per core is the fastest measured, so keep them; each added thread gains less than a core".into()),
+            Some(check_for(&e.kind)),
+        ),
         (Some(e), true) => (
             format!("{name}: scaling slows after {t} threads: {}", e.description),
             Some(advice_for(&e.kind)),
@@ -273,12 +300,16 @@ fn knee_words(k: &AttributedKnee, name: &str) -> (String, Option<String>, Option
     }
 }
 
-fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
-    let (title, advice, check) = knee_words(k, name);
-    let flat = k.knee.bend == "flattens";
+fn knee_finding(k: &AttributedKnee, name: &str, one_per_core: bool) -> Finding {
+    let (title, advice, check) = knee_words(k, name, one_per_core);
+    let flat = k.knee.bend == crate::knee::Bend::Flattens;
     let mut f = Finding::new(
         FindingKind::Knee,
-        if flat { "warning" } else { "notice" },
+        if flat {
+            Severity::Warning
+        } else {
+            Severity::Notice
+        },
         title,
     );
     f.after_threads = Some(k.knee.threads);
@@ -289,6 +320,7 @@ fn knee_finding(k: &AttributedKnee, name: &str) -> Finding {
     f.confidence = k.knee.confidence.clone();
     f.advice = advice;
     f.check = check;
+    f.premises = knee_premises(k, one_per_core);
     let kn = &k.knee;
     f.evidence.push(Evidence::new(
         format!(
@@ -373,6 +405,25 @@ fn implied_evidence(f: &mut Finding, kn: &crate::knee::Knee, by: &MechanismFit) 
     ));
 }
 
+/// What a knee's advice and check rest on: one thread per core where it advises
+/// so, and the commands its check names.
+fn knee_premises(k: &AttributedKnee, one_per_core: bool) -> Vec<Premise> {
+    let flat = k.knee.bend == crate::knee::Bend::Flattens;
+    match k.cause.as_ref().map(|e| &e.kind) {
+        Some(EventKind::SmtSharing) if flat && one_per_core => vec![Premise::NoFasterWithSmt],
+        Some(EventKind::NewPackage | EventKind::NewNumaNode) => vec![
+            command(&["sweep", "--mem", "interleave"]),
+            command(&["mem", "matrix"]),
+        ],
+        None if flat => vec![
+            command(&["mem", "stream"]),
+            command(&["analyze", "--ceilings"]),
+        ],
+        None => vec![command(&["topo"])],
+        _ => Vec::new(),
+    }
+}
+
 /// Advice whose premise is the measured topology event itself.
 fn advice_for(kind: &EventKind) -> String {
     match kind {
@@ -398,11 +449,11 @@ fn check_for(kind: &EventKind) -> String {
 fn efficiency_finding(c: &Curve, name: &str, last: &CurvePoint) -> Finding {
     let eff = last.efficiency;
     let sev = if eff >= 0.8 {
-        "info"
+        Severity::Info
     } else if eff >= 0.5 {
-        "notice"
+        Severity::Notice
     } else {
-        "warning"
+        Severity::Warning
     };
     let mut f = Finding::new(
         FindingKind::Efficiency,
@@ -417,6 +468,8 @@ fn efficiency_finding(c: &Curve, name: &str, last: &CurvePoint) -> Finding {
     );
     f.curve = Some(name.to_string());
     f.after_threads = Some(last.threads);
+    // The distance to ideal speedup at the last point.
+    f.speedup_lost = Some(last.threads as f64 / c.baseline_threads.max(1) as f64 - last.speedup);
     f.evidence = c
         .points
         .iter()
@@ -496,7 +549,7 @@ fn saturation(
     let (gbs, kernel) = cl.for_metric(metric);
     let mut f = Finding::new(
         FindingKind::BandwidthSaturation,
-        "warning",
+        Severity::Warning,
         format!(
             "{name}: memory bandwidth saturates at {} threads: {:.1} GB/s is {} of the {kernel} ceiling, {gbs:.1} GB/s, measured on {nodes} NUMA node(s){}",
             p.threads,

@@ -154,9 +154,10 @@ pub fn fit_amdahl(pts: &[FitPoint]) -> Option<AmdahlFit> {
     let s = minimise(0.0, 1.0, |s| wsse(pts, &w, |p| amdahl(s, p)));
     let max_speedup = (s > 0.0).then(|| 1.0 / s);
     let best = fastest(pts);
+    // A limit is at or above every measured speedup, or the model is rejected.
     let rejected = match (max_speedup, best) {
-        (Some(m), Some(b)) if m < b.1 - b.2 => Some(format!(
-            "its limit {m:.1}x is below the {:.1}x measured at {} threads",
+        (Some(m), Some(b)) if m < b.1 => Some(format!(
+            "its limit {m:.2}x is below the {:.2}x measured at {} threads",
             b.1, b.0
         )),
         _ => None,
@@ -188,14 +189,7 @@ pub fn fit_usl(pts: &[FitPoint]) -> Option<UslFit> {
     });
     let sigma = sigma_for(kappa);
     let peak_threads = (kappa > 1e-12 && sigma < 1.0).then(|| ((1.0 - sigma) / kappa).sqrt());
-    let last = pts.iter().max_by(|a, b| a.0.total_cmp(&b.0));
-    let rejected = match (peak_threads, last, fastest(pts)) {
-        (Some(pk), Some(l), Some(f)) if pk < l.0 && l.1 + l.2 >= f.1 => Some(format!(
-            "it predicts a slowdown after {pk:.0} threads, but {} threads (the last point) is the fastest measured",
-            l.0
-        )),
-        _ => None,
-    };
+    let rejected = usl_rejection(pts, sigma, kappa, peak_threads);
     Some(UslFit {
         sigma,
         kappa,
@@ -204,6 +198,39 @@ pub fn fit_usl(pts: &[FitPoint]) -> Option<UslFit> {
         r_squared: r_squared(pts, |p| usl(sigma, kappa, p)),
         rejected,
     })
+}
+
+/// Why a USL fit contradicts the points: its peak speedup below a measured one, or
+/// a peak before the last point where the last point is the fastest measured (or
+/// within one standard deviation of it, and said so).
+fn usl_rejection(pts: &[FitPoint], sigma: f64, kappa: f64, peak: Option<f64>) -> Option<String> {
+    let last = pts.iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+    let f = fastest(pts)?;
+    let pk = peak?;
+    if usl(sigma, kappa, pk) < f.1 {
+        return Some(format!(
+            "its peak {:.2}x is below the {:.2}x measured at {} threads",
+            usl(sigma, kappa, pk),
+            f.1,
+            f.0
+        ));
+    }
+    if pk >= last.0 {
+        return None;
+    }
+    if last.1 >= f.1 {
+        Some(format!(
+            "it predicts a slowdown after {pk:.0} threads, but {} threads (the last point) is the fastest measured",
+            last.0
+        ))
+    } else if last.1 + last.2 >= f.1 {
+        Some(format!(
+            "it predicts a slowdown after {pk:.0} threads, but {} threads (the last point) is within one standard deviation of the fastest measured ({} threads)",
+            last.0, f.0
+        ))
+    } else {
+        None
+    }
 }
 
 /// Solves the normal equations `a x = b` (Gaussian elimination, partial pivoting).
@@ -268,12 +295,7 @@ pub fn piecewise(coef: &[f64], breaks: &[f64], p0: f64, p: f64) -> f64 {
             .sum::<f64>()
 }
 
-fn aicc(n: usize, k: usize, wsse: f64) -> Option<f64> {
-    let (nf, kf) = (n as f64, k as f64);
-    (n > k + 1).then(|| {
-        nf * (wsse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
-    })
-}
+use crate::stats::aicc;
 
 /// The AICc of a model with `k` parameters on the points, scored as every
 /// candidate of [`choose`] is (so it can compete with them).

@@ -12,12 +12,8 @@ use scalescope_results::store::{Header, RunRecord, RunStatus};
 
 /// The median of finite values; `None` when there is none.
 fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(crate::stats::median(&v))
+    let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    crate::stats::median_of(&v)
 }
 
 /// One doubling: the base and doubled ranks per node and the gain.

@@ -1,43 +1,87 @@
-//! Knees: where the marginal speedup per added thread changes. Breakpoints are
-//! first placed at the machine's boundaries (the last count before each topology
-//! event of the placement), then searched inside each piece (binary segmentation
-//! with least-squares lines on the mean speedups), and every breakpoint is tested
-//! against its neighbours until all pass. A split is a knee when
-//! - each side has at least two measured points with repetitions, or [`MIN_SIDE`]
-//!   when a point has a single run (two single points always make a line with no
-//!   residual, so they cannot show a bend against noise): otherwise the interval is
-//!   reported as undecided, with the thread counts that would decide it;
-//! - the effect is large: the slope changes by at least [`MIN_CHANGE`] (15%) of the
-//!   slope before it (or of a quarter of the curve's mean slope, if that is larger, so
-//!   that two flat pieces never differ "by 300%");
-//! - the change is not noise: the two slopes are weighted least-squares lines (each
-//!   point weighted by its repetitions over its speedup squared) and their
-//!   difference must exceed its standard error times the normal quantile of
-//!   [`ALPHA`] (two-sided), divided among the family the split was chosen from: the
-//!   machine boundaries of the curve, or the candidate counts of the piece searched
-//!   (Bonferroni). The standard error comes from parametric draws of every point's
-//!   mean: the run-to-run CV pooled over all points of the curve (many degrees of
-//!   freedom even with three repetitions each), widened by Student's t.
+//! Knees: where a curve departs from the best smooth scaling curve. The smooth
+//! families ([`crate::smooth`]: Amdahl, the USL, Gustafson's line, a power law, a
+//! power curve with an offset, exponential saturation) are the null hypothesis; a
+//! knee is a change of slope (a hinge) after a measured thread count, claimed only
+//! when
+//! - adding the hinge lowers the best fit's penalised error (chi-square against the
+//!   replicate noise + 2k, every family refitted with the hinges) by at least the
+//!   F(1, df) quantile of 1 - [`ALPHA`] / (positions tried) less 2: the
+//!   extra-sum-of-squares F test against the pure error (the run-to-run CV pooled
+//!   over every point, sum(reps - 1) degrees of freedom) when one family wins both
+//!   fits. Hinges are added one at a time, first at the machine's boundaries (known
+//!   in advance), then anywhere;
+//! - the break is localised: with the selected family, every position whose hinge
+//!   fits within the 95% quantile of F(1, df) of the best one lies within [`LOCAL`]
+//!   measured points of it (a departure that could be anywhere is not a knee at a
+//!   place); a machine boundary among them is preferred;
+//! - the effect is large: the slope changes by at least [`MIN_CHANGE`] (15%) of
+//!   the slope before it (or of a quarter of the curve's mean slope, if that is
+//!   larger), and in at least 80% of 400 draws of the fitted coefficients (their
+//!   normal approximation, widened by Student's t) with the stated sign.
 //!
-//! A bend found by searching lies anywhere between its point and the next, so when
-//! it is a neighbour of the split tested its own point is left out of the piece
-//! (it could belong to either line). The confidence is the probability, over the
-//! draws, that the change has the stated sign and a size of at least 15%; below
-//! 0.8 the bend is not reported as a knee (it could be smaller than 15%). With one
-//! repetition there is no spread to measure and the confidence is unknown.
+//! A knee needs two points past it with repetitions, three with one repetition; a
+//! significant bend with one point past it is reported as undecided, with the
+//! thread counts that would decide it. With one repetition there is no pure
+//! error: the test uses the residual variance of the fit with the hinge, and the
+//! confidence is unknown, never high. A knee is attributed to a topology boundary
+//! only afterwards, when one lies between its point and the next.
 
 use serde::{Deserialize, Serialize};
 
 use crate::boot;
 use crate::finding::Confidence;
+use crate::smooth::{self, Data, Family, Fit};
+use crate::stats::{cholesky, f_upper_tail, t_quantile};
 
-/// Fewest points on each side of a knee (the knee point counts on both sides).
+/// x with P(F > x) = `p` for F(1, df) (bisection on the tail).
+fn f1_quantile(p: f64, df: usize) -> f64 {
+    let (mut lo, mut hi) = (0.0, 1e6);
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if f_upper_tail(mid, 1.0, df as f64) > p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// Fewest points on each side of a knee with one repetition (the knee point counts
+/// on both sides).
 pub const MIN_SIDE: usize = 3;
 /// Smallest relative slope change reported as a knee.
 pub const MIN_CHANGE: f64 = 0.15;
-/// The chance of reporting a bend where the curve is straight, per family of
-/// candidate splits (the machine boundaries; the counts searched in one piece).
-pub const ALPHA: f64 = 0.02;
+/// The chance of reporting a bend where a smooth curve explains the points, per
+/// curve (divided among the thread counts searched).
+pub const ALPHA: f64 = 0.01;
+/// The run-to-run CV below which a measurement is taken as this precise: no timing
+/// repeats better than 0.1%, and a noise of zero would make every wiggle a knee.
+pub const MIN_CV: f64 = 0.001;
+/// How many measured points either side of the best position a localised break's
+/// plausible positions may reach.
+const LOCAL: usize = 2;
+/// The most hinges one curve is given.
+const MAX_HINGES: usize = 6;
+
+/// Which way the slope changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bend {
+    /// Scaling slows.
+    Flattens,
+    /// Scaling speeds up.
+    Steepens,
+}
+
+impl std::fmt::Display for Bend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Bend::Flattens => "flattens",
+            Bend::Steepens => "steepens",
+        })
+    }
+}
 
 /// A bend in the curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,8 +98,7 @@ pub struct Knee {
     /// The effect size: (after - before) / |before|.
     pub change: f64,
     pub change_ci95: Option<(f64, f64)>,
-    /// `flattens` (scaling slows) or `steepens` (scaling speeds up).
-    pub bend: String,
+    pub bend: Bend,
     /// Fewest repetitions of any point involved.
     pub reps: usize,
     pub confidence: Confidence,
@@ -74,6 +117,22 @@ pub struct Undecided {
 pub struct KneeSearch {
     pub knees: Vec<Knee>,
     pub undecided: Vec<Undecided>,
+    /// The best smooth family with the knees' hinges, when one was fitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smooth: Option<SmoothNull>,
+}
+
+/// The null hypothesis as fitted: the best smooth family, its fit without hinges
+/// against the pure error, and the hinges the F test added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SmoothNull {
+    pub family: String,
+    /// Lack of fit of the smooth family alone against the replicate noise: F and
+    /// its upper-tail probability (None with one repetition).
+    pub lack_of_fit_f: Option<f64>,
+    pub lack_of_fit_p: Option<f64>,
+    /// Thread counts after which a hinge was added (claimed or not).
+    pub hinges_after: Vec<usize>,
 }
 
 /// A curve: thread counts ascending and each point's repetitions (performance,
@@ -82,317 +141,25 @@ pub struct Samples<'a> {
     pub threads: &'a [usize],
     pub perf: &'a [Vec<f64>],
     /// Thread counts after which a machine boundary lies (the last count before a
-    /// topology event). A split there is preferred over the least-squares best when
-    /// their squared errors differ by less than the points' own noise.
+    /// topology event). Of the positions a localised break could be at, one of
+    /// these is preferred.
     pub boundaries: &'a [usize],
 }
 
-fn slope(t: &[f64], s: &[f64]) -> f64 {
-    let n = t.len() as f64;
-    let mx = t.iter().sum::<f64>() / n;
-    let my = s.iter().sum::<f64>() / n;
-    let sxx: f64 = t.iter().map(|x| (x - mx).powi(2)).sum();
-    let sxy: f64 = t.iter().zip(s).map(|(x, y)| (x - mx) * (y - my)).sum();
-    if sxx > 0.0 {
-        sxy / sxx
+/// The word for a knee whose slope goes from `before` to `after`.
+pub(crate) fn bend(before: f64, after: f64) -> Bend {
+    if after < before {
+        Bend::Flattens
     } else {
-        0.0
+        Bend::Steepens
     }
-}
-
-fn sse(t: &[f64], s: &[f64]) -> f64 {
-    let b = slope(t, s);
-    let n = t.len() as f64;
-    let (mx, my) = (t.iter().sum::<f64>() / n, s.iter().sum::<f64>() / n);
-    t.iter()
-        .zip(s)
-        .map(|(x, y)| (y - my - b * (x - mx)).powi(2))
-        .sum()
 }
 
 fn rel_change(before: f64, after: f64, floor: f64) -> f64 {
     ((after - before) / before.abs().max(floor).max(1e-9)).clamp(-10.0, 10.0)
 }
 
-/// The least-squares slope of `s` over `t` with weights `w`.
-fn wslope(t: &[f64], s: &[f64], w: &[f64]) -> f64 {
-    let sw: f64 = w.iter().sum();
-    if sw <= 0.0 {
-        return slope(t, s);
-    }
-    let mx = t.iter().zip(w).map(|(x, w)| x * w).sum::<f64>() / sw;
-    let my = s.iter().zip(w).map(|(y, w)| y * w).sum::<f64>() / sw;
-    let sxx: f64 = t.iter().zip(w).map(|(x, w)| w * (x - mx).powi(2)).sum();
-    let sxy: f64 = t
-        .iter()
-        .zip(s)
-        .zip(w)
-        .map(|((x, y), w)| w * (x - mx) * (y - my))
-        .sum();
-    if sxx > 0.0 {
-        sxy / sxx
-    } else {
-        0.0
-    }
-}
-
-/// Slopes before and after split `k` of `lo..=hi`, from speedups `s`, each point
-/// weighted by `w` (the inverse of its variance: noise grows with the speedup).
-fn slopes(t: &[f64], s: &[f64], w: &[f64], (lo, k, hi): (usize, usize, usize)) -> (f64, f64) {
-    (
-        wslope(&t[lo..=k], &s[lo..=k], &w[lo..=k]),
-        wslope(&t[k..=hi], &s[k..=hi], &w[k..=hi]),
-    )
-}
-
-/// The split of `lo..=hi` with the least squared error whose sides have at least
-/// `min_side` points.
-fn best_split(t: &[f64], s: &[f64], lo: usize, hi: usize, min_side: usize) -> Option<usize> {
-    (lo + min_side - 1..=hi.checked_sub(min_side - 1)?)
-        .filter(|&k| k > lo && k < hi)
-        .min_by(|&a, &b| {
-            let e = |k: usize| sse(&t[lo..=k], &s[lo..=k]) + sse(&t[k..=hi], &s[k..=hi]);
-            e(a).total_cmp(&e(b))
-        })
-}
-
-struct Ctx<'a> {
-    t: Vec<f64>,
-    s: Vec<f64>,
-    /// Each point's weight: repetitions over speedup squared (noise grows with it).
-    w: Vec<f64>,
-    /// A quarter of the curve's mean slope: the smallest slope a change is relative to.
-    floor: f64,
-    /// Fewest points a side needs (2 with repetitions everywhere, else 3).
-    min_side: usize,
-    /// The pooled CV of one run and its degrees of freedom ([`pooled_cv`]).
-    noise: Option<(f64, usize)>,
-    /// How many measured thread counts lie at a machine boundary.
-    boundary_count: usize,
-    samples: &'a Samples<'a>,
-}
-
-impl Ctx<'_> {
-    /// The least-squares split of `lo..=hi`.
-    fn split(&self, lo: usize, hi: usize) -> Option<usize> {
-        best_split(&self.t, &self.s, lo, hi, self.min_side)
-    }
-
-    /// The breakpoints that survive testing against their neighbours: the weakest
-    /// failing one is dropped and the rest re-tested until all pass.
-    fn prune(&self, mut bps: Vec<usize>, n: usize, out: &mut KneeSearch) -> Vec<Knee> {
-        loop {
-            let mut weakest: Option<(usize, f64)> = None;
-            let mut knees = Vec::new();
-            for (i, &k) in bps.iter().enumerate() {
-                let lo = if i == 0 { 0 } else { bps[i - 1] };
-                let hi = bps.get(i + 1).copied().unwrap_or(n - 1);
-                let short = k - lo + 1 < self.min_side || hi - k + 1 < self.min_side;
-                let result = if short {
-                    let (b, a) = slopes(&self.t, &self.s, &self.w, (lo, k, hi));
-                    let change = rel_change(b, a, self.floor);
-                    if change.abs() >= MIN_CHANGE && k > lo && k < hi {
-                        self.undecided(k, out);
-                    }
-                    Err(f64::NEG_INFINITY)
-                } else {
-                    self.test(lo, k, hi)
-                };
-                match result {
-                    Ok(knee) => knees.push(knee),
-                    Err(c)
-                        if weakest
-                            .is_none_or(|(_, w)| c.abs() < w.abs() || c == f64::NEG_INFINITY) =>
-                    {
-                        weakest = Some((i, c))
-                    }
-                    Err(_) => {}
-                }
-            }
-            match weakest {
-                None => return knees,
-                Some((i, _)) => {
-                    bps.remove(i);
-                }
-            }
-        }
-    }
-
-    fn undecided(&self, k: usize, out: &mut KneeSearch) {
-        let u = Undecided {
-            threads: self.samples.threads[k],
-            next_threads: self.samples.threads[k + 1],
-        };
-        if !out.undecided.contains(&u) {
-            out.undecided.push(u);
-        }
-    }
-
-    /// Parametric draws of the slopes before and after split `k` of `lo..=hi`:
-    /// every point's mean moved by its standard error (the pooled CV times the
-    /// speedup over the square root of its repetitions, widened by Student's t for
-    /// the pooled degrees of freedom) and every speedup scaled by the baseline's
-    /// own error (which moves both slopes alike and leaves their ratio alone).
-    fn draws(&self, lo: usize, k: usize, hi: usize, noise: (f64, usize)) -> Vec<[f64; 2]> {
-        let (cv, df) = noise;
-        let widen = crate::stats::t_quantile(df) / 1.96;
-        let reps = |i: usize| self.samples.perf[i].len().max(1) as f64;
-        let sd: Vec<f64> = (lo..=hi)
-            .map(|i| {
-                let own = if i == 0 { 0.0 } else { cv * self.s[i] };
-                own / reps(i).sqrt() * widen
-            })
-            .collect();
-        let sd0 = cv / reps(0).sqrt() * widen;
-        let t: Vec<f64> = self.t[lo..=hi].to_vec();
-        let seed = 0x5ca1_e5c0_u64 ^ ((lo as u64) << 32) ^ ((k as u64) << 16) ^ hi as u64;
-        let mut rng = boot::Rng::new(seed);
-        (0..boot::RESAMPLES)
-            .map(|_| {
-                let scale = 1.0 / (1.0 + sd0 * rng.normal()).max(0.1);
-                let s: Vec<f64> = (lo..=hi)
-                    .zip(&sd)
-                    .map(|(i, d)| (self.s[i] + d * rng.normal()) * scale)
-                    .collect();
-                let (b, a) = slopes(&t, &s, &self.w[lo..=hi], (0, k - lo, hi - lo));
-                [b, a]
-            })
-            .collect()
-    }
-
-    /// The piece `lo..=hi` around split `k` without its ends where they are bends
-    /// found by searching (not machine boundaries) and a side keeps enough points: such
-    /// a bend lies anywhere between its point and the next, so its own point may
-    /// belong to either line and would tilt the neighbouring piece.
-    fn trim(&self, lo: usize, k: usize, hi: usize) -> (usize, usize) {
-        let n = self.t.len();
-        let soft = |i: usize| {
-            i > 0 && i + 1 < n && !self.samples.boundaries.contains(&self.samples.threads[i])
-        };
-        let lo = if soft(lo) && k >= lo + self.min_side {
-            lo + 1
-        } else {
-            lo
-        };
-        let hi = if soft(hi) && hi >= k + self.min_side {
-            hi - 1
-        } else {
-            hi
-        };
-        (lo, hi)
-    }
-
-    /// Whether the slope difference `d` of split `k` excludes zero: |d| over the
-    /// draws' standard deviation beyond the normal quantile for [`ALPHA`] two-sided,
-    /// divided among the candidate splits of `lo..=hi` (Bonferroni) when `k` was
-    /// found by searching them rather than known in advance as a machine boundary.
-    fn significant(&self, lo: usize, k: usize, hi: usize, draws: &[[f64; 2]], d: f64) -> bool {
-        let at_boundary = self.samples.boundaries.contains(&self.samples.threads[k]);
-        let candidates = if at_boundary {
-            self.boundary_count
-        } else {
-            (hi - lo).saturating_sub(1)
-        };
-        let diffs: Vec<f64> = draws.iter().map(|x| x[1] - x[0]).collect();
-        let n = diffs.len().max(2) as f64;
-        let m = diffs.iter().sum::<f64>() / n;
-        let sd = (diffs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-        d.abs() > crate::stats::upper_normal_quantile(ALPHA / 2.0 / candidates.max(1) as f64) * sd
-    }
-
-    /// The knee at `k` of `lo..=hi` with its intervals, or the slope change when
-    /// it is not one.
-    fn test(&self, lo: usize, k: usize, hi: usize) -> Result<Knee, f64> {
-        let (lo, hi) = self.trim(lo, k, hi);
-        let (before, after) = slopes(&self.t, &self.s, &self.w, (lo, k, hi));
-        let change = rel_change(before, after, self.floor);
-        if change.abs() < MIN_CHANGE {
-            return Err(change);
-        }
-        let reps = std::iter::once(0)
-            .chain(lo..=hi)
-            .map(|i| self.samples.perf[i].len())
-            .min()
-            .unwrap_or(0);
-        let draws = self.noise.map(|n| self.draws(lo, k, hi, n));
-        let draws = draws.unwrap_or_default();
-        let column = |i: usize| draws.iter().map(|d| d[i]).collect::<Vec<f64>>();
-        let floor = self.floor;
-        let changes: Vec<f64> = draws
-            .iter()
-            .map(|d| rel_change(d[0], d[1], floor))
-            .collect();
-        let change_ci = boot::percentile_ci(&changes);
-        let confidence = match change_ci {
-            None => Confidence::unknown("one repetition: no spread measured"),
-            Some((l, h)) if l <= 0.0 && h >= 0.0 => return Err(change),
-            Some(_) if !self.significant(lo, k, hi, &draws, after - before) => return Err(change),
-            Some(_) => {
-                let same = changes
-                    .iter()
-                    .filter(|d| d.signum() == change.signum() && d.abs() >= MIN_CHANGE)
-                    .count();
-                let p = same as f64 / changes.len().max(1) as f64;
-                if p < 0.8 {
-                    return Err(change);
-                }
-                Confidence::from_probability(p, reps)
-            }
-        };
-        Ok(Knee {
-            threads: self.samples.threads[k],
-            next_threads: self.samples.threads[k + 1],
-            slope_before: before,
-            slope_before_ci95: boot::percentile_ci(&column(0)),
-            slope_after: after,
-            slope_after_ci95: boot::percentile_ci(&column(1)),
-            change,
-            change_ci95: change_ci,
-            bend: bend(before, after),
-            reps,
-            confidence,
-        })
-    }
-
-    /// Binary segmentation inside one piece: the breakpoints (indexes) of knees
-    /// that are not at a machine boundary.
-    fn segment(&self, lo: usize, hi: usize, out: &mut KneeSearch, bps: &mut Vec<usize>) {
-        if hi < lo + 2 {
-            return;
-        }
-        // A bend with a two-point side: undecided, with the counts to add.
-        if let Some(k) = best_split(&self.t, &self.s, lo, hi, 2) {
-            let short = k - lo + 1 < self.min_side || hi - k + 1 < self.min_side;
-            let (b, a) = slopes(&self.t, &self.s, &self.w, (lo, k, hi));
-            if short && rel_change(b, a, self.floor).abs() >= MIN_CHANGE {
-                self.undecided(k, out);
-            }
-        }
-        let Some(k) = self.split(lo, hi) else {
-            return;
-        };
-        if self.test(lo, k, hi).is_err() {
-            return;
-        }
-        self.segment(lo, k, out, bps);
-        bps.push(k);
-        self.segment(k, hi, out, bps);
-    }
-}
-
-/// The word for a knee whose slope goes from `before` to `after`.
-pub(crate) fn bend(before: f64, after: f64) -> String {
-    if after < before {
-        "flattens"
-    } else {
-        "steepens"
-    }
-    .into()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
+use crate::stats::mean;
 
 /// The noise of one run, pooled over every point of the curve: the root mean
 /// square of each repetition's relative deviation from its point's mean, with
@@ -411,68 +178,375 @@ pub fn pooled_cv(perf: &[Vec<f64>]) -> Option<(f64, usize)> {
     (df > 0 && ss.is_finite()).then(|| ((ss / df as f64).sqrt(), df))
 }
 
+/// The curve prepared for the test.
+struct Ctx<'a> {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    w: Vec<f64>,
+    /// The pooled CV (floored at [`MIN_CV`]) and its degrees of freedom; None with
+    /// one repetition.
+    noise: Option<(f64, usize)>,
+    /// A quarter of the curve's mean slope (x units): the smallest slope a change is
+    /// relative to.
+    floor: f64,
+    reps: usize,
+    samples: &'a Samples<'a>,
+}
+
+impl Ctx<'_> {
+    fn data(&self) -> Data<'_> {
+        Data {
+            x: &self.x,
+            y: &self.y,
+            w: &self.w,
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Positions (indexes) a knee may be claimed at: enough points on both sides.
+    fn admissible(&self, j: usize) -> bool {
+        let side = if self.noise.is_some() { 2 } else { MIN_SIDE };
+        j + 1 >= side && j + side < self.n() + 1 && j + 2 < self.n()
+    }
+
+    /// The best smooth fit with hinges after the points `at`.
+    fn fit(&self, at: &[usize]) -> Option<Fit> {
+        let h: Vec<f64> = at.iter().map(|&j| self.x[j]).collect();
+        smooth::best(&h, &self.data())
+    }
+
+    /// The error variance (relative, per run) and its degrees of freedom: the pure
+    /// error, or with one repetition the residual variance of `fit`.
+    fn variance(&self, fit: &Fit) -> Option<(f64, usize)> {
+        match self.noise {
+            Some((cv, df)) => Some((cv * cv, df)),
+            None => {
+                let df = self.n().checked_sub(fit.k())?;
+                (df >= 1).then(|| ((fit.sse / df as f64).max(MIN_CV * MIN_CV), df))
+            }
+        }
+    }
+
+    /// The F statistic and its upper-tail probability of adding a hinge: `with`
+    /// against `without`.
+    fn f_test(&self, without: &Fit, with: &Fit) -> Option<(f64, f64)> {
+        let (var, df) = self.variance(with)?;
+        let f = ((without.sse - with.sse) / var).max(0.0);
+        Some((f, f_upper_tail(f, 1.0, df as f64)))
+    }
+
+    /// Forward selection, first over the machine's boundaries (known in advance),
+    /// then over every admissible position: a hinge is added while the best one
+    /// lowers the penalised error, chi-square + 2k (the chi-square against the
+    /// replicate variance, every family refitted with the hinges), by at least the
+    /// F(1, df) quantile of 1 - [`ALPHA`] / (positions tried) less its penalty, 2:
+    /// the F test of the hinge when one family wins both fits, and the same bar when
+    /// the hinge makes another family the best (a segmented model against the best
+    /// smooth one).
+    fn select(&self) -> (Vec<usize>, Option<Fit>) {
+        let mut at: Vec<usize> = Vec::new();
+        let Some(mut current) = self.fit(&at) else {
+            return (at, None);
+        };
+        let at_boundary = |j: &usize| self.samples.boundaries.contains(&self.samples.threads[*j]);
+        for stage in [true, false] {
+            while at.len() < MAX_HINGES {
+                let cands: Vec<usize> = (0..self.n())
+                    .filter(|j| self.admissible(*j) && !at.contains(j))
+                    .filter(|j| !stage || at_boundary(j))
+                    .collect();
+                let best = cands
+                    .iter()
+                    .filter_map(|&j| {
+                        let f = self.fit(&[at.clone(), vec![j]].concat())?;
+                        let gain = self.gain(&current, &f)?;
+                        Some((j, f, gain))
+                    })
+                    .max_by(|a, b| a.2 .0.total_cmp(&b.2 .0));
+                match best {
+                    Some((j, f, (gain, df)))
+                        if gain >= f1_quantile(ALPHA / cands.len().max(1) as f64, df) - 2.0 =>
+                    {
+                        at.push(j);
+                        current = f;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        (at, Some(current))
+    }
+
+    /// How much `with` lowers the penalised error (chi-square + 2k) of `without`,
+    /// and the error's degrees of freedom.
+    fn gain(&self, without: &Fit, with: &Fit) -> Option<(f64, usize)> {
+        let (var, df) = self.variance(with)?;
+        let pen = |f: &Fit| f.sse / var + 2.0 * f.k() as f64;
+        Some((pen(without) - pen(with), df))
+    }
+
+    /// Where hinge `at[i]` of the selected model (`family`) may lie: every
+    /// admissible position whose fit of that family (with the other hinges) is
+    /// within the 95% quantile of F(1, df) of the best. Returns the position to
+    /// claim (a machine boundary in the set, if one is within [`LOCAL`] points of
+    /// the best) and whether the set is localised (within [`LOCAL`] points of it).
+    fn localise(&self, at: &[usize], i: usize, family: Family) -> Option<(usize, bool)> {
+        let others: Vec<usize> = at
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != i)
+            .map(|(_, j)| *j)
+            .collect();
+        let fit_at = |j: usize| {
+            let h: Vec<f64> = others.iter().chain([&j]).map(|&j| self.x[j]).collect();
+            smooth::fit(family, &h, &self.data())
+        };
+        let profile: Vec<(usize, f64)> = (0..self.n())
+            .filter(|j| self.admissible(*j) && !others.contains(j))
+            .filter_map(|j| Some((j, fit_at(j)?.sse)))
+            .collect();
+        let &(best, min) = profile.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+        let (var, df) = self.variance(&fit_at(best)?)?;
+        let q = t_quantile(df).powi(2);
+        let set: Vec<usize> = profile
+            .iter()
+            .filter(|(_, e)| e - min <= q * var)
+            .map(|(j, _)| *j)
+            .collect();
+        let localised = set.iter().all(|j| j.abs_diff(best) <= LOCAL);
+        let boundary = |j: &&usize| self.samples.boundaries.contains(&self.samples.threads[**j]);
+        let claim = set
+            .iter()
+            .filter(boundary)
+            .filter(|j| j.abs_diff(best) <= LOCAL)
+            .min_by_key(|j| j.abs_diff(best))
+            .copied()
+            .unwrap_or(best);
+        Some((claim, localised))
+    }
+}
+
+/// Draws of the fitted coefficients (their normal approximation, widened by
+/// Student's t for the error's degrees of freedom).
+fn coef_draws(ctx: &Ctx, fit: &Fit) -> Vec<Vec<f64>> {
+    let Some((var, df)) = ctx.variance(fit) else {
+        return Vec::new();
+    };
+    let rows: Vec<Vec<f64>> = ctx.x.iter().map(|&x| fit.row(x)).collect();
+    let a = smooth::normal_matrix(&ctx.data(), &rows);
+    let k = a.len();
+    let inv: Option<Vec<Vec<f64>>> = (0..k)
+        .map(|c| {
+            let e: Vec<f64> = (0..k).map(|r| f64::from(u8::from(r == c))).collect();
+            crate::fit::solve(a.clone(), e)
+        })
+        .collect();
+    let Some(inv) = inv else {
+        return Vec::new();
+    };
+    let cov: Vec<Vec<f64>> = inv
+        .iter()
+        .map(|r| r.iter().map(|v| v * var).collect())
+        .collect();
+    let Some(l) = cholesky(&cov) else {
+        return Vec::new();
+    };
+    let widen = t_quantile(df) / 1.96;
+    let mut rng = boot::Rng::new(0x5ca1_e5c0 ^ (fit.hinges.len() as u64) << 20);
+    (0..boot::RESAMPLES)
+        .map(|_| {
+            let z: Vec<f64> = (0..k).map(|_| rng.normal() * widen).collect();
+            (0..k)
+                .map(|r| fit.coef[r] + (0..=r).map(|c| l[r][c] * z[c]).sum::<f64>())
+                .collect()
+        })
+        .collect()
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The knee of hinge `j` in `fit`, or None when its change is too small or not
+/// sure enough.
+fn knee_at(ctx: &Ctx, fit: &Fit, j: usize, draws: &[Vec<f64>]) -> Option<Knee> {
+    let x = ctx.x[j];
+    let (rb, ra) = (fit.slope_row(x, false), fit.slope_row(x, true));
+    let (before, after) = (dot(&rb, &fit.coef), dot(&ra, &fit.coef));
+    let change = rel_change(before, after, ctx.floor);
+    if change.abs() < MIN_CHANGE {
+        return None;
+    }
+    let per_thread = 1.0 / ctx.samples.threads[0].max(1) as f64;
+    let slopes: Vec<(f64, f64)> = draws.iter().map(|c| (dot(&rb, c), dot(&ra, c))).collect();
+    let changes: Vec<f64> = slopes
+        .iter()
+        .map(|(b, a)| rel_change(*b, *a, ctx.floor))
+        .collect();
+    let scaled =
+        |v: Vec<f64>| boot::percentile_ci(&v).map(|(l, h)| (l * per_thread, h * per_thread));
+    let confidence = if ctx.noise.is_none() || draws.is_empty() {
+        Confidence::unknown("one repetition: no spread measured")
+    } else {
+        let same = changes
+            .iter()
+            .filter(|d| d.signum() == change.signum() && d.abs() >= MIN_CHANGE)
+            .count();
+        let p = same as f64 / changes.len().max(1) as f64;
+        if p < 0.8 {
+            return None;
+        }
+        Confidence::from_probability(p, ctx.reps)
+    };
+    Some(Knee {
+        threads: ctx.samples.threads[j],
+        next_threads: ctx.samples.threads[j + 1],
+        slope_before: before * per_thread,
+        slope_before_ci95: scaled(slopes.iter().map(|s| s.0).collect()),
+        slope_after: after * per_thread,
+        slope_after_ci95: scaled(slopes.iter().map(|s| s.1).collect()),
+        change,
+        change_ci95: boot::percentile_ci(&changes),
+        bend: bend(before, after),
+        reps: ctx.reps,
+        confidence,
+    })
+}
+
+/// A significant bend where a side is too short to claim it: the best such
+/// position, if adding its hinge passes the F test at [`ALPHA`] and changes the
+/// slope by at least [`MIN_CHANGE`].
+fn undecided(ctx: &Ctx, at: &[usize], current: &Fit) -> Option<Undecided> {
+    let (j, fit, _) = (1..ctx.n().saturating_sub(1))
+        .filter(|j| !ctx.admissible(*j) && !at.contains(j))
+        .filter_map(|j| {
+            let f = ctx.fit(&[at.to_vec(), vec![j]].concat())?;
+            let (stat, p) = ctx.f_test(current, &f)?;
+            (p < ALPHA).then_some((j, f, stat))
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2))?;
+    let x = ctx.x[j];
+    let before = dot(&fit.slope_row(x, false), &fit.coef);
+    let after = dot(&fit.slope_row(x, true), &fit.coef);
+    (rel_change(before, after, ctx.floor).abs() >= MIN_CHANGE).then(|| Undecided {
+        threads: ctx.samples.threads[j],
+        next_threads: ctx.samples.threads[j + 1],
+    })
+}
+
+/// The curve prepared, or None when it cannot be (fewer than three points, a
+/// baseline that is not positive).
+fn prepare<'a>(samples: &'a Samples<'a>) -> Option<Ctx<'a>> {
+    let n = samples.threads.len().min(samples.perf.len());
+    let means: Vec<f64> = samples.perf[..n].iter().map(|v| mean(v)).collect();
+    let base = *means.first()?;
+    let p0 = *samples.threads.first()? as f64;
+    if n < 3 || means.iter().any(|m| !m.is_finite() || *m <= 0.0) {
+        return None;
+    }
+    let x: Vec<f64> = samples.threads[..n]
+        .iter()
+        .map(|&p| p as f64 / p0)
+        .collect();
+    let y: Vec<f64> = means.iter().map(|m| m / base).collect();
+    let w: Vec<f64> = (0..n)
+        .map(|i| samples.perf[i].len() as f64 / (y[i] * y[i]))
+        .collect();
+    let span = x[n - 1] - x[0];
+    Some(Ctx {
+        floor: if span > 0.0 {
+            0.25 * ((y[n - 1] - y[0]) / span).abs()
+        } else {
+            0.0
+        },
+        x,
+        y,
+        w,
+        noise: pooled_cv(&samples.perf[..n]).map(|(cv, df)| (cv.max(MIN_CV), df)),
+        reps: samples.perf[..n].iter().map(Vec::len).min().unwrap_or(0),
+        samples,
+    })
+}
+
 /// Knees of a curve, in thread order.
 pub fn find_knees(samples: &Samples) -> KneeSearch {
-    let n = samples.threads.len().min(samples.perf.len());
-    let meds: Vec<f64> = samples.perf[..n].iter().map(|v| mean(v)).collect();
     let mut out = KneeSearch::default();
-    let Some(&base) = meds.first() else {
+    let Some(ctx) = prepare(samples) else {
         return out;
     };
-    let t: Vec<f64> = samples.threads[..n].iter().map(|&p| p as f64).collect();
-    let s: Vec<f64> = meds.iter().map(|m| m / base).collect();
-    let span = t[n - 1] - t[0];
-    let floor = if span > 0.0 {
-        0.25 * ((s[n - 1] - s[0]) / span).abs()
-    } else {
-        0.0
-    };
-    let repeated = samples.perf[..n].iter().all(|v| v.len() >= 2);
-    let w: Vec<f64> = (0..n)
-        .map(|i| samples.perf[i].len() as f64 / s[i].abs().max(1e-9).powi(2))
-        .collect();
-    let ctx = Ctx {
-        w,
-        t,
-        s,
-        floor,
-        min_side: if repeated { 2 } else { MIN_SIDE },
-        noise: pooled_cv(&samples.perf[..n]),
-        boundary_count: (1..n.saturating_sub(1))
-            .filter(|&k| samples.boundaries.contains(&samples.threads[k]))
-            .count(),
-        samples,
-    };
-    if n < 3 {
+    let (at, Some(fit)) = ctx.select() else {
         return out;
+    };
+    let draws = coef_draws(&ctx, &fit);
+    let mut claimed = Vec::new();
+    for i in 0..at.len() {
+        match ctx.localise(&at, i, fit.family) {
+            Some((j, true)) if j == at[i] => claimed.extend(knee_at(&ctx, &fit, j, &draws)),
+            Some((j, true)) => {
+                let mut moved = at.clone();
+                moved[i] = j;
+                let h: Vec<f64> = moved.iter().map(|&j| ctx.x[j]).collect();
+                if let Some(f) = smooth::fit(fit.family, &h, &ctx.data()) {
+                    claimed.extend(knee_at(&ctx, &f, j, &coef_draws(&ctx, &f)));
+                }
+            }
+            _ => {}
+        }
     }
-    // Breakpoints at the machine's boundaries first (of two adjacent ones, the
-    // later), then knees inside each piece, then every breakpoint tested against
-    // its neighbours.
-    let mut bps: Vec<usize> = (1..n - 1)
-        .filter(|&k| samples.boundaries.contains(&samples.threads[k]))
-        .collect();
-    bps = bps
-        .iter()
-        .copied()
-        .filter(|k| !bps.contains(&(k + 1)))
-        .collect();
-    let mut found = Vec::new();
-    let mut edges = vec![0];
-    edges.extend(&bps);
-    edges.push(n - 1);
-    for w in edges.windows(2) {
-        ctx.segment(w[0], w[1], &mut out, &mut found);
-    }
-    bps.extend(found);
-    bps.sort_unstable();
-    bps.dedup();
-    let mut knees = ctx.prune(bps, n, &mut out);
-    knees.sort_by_key(|k| k.threads);
-    out.undecided
-        .retain(|u| !knees.iter().any(|k| k.threads == u.threads));
-    out.knees = knees;
+    claimed.sort_by_key(|k| k.threads);
+    claimed.dedup_by_key(|k| k.threads);
+    out.undecided.extend(undecided(&ctx, &at, &fit));
+    out.smooth = null_summary(&ctx, &at);
+    out.knees = claimed;
     out
+}
+
+/// Whether the points themselves lean towards a bend after `threads` that goes
+/// the way of `bend`: a hinge there, added to the best smooth fit with the hinges
+/// the test selected, lowers its penalised error at all and changes the slope
+/// that way. A knee the whole-curve mechanism model implies must pass this (it
+/// may be below the local test's power, never against the points).
+pub fn supported(samples: &Samples, threads: usize, bend: Bend) -> bool {
+    let Some(ctx) = prepare(samples) else {
+        return false;
+    };
+    let Some(j) = samples.threads.iter().position(|t| *t == threads) else {
+        return false;
+    };
+    let (at, Some(current)) = ctx.select() else {
+        return false;
+    };
+    if at.contains(&j) || j == 0 || j + 1 >= ctx.n() {
+        return false;
+    }
+    let Some(with) = ctx.fit(&[at, vec![j]].concat()) else {
+        return false;
+    };
+    let x = ctx.x[j];
+    let before = dot(&with.slope_row(x, false), &with.coef);
+    let after = dot(&with.slope_row(x, true), &with.coef);
+    ctx.gain(&current, &with).is_some_and(|(g, _)| g > 0.0) && self::bend(before, after) == bend
+}
+
+/// The best smooth family alone and its lack of fit against the pure error.
+fn null_summary(ctx: &Ctx, at: &[usize]) -> Option<SmoothNull> {
+    let alone = ctx.fit(&[])?;
+    let lof = ctx.noise.and_then(|(cv, df)| {
+        let dfl = ctx.n().checked_sub(alone.k()).filter(|d| *d > 0)? as f64;
+        let f = alone.sse / dfl / (cv * cv);
+        Some((f, f_upper_tail(f, dfl, df as f64)))
+    });
+    let mut hinges_after: Vec<usize> = at.iter().map(|&j| ctx.samples.threads[j]).collect();
+    hinges_after.sort_unstable();
+    Some(SmoothNull {
+        family: alone.family.name().into(),
+        lack_of_fit_f: lof.map(|l| l.0),
+        lack_of_fit_p: lof.map(|l| l.1),
+        hinges_after,
+    })
 }
 
 #[cfg(test)]
@@ -522,7 +596,7 @@ mod tests {
             "{k:?}"
         );
         for knee in &k.knees {
-            assert_eq!(knee.bend, "flattens");
+            assert_eq!(knee.bend, Bend::Flattens);
             assert_eq!(knee.confidence.label, "high", "{knee:?}");
             let (lo, hi) = knee.change_ci95.unwrap_or((0.0, 0.0));
             assert!(lo < knee.change && knee.change < hi && hi < 0.0);
@@ -564,6 +638,40 @@ mod tests {
             boundaries: &[],
         });
         assert!(k.knees.is_empty(), "{k:?}");
+    }
+
+    /// The curves: Amdahl (5% serial) and a retrograde USL peaking at 12
+    /// threads bend at every point, but a smooth family explains them, so no knee
+    /// is claimed, at 4, 8, 16 or anywhere; the same points bent at 16 get one.
+    #[test]
+    fn smooth_curves_have_no_knee_and_a_real_bend_does() {
+        let t = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
+        let amdahl = |p: f64| 1.0 / (0.05 + 0.95 / p);
+        let usl = |p: f64| p / (1.0 + 0.02 * (p - 1.0) + 0.98 / 144.0 * p * (p - 1.0));
+        for f in [&amdahl as &dyn Fn(f64) -> f64, &usl] {
+            let perf = reps(f, &t, 0.03, 3);
+            let k = find_knees(&Samples {
+                threads: &t,
+                perf: &perf,
+                boundaries: &[16],
+            });
+            assert!(k.knees.is_empty(), "{k:?}");
+        }
+        let bent = |p: f64| {
+            if p <= 16.0 {
+                p
+            } else {
+                16.0 + 0.4 * (p - 16.0)
+            }
+        };
+        let perf = reps(bent, &t, 0.03, 3);
+        let k = find_knees(&Samples {
+            threads: &t,
+            perf: &perf,
+            boundaries: &[16],
+        });
+        let at: Vec<(usize, Bend)> = k.knees.iter().map(|k| (k.threads, k.bend)).collect();
+        assert_eq!(at, vec![(16, Bend::Flattens)], "{k:?}");
     }
 
     /// With one repetition a two-point side has no residual to judge a bend by.

@@ -5,9 +5,9 @@
 //! placement comparisons; and findings in words with their numbers. No I/O, no clock:
 //! a sweep recorded on a 96-PU machine is analysed here exactly as it would be there.
 
-pub mod boot;
 pub mod ceiling;
 pub mod compare;
+pub mod consistency;
 mod curve;
 pub mod events;
 pub mod evidence;
@@ -23,8 +23,12 @@ pub mod matrix_doc;
 mod placements;
 pub mod predict;
 pub mod quality;
-pub mod stats;
+pub mod smooth;
 pub mod summary;
+
+/// The statistics this crate shares with every other (`scalescope-stats`).
+pub use scalescope_stats as stats;
+pub use scalescope_stats::boot;
 
 use std::collections::BTreeMap;
 
@@ -34,13 +38,18 @@ use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::store::{Header, RunRecord};
 
 use events::{TopologyEvent, Usage};
-pub use finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+pub use finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity};
 use fit::{AmdahlFit, ModelChoice, UslFit};
 use knee::{Knee, Undecided};
 
 /// Version of the analysis JSON (docs/json.md). 2: findings carry kind, boundary,
 /// confidence and typed evidence; knees carry intervals; curves carry the models.
-pub const ANALYSIS_SCHEMA_VERSION: u32 = 2;
+/// 3: knees are departures from the best smooth family (`smooth` per curve), a
+/// knee's `bend` and a finding's `severity` are closed sets, findings carry their
+/// `premises` and `speedup_lost`, the consistency checker's account
+/// (`consistency`), points name their `outliers`, and intervals stay in their
+/// quantity's domain.
+pub const ANALYSIS_SCHEMA_VERSION: u32 = 3;
 
 /// What "performance" means for a curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -134,6 +143,19 @@ pub struct CurvePoint {
     /// Karp-Flatt experimentally determined serial fraction (needs a 1-thread baseline).
     pub karp_flatt: Option<f64>,
     pub usage: Option<Usage>,
+    /// Runs far from the point's others (named, never dropped: the median and the
+    /// intervals already resist one of them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outliers: Vec<Outlier>,
+}
+
+/// One run far from its point's others.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outlier {
+    /// The run's repetition number.
+    pub rep: usize,
+    /// Its performance over the point's median (below 1: slower).
+    pub perf_over_median: f64,
 }
 
 /// A knee and what it coincides with.
@@ -166,6 +188,9 @@ pub struct Curve {
     pub knees: Vec<AttributedKnee>,
     /// Bends seen where a side has too few points to decide.
     pub undecided: Vec<Undecided>,
+    /// The knees' null hypothesis: the best smooth family and its lack of fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smooth: Option<knee::SmoothNull>,
     pub events: Vec<TopologyEvent>,
 }
 
@@ -230,6 +255,9 @@ pub struct Analysis {
     /// The sampler's evidence per point (empty for results recorded without it).
     #[serde(default)]
     pub evidence: Vec<evidence::PointEvidence>,
+    /// Findings checked against the data, and those dropped with the reason.
+    #[serde(default)]
+    pub consistency: consistency::Consistency,
 }
 
 /// Analyses a sweep.
@@ -272,13 +300,18 @@ pub fn analyze_with(
         ht_doubling::doublings_in_sweep(header, records)
             .iter()
             .map(|d| {
-                let mut f =
-                    finding::Finding::new(finding::FindingKind::SmtYield, "info", d.sentence());
+                let mut f = finding::Finding::new(
+                    finding::FindingKind::SmtYield,
+                    Severity::Info,
+                    d.sentence(),
+                );
                 f.boundary = finding::Boundary::Smt;
                 f
             }),
     );
+    let (findings, consistency) = consistency::check(findings, &curves);
     Analysis {
+        consistency,
         schema_version: ANALYSIS_SCHEMA_VERSION,
         machine: topo.summary(),
         basis: basis.clone(),

@@ -8,11 +8,39 @@ use serde::{Deserialize, Serialize};
 
 use scalescope_results::store::{Header, RunRecord};
 
+/// What a warning about the measurement is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QualityKind {
+    /// The machine was busy when the sweep started.
+    Load,
+    /// Threads were seen outside their planned CPUs.
+    OutsideCpus,
+    /// A hypervisor or emulator under the machine.
+    Hypervisor,
+    /// One repetition per point.
+    SingleRepetition,
+    /// Results imported from elsewhere (a fact, not a flaw).
+    Imported,
+}
+
+impl QualityKind {
+    /// The word in the JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QualityKind::Load => "load",
+            QualityKind::OutsideCpus => "outside-cpus",
+            QualityKind::Hypervisor => "hypervisor",
+            QualityKind::SingleRepetition => "single-repetition",
+            QualityKind::Imported => "imported",
+        }
+    }
+}
+
 /// One warning about the measurement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QualityWarning {
-    /// `load`, `outside-cpus`, `hypervisor`, `single-repetition`, `imported`.
-    pub kind: String,
+    pub kind: QualityKind,
     pub text: String,
 }
 
@@ -25,15 +53,14 @@ pub struct Quality {
 impl Quality {
     /// Warnings that lower confidence (an import is a fact, not a flaw).
     pub fn lowering(&self) -> impl Iterator<Item = &QualityWarning> {
-        self.warnings.iter().filter(|w| w.kind != "imported")
+        self.warnings
+            .iter()
+            .filter(|w| w.kind != QualityKind::Imported)
     }
 }
 
-fn warn(kind: &str, text: String) -> QualityWarning {
-    QualityWarning {
-        kind: kind.into(),
-        text,
-    }
+fn warn(kind: QualityKind, text: String) -> QualityWarning {
+    QualityWarning { kind, text }
 }
 
 /// The first number of "0.52 0.58 0.59 ...".
@@ -88,7 +115,7 @@ pub fn assess(header: &Header, records: &[RunRecord]) -> Quality {
     let pus = header.machine.topology.usable_cpus().len().max(1) as f64;
     if let Some(l) = load1(&header.machine.load_average) {
         if l >= 0.5 && l > 0.1 * pus {
-            w.push(warn("load", format!(
+            w.push(warn(QualityKind::Load, format!(
                 "the load average was {l:.1} on {pus:.0} usable PUs when the sweep started: other work competed with the runs"
             )));
         }
@@ -100,25 +127,25 @@ pub fn assess(header: &Header, records: &[RunRecord]) -> Quality {
         .count();
     if outside > 0 {
         w.push(warn(
-            "outside-cpus",
+            QualityKind::OutsideCpus,
             format!("{outside} run(s) had threads seen outside their planned CPUs"),
         ));
     }
     if let Some(h) = hypervisor(header) {
-        w.push(warn("hypervisor", format!(
+        w.push(warn(QualityKind::Hypervisor, format!(
             "the machine runs under {h}: timings include the hypervisor's scheduling and may not be the hardware's"
         )));
     }
     if header.plan.reps < 2 && header.command.kind != "imported" {
         w.push(warn(
-            "single-repetition",
+            QualityKind::SingleRepetition,
             "one repetition per point: no spread is measured, so no finding can be confident"
                 .into(),
         ));
     }
     if header.command.kind == "imported" {
         w.push(warn(
-            "imported",
+            QualityKind::Imported,
             format!(
                 "imported from {}: measured elsewhere, the machine is as described on import",
                 header.command.argv.first().map_or("a file", String::as_str)

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::events::EventKind;
+use scalescope_analysis::knee::Bend;
 use scalescope_analysis::{analyze, analyze_with, Analysis, Basis, Finding, FindingKind};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::fingerprint::Fingerprint;
@@ -134,10 +135,8 @@ fn knee_at_24_is_the_second_package_and_flat_after_48_is_smt() {
             (48, Some(EventKind::SmtSharing))
         ]
     );
-    assert!(c
-        .knees
-        .iter()
-        .all(|k| k.knee.confidence.label == "high" && k.knee.bend == "flattens"));
+    assert!(c.knees.iter().all(|k| k.knee.confidence.label == "high"
+        && k.knee.bend == scalescope_analysis::knee::Bend::Flattens));
     let at48 = c.points.iter().find(|p| p.threads == 48).unwrap();
     assert!((at48.speedup - 40.8).abs() < 0.1, "{}", at48.speedup);
     // The findings say it in words.
@@ -167,6 +166,15 @@ fn forced_hyper_threading_and_the_smt_yield() {
         .all(|p| p.usage.unwrap().smt_shared));
     let at48 = pairs.points.iter().find(|p| p.threads == 48).unwrap();
     assert!((at48.speedup - 30.0).abs() < 0.1, "{}", at48.speedup);
+    // Analysed in its own frame (from 2 threads, where every point shares cores):
+    // one bend, where the siblings fill the second package's cores, and it flattens;
+    // the step from one thread alone to two on a core is not a knee.
+    let bends: Vec<(usize, Bend)> = pairs
+        .knees
+        .iter()
+        .map(|k| (k.knee.threads, k.knee.bend))
+        .collect();
+    assert_eq!(bends, vec![(48, Bend::Flattens)], "{:?}", pairs.knees);
     // Best with SMT (cores-first at 96: 43.2x) over best without (cores-first at 48: 40.8x).
     let r = a.smt_yield.ratio.unwrap();
     assert!((r - 43.2 / 40.8).abs() < 0.01, "{r}");
@@ -411,4 +419,79 @@ fn a_read_only_figure_is_judged_against_the_read_ceiling() {
         "{}",
         f.title
     );
+}
+
+/// The study's shape: 96 threads (two per core) is the fastest point measured, so
+/// no finding may advise one thread per physical core; and the checker drops a
+/// finding whose premise the data refutes, saying why.
+#[test]
+fn every_printed_claim_holds_on_the_data() {
+    use scalescope_analysis::consistency::{check, Premise};
+    use scalescope_analysis::Severity;
+    let (_, a) = two_by_24_by_2();
+    assert!(a.consistency.dropped.is_empty(), "{:?}", a.consistency);
+    for f in &a.findings {
+        let advice = f.advice.as_deref().unwrap_or("");
+        assert!(!advice.contains("one thread per physical core"), "{f:?}");
+    }
+    let curve = "cores-first / first-touch".to_string();
+    let refuted = [
+        Premise::NoFasterWithSmt,
+        Premise::FastestAt {
+            curve: curve.clone(),
+            threads: 48,
+            within_sd: false,
+        },
+        Premise::LimitAtLeast {
+            curve: curve.clone(),
+            model: "amdahl".into(),
+            limit: 30.0,
+        },
+        Premise::FixedFactor {
+            curve: curve.clone(),
+        },
+        Premise::Command {
+            argv: vec!["analyze".into(), "--baseline".into(), "threads=2".into()],
+        },
+    ];
+    let findings: Vec<Finding> = refuted
+        .iter()
+        .map(|p| {
+            let mut f = Finding::new(FindingKind::Model, Severity::Info, format!("{p:?}"));
+            f.premises = vec![p.clone()];
+            f
+        })
+        .collect();
+    let (kept, report) = check(findings, &a.curves);
+    assert!(kept.is_empty(), "{kept:?}");
+    assert_eq!(report.dropped.len(), refuted.len());
+    assert!(
+        report.dropped[0].reason.contains("96 threads"),
+        "{:?}",
+        report.dropped[0]
+    );
+    assert!(
+        report.dropped[1].reason.contains("96 threads was faster"),
+        "{:?}",
+        report.dropped[1]
+    );
+    // And premises that hold pass.
+    let mut ok = Finding::new(FindingKind::Model, Severity::Info, "holds");
+    ok.premises = vec![
+        Premise::FastestAt {
+            curve: curve.clone(),
+            threads: 96,
+            within_sd: false,
+        },
+        Premise::LimitAtLeast {
+            curve,
+            model: "usl".into(),
+            limit: 50.0,
+        },
+        Premise::Command {
+            argv: vec!["sweep".into(), "--baseline".into(), "threads=2".into()],
+        },
+    ];
+    let (kept, report) = check(vec![ok], &a.curves);
+    assert_eq!((kept.len(), report.dropped.len()), (1, 0), "{report:?}");
 }

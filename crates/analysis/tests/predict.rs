@@ -38,7 +38,7 @@ fn sweep(
     let max = topo.usable_cpus().len();
     let mut h = header(topo, design(topo, max), reps);
     h.plan.placements = placements.to_vec();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let sigma = (1.0 + cv * cv).ln().sqrt();
     let mut records = Vec::new();
     for point in h.plan.points() {

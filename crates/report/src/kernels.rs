@@ -413,13 +413,17 @@ fn sync_curves_text(threads: usize, d: &SyncDetail) -> String {
             .iter()
             .map(|p| format!("N={}: {:.1} ns/update", p.batch, p.ns_per_update))
             .collect();
+        // The best batch is read off the model: none where the fit was rejected.
+        let best = match c.fit.rejected {
+            None => format!("best batch {}", c.best_batch),
+            Some(_) => "no best batch (the fit is rejected)".to_string(),
+        };
         let _ = writeln!(
             out,
-            "  {:<13} {:<18} {}  best batch {}\n      {}",
+            "  {:<13} {:<18} {}  {best}\n      {}",
             c.op.as_str(),
             c.sync,
             c.fit.describe(),
-            c.best_batch,
             pts.join("  ")
         );
     }

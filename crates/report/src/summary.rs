@@ -5,7 +5,7 @@
 //! module only picks which one leads.
 
 use scalescope_analysis::finding::EvidenceItem;
-use scalescope_analysis::{Analysis, Finding, FindingKind};
+use scalescope_analysis::{Analysis, Finding, FindingKind, Severity};
 
 use crate::html::confidence_text;
 use crate::markup::{el, Markup};
@@ -85,10 +85,10 @@ pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
         FindingKind::Model => 6,
         _ => 9,
     };
-    let rank_sev = |s: &str| match s {
-        "warning" => 0,
-        "notice" => 1,
-        _ => 2,
+    let rank_sev = |s: Severity| match s {
+        Severity::Warning => 0,
+        Severity::Notice => 1,
+        Severity::Info => 2,
     };
     let eligible = || a.findings.iter().filter(|f| rank_kind(f.kind) < 9);
     let costliest = eligible()
@@ -101,7 +101,7 @@ pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
         eligible().min_by_key(|f| {
             (
                 rank_kind(f.kind) > 5,
-                rank_sev(&f.severity),
+                rank_sev(f.severity),
                 rank_kind(f.kind),
             )
         })
@@ -117,6 +117,8 @@ pub fn diagnosis(a: &Analysis) -> Option<&Finding> {
 pub fn speedup_lost(a: &Analysis, f: &Finding) -> Option<f64> {
     let t = f.after_threads?;
     match f.kind {
+        // The analysis's own account where it gives one.
+        FindingKind::Knee if f.speedup_lost.is_some() => f.speedup_lost.map(|l| l.max(0.0)),
         FindingKind::Knee => {
             let c = a
                 .curves
@@ -192,7 +194,7 @@ fn quality_html(a: &Analysis) -> Markup {
     let warnings: Vec<&Finding> = a
         .findings
         .iter()
-        .filter(|f| f.kind == FindingKind::MeasurementQuality && f.severity == "warning")
+        .filter(|f| f.kind == FindingKind::MeasurementQuality && f.severity == Severity::Warning)
         .collect();
     if warnings.is_empty() {
         return Markup::new();

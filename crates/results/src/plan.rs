@@ -67,20 +67,12 @@ pub enum RunOrder {
     Shuffled { seed: u64 },
 }
 
-/// SplitMix64, for the shuffled order: small, seeded, the same on every machine.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// `v` in the order of a Fisher-Yates shuffle drawn from `seed`.
+/// `v` in the order of a Fisher-Yates shuffle drawn from `seed` (the project's
+/// SplitMix64, the same on every machine).
 fn shuffled<T>(mut v: Vec<T>, seed: u64) -> Vec<T> {
-    let mut state = seed;
+    let mut rng = scalescope_stats::Rng::new(seed);
     for i in (1..v.len()).rev() {
-        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
         v.swap(i, j);
     }
     v

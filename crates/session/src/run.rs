@@ -282,9 +282,8 @@ pub struct SetupSummary {
     pub beyond_kernel_secs: (f64, f64),
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    (!v.is_empty()).then(|| v[v.len() / 2])
+fn median(v: Vec<f64>) -> Option<f64> {
+    scalescope_stats::median_of(&v)
 }
 
 /// The per-run set-up medians of the measured runs after the first (the first may

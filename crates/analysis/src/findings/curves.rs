@@ -6,7 +6,10 @@ use scalescope_topo::Topology;
 
 use super::{efficiency_finding, knee_finding, saturation};
 use crate::ceiling::Ceiling;
-use crate::finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind};
+use crate::consistency::{command, Premise};
+use crate::finding::{
+    Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity,
+};
 use crate::{Basis, Curve};
 
 pub(crate) fn curve_findings(
@@ -14,6 +17,7 @@ pub(crate) fn curve_findings(
     c: &Curve,
     basis: &Basis,
     ceilings: &[Ceiling],
+    one_per_core: bool,
 ) -> Vec<Finding> {
     let name = format!("{} / {}", c.placement, c.mem);
     let Some(last) = c.points.last() else {
@@ -23,19 +27,34 @@ pub(crate) fn curve_findings(
     if c.points.len() >= 2 {
         out.push(efficiency_finding(c, &name, last));
     }
-    out.extend(c.knees.iter().map(|k| knee_finding(k, &name)));
+    out.extend(c.knees.iter().map(|k| {
+        let mut f = knee_finding(k, &name, one_per_core);
+        // Had the slope before the knee continued to the last point.
+        let span = last.threads.saturating_sub(k.knee.threads) as f64;
+        f.speedup_lost = Some((k.knee.slope_before - k.knee.slope_after) * span);
+        f
+    }));
     out.extend(not_enough_points(c, &name));
     out.extend(model_findings(c, &name, basis));
     out.extend(baseline_finding(c, &name));
     out.extend(saturation(topo, c, &name, basis, ceilings));
+    out.extend(outlier_findings(c, &name, basis));
     if !ceilings.is_empty() {
         let saturated_at = out
             .iter()
             .filter(|f| f.kind == FindingKind::BandwidthSaturation)
             .find_map(|f| f.after_threads);
-        for f in out.iter_mut().filter(|f| unexplained_slowdown(f)) {
+        for f in out.iter_mut().filter(|f| unexplained_slowdown(c, f)) {
             let knee = f.after_threads.unwrap_or(usize::MAX);
             f.check = Some(ceiling_check(topo, c, basis, ceilings, saturated_at, knee));
+            f.premises = vec![
+                command(&["mem", "stream"]),
+                command(&["analyze", "--ceilings"]),
+            ];
+            if !matches!(basis, Basis::Metric { name, .. } if crate::ceiling::is_bandwidth(name)) {
+                f.premises
+                    .push(command(&["analyze", "--basis", "metric:NAME"]));
+            }
         }
     }
     for f in &mut out {
@@ -44,12 +63,39 @@ pub(crate) fn curve_findings(
     out
 }
 
+/// One finding per run far from its point's others: named, with its factor.
+fn outlier_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
+    c.points
+        .iter()
+        .flat_map(|p| p.outliers.iter().map(move |o| (p, o)))
+        .map(|(p, o)| {
+            let mut f = Finding::new(
+                FindingKind::MeasurementQuality,
+                Severity::Notice,
+                format!(
+                    "{name}: run {} at {} threads is an outlier: {:.2}x the point's median performance ({})",
+                    o.rep, p.threads, o.perf_over_median, basis.label()
+                ),
+            );
+            f.after_threads = Some(p.threads);
+            f.evidence.push(Evidence::note(format!(
+                "{} runs at {} threads; the point's median and intervals are kept (a median resists one run); a run this far from the others points at interference (another process, frequency, the page cache)",
+                p.runs, p.threads
+            )));
+            f.check = Some(format!("repeat the point at {} threads: a second wild run would make it the program's, not the machine's", p.threads));
+            f
+        })
+        .collect()
+}
+
 /// A knee where scaling slows at no topology boundary: its generic check asks for
 /// the bandwidth ceilings, which a sweep analysed with ceilings already has.
-fn unexplained_slowdown(f: &Finding) -> bool {
+fn unexplained_slowdown(c: &Curve, f: &Finding) -> bool {
     f.kind == FindingKind::Knee
         && f.boundary == Boundary::None
-        && f.title.contains("scaling slows after")
+        && c.knees.iter().any(|k| {
+            Some(k.knee.threads) == f.after_threads && k.knee.bend == crate::knee::Bend::Flattens
+        })
 }
 
 /// What the measured ceilings say about a slowdown after `knee` threads at no
@@ -148,7 +194,7 @@ fn not_enough_points(c: &Curve, name: &str) -> Option<Finding> {
     let list: Vec<String> = want.iter().map(usize::to_string).collect();
     let mut f = Finding::new(
         FindingKind::NotEnoughPoints,
-        "info",
+        Severity::Info,
         format!("{name}: not enough points: measure at {}", list.join(", ")),
     );
     f.confidence = Confidence::stated("measured");
@@ -173,6 +219,10 @@ fn not_enough_points(c: &Curve, name: &str) -> Option<Finding> {
         "sweep with --threads boundaries, or add {}",
         list.join(",")
     ));
+    f.premises = vec![
+        command(&["sweep", "--threads", "boundaries"]),
+        command(&["sweep", "--threads", &list.join(",")]),
+    ];
     Some(f)
 }
 
@@ -221,7 +271,7 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
     let chosen = c.models.chosen.clone();
     let mut f = Finding::new(
         FindingKind::Model,
-        "info",
+        Severity::Info,
         format!(
             "{name}: scaling model ({}): {}",
             basis.label(),
@@ -231,10 +281,11 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
         ),
     );
     f.evidence = fit_evidence(c);
+    f.premises = limit_premises(c, name, chosen.as_deref());
     let last = c.points.last().map_or(0.0, |p| p.threads as f64);
     if let (Some("usl"), Some(u)) = (chosen.as_deref(), &c.usl) {
         if let Some(pk) = u.peak_threads.filter(|pk| *pk < last) {
-            f.severity = "warning".into();
+            f.severity = Severity::Warning;
             f.advice = Some(format!("the measured curve falls after its peak near {pk:.0} threads: more threads make it slower; coherency traffic (shared writes, false sharing, lock hand-offs) is what the USL's kappa models"));
         }
     }
@@ -242,7 +293,7 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
     for m in c.models.candidates.iter().filter(|m| m.rejected.is_some()) {
         let mut r = Finding::new(
             FindingKind::RejectedFit,
-            "info",
+            Severity::Info,
             format!(
                 "{name}: the {} fit is rejected: {}",
                 m.model,
@@ -250,9 +301,46 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
             ),
         );
         r.confidence = Confidence::stated("measured");
+        r.premises = rejection_premises(c, name, &m.model);
         out.push(r);
     }
     out
+}
+
+/// The chosen model's limit stays at or above every measured speedup.
+fn limit_premises(c: &Curve, name: &str, chosen: Option<&str>) -> Vec<Premise> {
+    let limit = match chosen {
+        Some("amdahl") => c.amdahl.as_ref().and_then(|a| a.max_speedup),
+        Some("usl") => c.usl.as_ref().and_then(|u| u.peak_speedup),
+        _ => None,
+    };
+    limit
+        .map(|l| Premise::LimitAtLeast {
+            curve: name.to_string(),
+            model: chosen.unwrap_or_default().to_string(),
+            limit: l,
+        })
+        .into_iter()
+        .collect()
+}
+
+/// What a USL rejected for its early peak rests on: the last point is the fastest
+/// measured (or within one standard deviation of it, as its text then says).
+fn rejection_premises(c: &Curve, name: &str, model: &str) -> Vec<Premise> {
+    let (Some(u), Some(last)) = (c.usl.as_ref(), c.points.last()) else {
+        return Vec::new();
+    };
+    let early = u.peak_threads.is_some_and(|pk| pk < last.threads as f64);
+    let best = c.points.iter().map(|p| p.speedup).fold(0.0, f64::max);
+    let above = u.peak_speedup.is_some_and(|s| s >= best);
+    if model != "usl" || !early || !above {
+        return Vec::new();
+    }
+    vec![Premise::FastestAt {
+        curve: name.to_string(),
+        threads: last.threads,
+        within_sd: last.speedup < best,
+    }]
 }
 
 /// A falling Karp-Flatt fraction: the parallel runs pay a fixed factor over the
@@ -268,6 +356,14 @@ fn baseline_finding(c: &Curve, name: &str) -> Option<Finding> {
     if kf.len() < 3 || e0 < 0.1 || e1 > e0 / 2.0 || falling * 4 < (kf.len() - 1) * 3 {
         return None;
     }
+    // A special baseline is one fixed factor on every parallel point; a p/S that
+    // keeps growing is a serial fraction's, whatever Karp-Flatt does early on.
+    let fixed = Premise::FixedFactor {
+        curve: name.to_string(),
+    };
+    if !crate::consistency::holds(&fixed, std::slice::from_ref(c)) {
+        return None;
+    }
     let factors: Vec<f64> = c
         .points
         .iter()
@@ -279,7 +375,7 @@ fn baseline_finding(c: &Curve, name: &str) -> Option<Finding> {
     let factor = crate::stats::median(&sorted);
     let mut f = Finding::new(
         FindingKind::Baseline,
-        "notice",
+        Severity::Notice,
         format!(
             "{name}: the one-thread baseline is special: Karp-Flatt falls from {e0:.2} at {t0} threads to {e1:.2} at {t1}"
         ),
@@ -302,7 +398,8 @@ fn baseline_finding(c: &Curve, name: &str) -> Option<Finding> {
     f.evidence.push(Evidence::note(format!(
         "a serial fraction keeps Karp-Flatt flat or rising; a falling one means the parallel runs pay a fixed factor (median p/S = {factor:.2}) over the one-thread run"
     )));
-    f.advice = Some("speedups against this baseline understate scaling between parallel runs and overstate the parallel overhead: compare against the parallel code at its smallest thread count (--baseline threads=2)".into());
+    f.advice = Some("speedups against this baseline understate scaling between parallel runs and overstate the parallel overhead: compare against the parallel code at its smallest thread count (`scalescope sweep --baseline threads=2`)".into());
+    f.premises = vec![fixed, command(&["sweep", "--baseline", "threads=2"])];
     f.check = Some("run the parallel code path on one thread (if the program has one) and compare with this baseline: a special sequential path explains the gap".into());
     Some(f)
 }

@@ -34,13 +34,7 @@ impl CalPoint {
 }
 
 pub(crate) fn median_of(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    if s.is_empty() {
-        f64::NAN
-    } else {
-        crate::stats::median(&s)
-    }
+    crate::stats::median_of(v).unwrap_or(f64::NAN)
 }
 
 /// The memory policy a calibration uses: first-touch when the sweep has it.
@@ -401,11 +395,7 @@ fn reset(mut p: Params, i: usize, start: &Params) -> Params {
 /// Small-sample AIC of a fit on `n` points with the free parameters and the scale
 /// (None when there are too few points for them).
 fn aicc(n: usize, free: &Free, sse: f64) -> Option<f64> {
-    let k = free.count() + 1;
-    let (nf, kf) = (n as f64, k as f64);
-    (n > k + 1).then(|| {
-        nf * (sse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
-    })
+    crate::stats::aicc(n, free.count() + 1, sse)
 }
 
 /// The parameters to free and the fit: with too few points, the best choice of as

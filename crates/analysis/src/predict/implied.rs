@@ -128,7 +128,7 @@ fn coords(free: &Free) -> Vec<Coord> {
 }
 
 fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
+    crate::stats::mean(v)
 }
 
 /// The model fitted to the means of the curve's points.
@@ -198,11 +198,7 @@ fn fitted(c: &Curve) -> Option<(Vec<CalPoint>, Vec<Explanation>)> {
 /// Small-sample AIC of a fit with `k` values (the scale included) on `n` points
 /// from its squared log residuals.
 fn log_aicc(n: usize, k: usize, sse: f64) -> f64 {
-    let (nf, kf) = (n as f64, k as f64);
-    if n <= k + 1 {
-        return f64::MAX;
-    }
-    nf * (sse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
+    crate::stats::aicc(n, k, sse).unwrap_or(f64::MAX)
 }
 
 /// log performance of `l` under `p` (less the log scale).

@@ -114,20 +114,8 @@ pub fn speedup(m: &Mechanism, rate: f64) -> f64 {
     1.0 / (m.serial + (1.0 - m.serial) / rate)
 }
 
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    pub fn normal(&mut self) -> f64 {
-        let (u, v) = (self.next().max(1e-12), self.next());
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
-}
+/// The project's seeded generator (SplitMix64), the one the analysis resamples with.
+pub use scalescope_analysis::stats::Rng;
 
 pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
     Header {

@@ -12,18 +12,9 @@ use crate::pool::{chunk, Pool};
 const SEED: u64 = 27_491_095;
 const BLOCK: usize = 1 << 18;
 
-/// SplitMix64: small, fast, good enough to pick quadrants.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+/// The project's seeded generator (SplitMix64): small, fast, good enough to pick
+/// quadrants.
+type SplitMix = scalescope_stats::Rng;
 
 /// The integer `k` of 53 random bits below which `k / 2^53 < p`: comparing `k` with
 /// it decides exactly what comparing the unit draw `k / 2^53` with `p` would.
@@ -50,8 +41,8 @@ pub enum Kind {
 fn edge(kind: Kind, scale: u32, rng: &mut SplitMix) -> (u32, u32) {
     match kind {
         Kind::Uniform => (
-            (rng.next() >> (64 - scale)) as u32,
-            (rng.next() >> (64 - scale)) as u32,
+            (rng.next_u64() >> (64 - scale)) as u32,
+            (rng.next_u64() >> (64 - scale)) as u32,
         ),
         Kind::Kronecker => {
             let (mut u, mut v) = (0u32, 0u32);
@@ -59,7 +50,7 @@ fn edge(kind: Kind, scale: u32, rng: &mut SplitMix) -> (u32, u32) {
                 // Quadrant by draw r: [0, A) top-left, [A, A+B) top-right, [A+B,
                 // A+B+C) bottom-left, the rest bottom-right; without branches, which
                 // a draw this random would mispredict about once a bit.
-                let k = rng.next() >> 11;
+                let k = rng.next_u64() >> 11;
                 let du = u32::from(k >= AB[1]);
                 let dv = (u32::from(k >= AB[0]) & u32::from(k < AB[1])) | u32::from(k >= AB[2]);
                 u |= du << bit;
@@ -93,7 +84,7 @@ pub fn generate(kind: Kind, scale: u32, pool: &Pool) -> (usize, Vec<(u32, u32)>)
         let taken = slots[w].lock().unwrap_or_else(|e| e.into_inner()).take();
         let Some((first, part)) = taken else { return };
         for (i, block) in part.chunks_mut(BLOCK).enumerate() {
-            let mut rng = SplitMix(SEED + (first + i) as u64);
+            let mut rng = SplitMix::new(SEED + (first + i) as u64);
             for e in block {
                 let (u, v) = edge(kind, scale, &mut rng);
                 *e = (perm[u as usize], perm[v as usize]);
@@ -108,9 +99,9 @@ pub fn generate(kind: Kind, scale: u32, pool: &Pool) -> (usize, Vec<(u32, u32)>)
 fn permutation(n: usize, kind: Kind) -> Vec<u32> {
     let mut p: Vec<u32> = (0..n as u32).collect();
     if kind == Kind::Kronecker {
-        let mut rng = SplitMix(SEED ^ 0x5eed);
+        let mut rng = SplitMix::new(SEED ^ 0x5eed);
         for i in (1..n).rev() {
-            p.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+            p.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
         }
     }
     p

@@ -169,8 +169,7 @@ fn mean_median_sd(s: &mut [f64]) -> (f64, f64, f64) {
         / s.len().max(2).saturating_sub(1) as f64)
         .sqrt();
     s.sort_by(f64::total_cmp);
-    let median = s[s.len() / 2];
-    (mean, median, sd)
+    (mean, scalescope_stats::median(s), sd)
 }
 
 /// Pairs summarised per relation: count, mean, min and max latency.

@@ -8,39 +8,16 @@ use std::time::Instant;
 /// u64s per 64-byte cache line.
 pub const LINE_WORDS: usize = 8;
 
-/// A small, fast, seeded generator (xorshift64*), enough for shuffling.
-pub struct XorShift(u64);
-
-impl XorShift {
-    pub fn new(seed: u64) -> Self {
-        XorShift(seed.max(1))
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in 0..n (n > 0), by rejection.
-    pub fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let v = self.next_u64();
-            if v < zone {
-                return v % n;
-            }
-        }
-    }
-}
+use scalescope_stats::Rng;
 
 /// Writes a single random cycle through the first `lines` cache lines of `words`:
 /// the first word of line k holds the word index of the next line.
 pub fn build_cycle(words: &mut [u64], lines: usize, seed: u64) {
     let mut order: Vec<usize> = (0..lines).collect();
-    let mut rng = XorShift::new(seed);
+    let mut rng = Rng::new(seed);
     // Sattolo: a uniformly random cyclic permutation.
     for i in (1..lines).rev() {
-        let j = rng.below(i as u64) as usize;
+        let j = rng.below(i);
         order.swap(i, j);
     }
     for k in 0..lines {

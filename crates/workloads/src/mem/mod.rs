@@ -202,9 +202,8 @@ pub mod read_trial {
             .iter()
             .enumerate()
             .filter_map(|(l, &how)| {
-                let mut gbs: Vec<f64> = rounds.iter().map(|r| block_bytes / r[l] / 1e9).collect();
-                gbs.sort_by(f64::total_cmp);
-                let median = *gbs.get(gbs.len() / 2)?;
+                let gbs: Vec<f64> = rounds.iter().map(|r| block_bytes / r[l] / 1e9).collect();
+                let median = scalescope_stats::median_of(&gbs)?;
                 median.is_finite().then_some((how, median))
             })
             .collect();

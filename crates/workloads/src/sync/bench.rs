@@ -13,16 +13,16 @@ use std::time::Instant;
 
 use super::model::fit;
 use super::{rtm_available, ElidedLock, Sync};
-use crate::mem::chase::XorShift;
 use crate::pool::Pool;
+use scalescope_stats::Rng;
 
 // The measurements' types are the shared model's: the report reads them typed.
 pub use scalescope_results::detail::{Curve, Op, Point};
 
 /// The slots worker `w` updates, in order (deterministic, so totals can be checked).
 fn slots(w: usize, updates: usize, table: usize) -> Vec<u32> {
-    let mut r = XorShift::new(0x5eed_0000 + w as u64);
-    (0..updates).map(|_| r.below(table as u64) as u32).collect()
+    let mut r = Rng::new(0x5eed_0000 + w as u64);
+    (0..updates).map(|_| r.below(table) as u32).collect()
 }
 
 /// One update inside a lock or a transaction: a plain load and store.
@@ -182,16 +182,9 @@ fn check(op: Op, cells: &[AtomicU64], work: &[Vec<u32>]) -> Result<(), String> {
     Ok(())
 }
 
-/// The median of `v` (not empty).
+/// The median of `v` (NaN when empty).
 fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    }
+    scalescope_stats::median_of(v).unwrap_or(f64::NAN)
 }
 
 /// One mechanism's batches, `reps` rounds of every batch (so drift spreads over

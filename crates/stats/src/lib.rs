@@ -1,12 +1,20 @@
-//! Statistics over a point's repetitions: location, spread, a 95% confidence
-//! interval of the mean (Student's t), and outliers by the median absolute deviation;
+//! The statistics every scalescope crate shares, in one place (no other crate of
+//! the project is a dependency): the median and quantiles of a sample, its summary
+//! (location, spread, a 95% interval of the mean, outliers by the median absolute
+//! deviation); the small-sample Akaike information criterion (AICc);
 //! Welch's unequal-variance t-test (B. L. Welch, Biometrika 34, 1947), with the
 //! Student t distribution's tail from the regularized incomplete beta function
 //! (continued fraction by the modified Lentz method, as in Numerical Recipes §6.4),
 //! and the F distribution's tail from the same function; a Cholesky factor (for
-//! drawing correlated parameters).
+//! drawing correlated parameters); the seeded generator ([`Rng`]) and the bootstrap
+//! ([`boot`]).
 
 use serde::{Deserialize, Serialize};
+
+pub mod boot;
+mod rng;
+
+pub use rng::Rng;
 
 /// Summary of one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,7 +26,9 @@ pub struct Summary {
     pub max: f64,
     /// Sample standard deviation (n-1); 0 for one value.
     pub stddev: f64,
-    /// 95% confidence interval of the mean; equal to the mean for one value.
+    /// 95% confidence interval (Student's t) of the mean, taken on the logarithms
+    /// when every value is positive (a time or a rate: the interval of the geometric
+    /// mean, which cannot cross zero); equal to the value for one value.
     pub ci95: (f64, f64),
     /// Values whose modified z-score exceeds 3.5 (Iglewicz and Hoaglin, 1993).
     pub outliers: usize,
@@ -50,13 +60,62 @@ pub fn upper_normal_quantile(p: f64) -> f64 {
         / (1.0 + 1.432_788 * t + 0.189_269 * t * t + 0.001_308 * t * t * t)
 }
 
+/// The median of a sorted sample (NaN when empty).
 pub fn median(sorted: &[f64]) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
     let n = sorted.len();
     if n % 2 == 1 {
         sorted[n / 2]
     } else {
         (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
     }
+}
+
+/// The median of an unsorted sample; None when it is empty or holds a NaN.
+pub fn median_of(values: &[f64]) -> Option<f64> {
+    if values.is_empty() || values.iter().any(|v| v.is_nan()) {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    Some(median(&v))
+}
+
+/// The `q` quantile (0..=1) of a sorted sample, interpolated linearly between
+/// order statistics (Hyndman and Fan's type 7, the default of R and NumPy); NaN
+/// when empty.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
+    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// The interquartile range of a sorted sample.
+pub fn iqr(sorted: &[f64]) -> f64 {
+    quantile(sorted, 0.75) - quantile(sorted, 0.25)
+}
+
+/// The arithmetic mean (NaN when empty).
+pub fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// The small-sample Akaike information criterion of a least-squares fit of `k`
+/// parameters to `n` points with residual sum of squares `sse` (Hurvich and Tsai,
+/// 1989): n ln(sse / n) + 2k + 2k(k + 1)/(n - k - 1); None when n <= k + 1.
+pub fn aicc(n: usize, k: usize, sse: f64) -> Option<f64> {
+    let (nf, kf) = (n as f64, k as f64);
+    (n > k + 1).then(|| {
+        nf * (sse.max(1e-300) / nf).ln() + 2.0 * kf + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
+    })
 }
 
 /// Summarises `values`; `None` when empty or any value is not finite.
@@ -73,10 +132,17 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     } else {
         0.0
     };
-    let half = if n > 1 {
-        t_quantile(n - 1) * stddev / (n as f64).sqrt()
+    let ci95 = if n < 2 {
+        (mean, mean)
+    } else if v[0] > 0.0 {
+        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+        let lm = logs.iter().sum::<f64>() / n as f64;
+        let lsd = (logs.iter().map(|x| (x - lm).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+        let half = t_quantile(n - 1) * lsd / (n as f64).sqrt();
+        ((lm - half).exp(), (lm + half).exp())
     } else {
-        0.0
+        let half = t_quantile(n - 1) * stddev / (n as f64).sqrt();
+        (mean - half, mean + half)
     };
     let med = median(&v);
     let mut dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
@@ -96,7 +162,7 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
         min: v[0],
         max: v[n - 1],
         stddev,
-        ci95: (mean - half, mean + half),
+        ci95,
         outliers,
     })
 }
@@ -114,8 +180,22 @@ mod tests {
             (8, 4.5, 5.0, 2.0, 9.0)
         );
         assert!((s.stddev - 2.138_089_935).abs() < 1e-6);
-        let half = 2.365 * s.stddev / 8f64.sqrt();
-        assert!((s.ci95.1 - (5.0 + half)).abs() < 1e-9);
+        // Positive values: the interval of the geometric mean, on logarithms.
+        let logs: Vec<f64> = [2.0f64, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
+            .map(f64::ln)
+            .to_vec();
+        let lm = logs.iter().sum::<f64>() / 8.0;
+        let lsd = (logs.iter().map(|x| (x - lm).powi(2)).sum::<f64>() / 7.0).sqrt();
+        let half = 2.365 * lsd / 8f64.sqrt();
+        assert!((s.ci95.1 - (lm + half).exp()).abs() < 1e-9);
+        // One wild time among three stays above zero; a signed sample keeps the mean's.
+        let wild = summarize(&[0.1, 1.0, 30.0]).unwrap();
+        assert!(
+            wild.ci95.0 > 0.0 && wild.ci95.0 < 1.0 && wild.ci95.1 > 1.0,
+            "{wild:?}"
+        );
+        let signed = summarize(&[-1.0, 1.0, 3.0]).unwrap();
+        assert!((signed.ci95.0 - (1.0 - 4.303 * 2.0 / 3f64.sqrt())).abs() < 1e-9);
     }
 
     #[test]
@@ -123,6 +203,30 @@ mod tests {
         let s = summarize(&[1.0, 1.01, 0.99, 1.0, 1.02, 5.0]).unwrap();
         assert_eq!(s.outliers, 1);
         assert_eq!(summarize(&[3.0, 3.0, 3.0]).unwrap().outliers, 0);
+    }
+
+    #[test]
+    fn quantiles_as_r_and_numpy() {
+        // R: quantile(c(1, 2, 3, 4, 10), c(.25, .5, .75)) = 2, 3, 4; type 7.
+        let v = [1.0, 2.0, 3.0, 4.0, 10.0];
+        assert_eq!(
+            (quantile(&v, 0.25), quantile(&v, 0.5), quantile(&v, 0.75)),
+            (2.0, 3.0, 4.0)
+        );
+        assert_eq!(iqr(&v), 2.0);
+        // numpy.quantile([1, 2, 3, 4], 0.1) = 1.3.
+        assert!((quantile(&[1.0, 2.0, 3.0, 4.0], 0.1) - 1.3).abs() < 1e-12);
+        assert_eq!(median_of(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
+        assert_eq!(median_of(&[]), None);
+        assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
+    }
+
+    #[test]
+    fn aicc_by_hand() {
+        // n = 10, k = 2, sse = 5: 10 ln 0.5 + 4 + 12/7.
+        let a = aicc(10, 2, 5.0).unwrap_or(f64::NAN);
+        assert!((a - (10.0 * 0.5f64.ln() + 4.0 + 12.0 / 7.0)).abs() < 1e-12);
+        assert_eq!(aicc(3, 2, 1.0), None);
     }
 
     #[test]
