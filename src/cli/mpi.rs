@@ -52,9 +52,9 @@ pub struct MpiCheckArgs {
 
 impl MpiCheckArgs {
     /// The session's settings, as given.
-    pub fn settings(&self) -> scalescope_session::mpi::MpiSettings {
-        scalescope_session::mpi::MpiSettings {
-            launch: scalescope_session::mpi::LaunchSettings {
+    pub fn settings(&self) -> scalescope_session::launch::MpiSettings {
+        scalescope_session::launch::MpiSettings {
+            launch: scalescope_session::launch::LaunchSettings {
                 launcher: self.launcher.clone(),
                 launcher_path: self.launcher_path.clone(),
                 launcher_args: self.launcher_arg.clone(),

@@ -166,9 +166,9 @@ pub struct SweepLaunchArgs {
 }
 
 impl SweepLaunchArgs {
-    fn settings(&self) -> Option<scalescope_session::mpi::LaunchSettings> {
+    fn settings(&self) -> Option<scalescope_session::launch::LaunchSettings> {
         let launcher = self.launcher.clone()?;
-        Some(scalescope_session::mpi::LaunchSettings {
+        Some(scalescope_session::launch::LaunchSettings {
             launcher,
             launcher_path: self.launcher_path.clone(),
             launcher_args: self.launcher_arg.clone(),

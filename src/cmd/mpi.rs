@@ -8,7 +8,7 @@ use crate::cli::MpiCheckArgs;
 
 pub fn run(args: &MpiCheckArgs) -> anyhow::Result<ExitCode> {
     let topo = scalescope_topo::Source::Live.load()?;
-    let doc = scalescope_session::mpi::check(&topo, &args.settings(), |l| {
+    let doc = scalescope_session::launch::check(&topo, &args.settings(), |l| {
         if !args.json {
             print!("{}", scalescope_report::kernels::launch_text(l));
         }

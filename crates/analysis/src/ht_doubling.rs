@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use scalescope_results::ranks::LaunchCheck;
+use scalescope_results::launch::LaunchCheck;
 use scalescope_results::store::{Header, RunRecord, RunStatus};
 
 /// The median of finite values; `None` when there is none.
@@ -160,7 +160,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doublin
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use scalescope_results::ranks::{ProgramRun, RankCheck, RanksCheck};
+    use scalescope_results::launch::{ProgramRun, RankCheck, RanksCheck};
     use scalescope_results::workload::{Verification, WorkloadReport};
 
     fn launch(ranks: usize, mops: &[f64], verified: bool) -> LaunchCheck {
@@ -223,8 +223,8 @@ mod tests {
     /// A launched sweep: N ranks per node at `rpn`, each run's mops, ok or not.
     fn sweep(points: &[(usize, &[f64], bool)]) -> (Header, Vec<RunRecord>) {
         use scalescope_place::{MemPolicy, Strategy};
+        use scalescope_results::launch::{LaunchPlan, RunRanks};
         use scalescope_results::plan::Plan;
-        use scalescope_results::ranks::{LaunchPlan, RunRanks};
         let topo = scalescope_topo::Source::Synthetic("package:1 core:2 pu:1".into())
             .load()
             .unwrap();

@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 
 use scalescope_results::evidence::RunEvidence;
+use scalescope_results::launch::LaunchCheck;
 use scalescope_results::mem::StreamDocument;
-use scalescope_results::ranks::LaunchCheck;
 use scalescope_results::workload::{SetupCosts, Verification, WorkloadReport};
 use serde_json::{json, Value};
 

@@ -3,7 +3,8 @@
 //! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), the
 //! append-only `results.jsonl` that holds them ([`store::ResultsStore`],
 //! [`store::read_results`]), the report and verification verdict of a built-in
-//! workload ([`workload`]), and the memory measurements' documents ([`mem`]).
+//! workload ([`workload`]), a launched run's ranks and their probes ([`launch`]),
+//! and the memory measurements' documents ([`mem`]).
 //!
 //! Everything downstream of a sweep (analysis, reports, comparisons) reads these
 //! types; nothing here starts a process, so those crates never depend on the one that
@@ -12,9 +13,9 @@
 pub mod evidence;
 pub mod fingerprint;
 pub mod import;
+pub mod launch;
 pub mod mem;
 pub mod plan;
-pub mod ranks;
 pub mod store;
 pub mod workload;
 

@@ -51,7 +51,7 @@ pub struct Plan {
     pub order: RunOrder,
     /// The MPI launcher every run goes through (absent: runs started directly).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub launch: Option<crate::ranks::LaunchPlan>,
+    pub launch: Option<crate::launch::LaunchPlan>,
 }
 
 /// The order of a sweep's runs.

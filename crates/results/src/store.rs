@@ -124,7 +124,7 @@ pub struct RunRecord {
     /// A launched run's launcher, nodes, ranks and where each rank was (absent for
     /// runs started directly and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ranks: Option<crate::ranks::RunRanks>,
+    pub ranks: Option<crate::launch::RunRanks>,
     pub stdout_log: Option<String>,
     pub stderr_log: Option<String>,
 }

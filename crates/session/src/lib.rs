@@ -4,7 +4,7 @@
 //! directory ([`run`]). `scalescope sweep`, `sweep --resume` and the tour ([`tour`])
 //! all go through it; the binary only parses flags and prints.
 
-pub mod mpi;
+pub mod launch;
 pub mod predict;
 pub mod prepare;
 pub mod run;

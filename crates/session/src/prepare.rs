@@ -111,7 +111,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
 /// A launched sweep's plan: its points' total ranks instead of thread counts.
 fn launched(
     s: &SweepSettings,
-    l: &crate::mpi::LaunchSettings,
+    l: &crate::launch::LaunchSettings,
     topo: &Topology,
     plan: &mut Plan,
 ) -> Result<(), SessionError> {
@@ -125,7 +125,7 @@ fn launched(
     if plan.mems != [settings::default_mem()] {
         return refuse("mem", "only first-touch (the launcher binds memory itself)");
     }
-    let (launch, totals) = crate::mpi::launch_plan(l, topo)?;
+    let (launch, totals) = crate::launch::launch_plan(l, topo)?;
     plan.threads = totals;
     plan.launch = Some(launch);
     Ok(())
@@ -333,7 +333,7 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
     let mut header = new_header(command, plan, s.timeout_secs, topo);
     header.kill_grace_secs = Some(grace);
     let out = out_dir(s, &header);
-    let points = crate::mpi::points_of(topo, &header.plan, s.timeout_secs, &out, false)?;
+    let points = crate::launch::points_of(topo, &header.plan, s.timeout_secs, &out, false)?;
     Ok(Planned {
         header,
         template,
@@ -365,7 +365,7 @@ pub fn start(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> 
     let store = ResultsStore::create(&out, &planned.header)?;
     if planned.header.plan.launch.is_some() {
         let (plan, timeout) = (&planned.header.plan, planned.header.timeout_secs);
-        planned.points = crate::mpi::points_of(topo, plan, timeout, &out, true)?;
+        planned.points = crate::launch::points_of(topo, plan, timeout, &out, true)?;
     }
     let inputs = inputs_of(s, &out, &mut planned.template);
     Ok(Ready {
@@ -418,7 +418,7 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
     let mut template = template_of(&header.command, header.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
-    let points = crate::mpi::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
+    let points = crate::launch::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
     let inputs = inputs_of(s, out, &mut template);
     Ok(Ready {
         planned: Planned {

@@ -11,12 +11,12 @@ use scalescope_place::launch::{plan_ranks, render, Launcher, RankPlan, RanksPerN
 use scalescope_place::mempolicy::PreparedPolicy;
 use scalescope_place::Strategy;
 use scalescope_place::{MemPolicy, Placement};
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::ranks::{
+use scalescope_results::launch::{
     check_ranks, probes_in, LaunchCheck, MpiCheck, ProgramRun, RankProbe, RanksCheck,
     MPI_CHECK_KIND, PROBE_KIND, PROBE_SCHEMA_VERSION,
 };
-use scalescope_results::ranks::{LaunchPlan, RunRanks};
+use scalescope_results::launch::{LaunchPlan, RunRanks};
+use scalescope_results::plan::{Plan, Point};
 use scalescope_results::workload::WorkloadReport;
 use scalescope_topo::Topology;
 

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use scalescope_place::launch::{hosts, LaunchError, Launcher, RanksPerNode};
 use scalescope_place::Strategy;
+use scalescope_results::launch::{LaunchCheck, LaunchPlan, MpiCheck};
 use scalescope_results::plan::Plan;
-use scalescope_results::ranks::{LaunchCheck, LaunchPlan, MpiCheck};
 use scalescope_sweep::engine::PreparedPoint;
 use scalescope_sweep::launch::{check_all, prepare_launch_points, probe_points, CheckRequest};
 use scalescope_topo::Topology;
