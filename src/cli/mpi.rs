@@ -26,10 +26,14 @@ pub struct MpiCheckArgs {
     /// How ranks' threads are placed on each node (compact, scatter, cores-first, ...).
     #[arg(long, default_value = "compact")]
     pub strategy: String,
+    /// How many of the hosts to use [default: all]. (A host list here, the older
+    /// form, is read as --hosts.)
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<String>,
     /// Hosts, comma-separated, Slurm ranges allowed (node[01-04]) [default:
     /// SLURM_JOB_NODELIST inside a Slurm job, else localhost].
-    #[arg(long, conflicts_with = "hostfile")]
-    pub nodes: Option<String>,
+    #[arg(long, value_name = "LIST", conflicts_with = "hostfile")]
+    pub hosts: Option<String>,
     /// An MPI hostfile naming the hosts.
     #[arg(long, value_name = "FILE")]
     pub hostfile: Option<PathBuf>,
@@ -61,7 +65,9 @@ impl MpiCheckArgs {
                 ranks_per_node: self.ranks_per_node.clone(),
                 threads_per_rank: self.threads_per_rank,
                 nodes: self.nodes.clone(),
+                hosts: self.hosts.clone(),
                 hostfile: self.hostfile.clone(),
+                allocation_later: false,
             },
             strategy: self.strategy.clone(),
             timeout: std::time::Duration::from_secs(self.timeout),

@@ -85,6 +85,27 @@ pub struct PointSummary {
 }
 
 fn baseline_for(point: &Point, plan: &Plan, b: &Baseline) -> Point {
+    // A point of a node axis: the same ranks per node on the fewest nodes swept.
+    if let (Some(n), None) = (point.nodes, b.threads) {
+        let fewest = plan
+            .points()
+            .iter()
+            .filter_map(|p| p.nodes)
+            .min()
+            .unwrap_or(n);
+        return Point {
+            threads: point.threads / n.max(1) * fewest,
+            nodes: Some(fewest),
+            ..baseline_for(
+                &Point {
+                    nodes: None,
+                    ..point.clone()
+                },
+                plan,
+                b,
+            )
+        };
+    }
     let threads = b.threads.unwrap_or_else(|| {
         if plan.threads.contains(&1) {
             1
@@ -99,6 +120,7 @@ fn baseline_for(point: &Point, plan: &Plan, b: &Baseline) -> Point {
             .clone()
             .unwrap_or_else(|| point.placement.clone()),
         mem: b.mem.clone().unwrap_or_else(|| point.mem.clone()),
+        nodes: None,
     }
 }
 
@@ -301,7 +323,11 @@ pub fn table(points: &[PointSummary]) -> String {
             "{:<14} {:<12} {:>7} {:>5} {:>11} {:>9} {:>8} {:>6} {:>9}",
             p.point.placement.to_string(),
             p.point.mem.to_string(),
-            p.point.threads,
+            // A point of a node axis: its total ranks at its nodes (`4@2n`).
+            match p.point.nodes {
+                Some(n) => format!("{}@{n}n", p.point.threads),
+                None => p.point.threads.to_string(),
+            },
             format!("{}{failed}", p.runs),
             w.map(|s| format!("{:.4}", s.median))
                 .unwrap_or_else(|| "-".into()),

@@ -133,6 +133,11 @@ impl Exporter for TextExporter {
                             )
                         })
                         .unwrap_or_default();
+                    // A curve over nodes: its ranks per node, and each point's nodes.
+                    let uses = match c.ranks_per_node {
+                        Some(r) => format!("{} nodes x {r} ranks", p.threads / r.max(1)),
+                        None => uses,
+                    };
                     let _ = writeln!(
                         out,
                         "{:<14} {:<12} {:>7} {:>9.3} {:>8.3} {:>5.0}% {:>8}  {uses}",
@@ -241,6 +246,9 @@ pub struct Chart {
 }
 
 fn series_name(c: &scalescope_analysis::Curve, many_mems: bool) -> String {
+    if let Some(r) = c.ranks_per_node {
+        return format!("{} ({r} ranks per node)", c.placement);
+    }
     if many_mems {
         format!("{} / {}", c.placement, c.mem)
     } else {
@@ -273,6 +281,7 @@ pub fn event_bands<'a>(
                 EventKind::NewPackage => "new package",
                 EventKind::NewNumaNode => "new NUMA node",
                 EventKind::SmtSharing => "SMT sharing",
+                EventKind::NewNode => "new node",
                 _ => continue,
             };
             match starts.iter_mut().find(|b| b.0 == e.threads) {
@@ -325,6 +334,7 @@ fn short_event(k: &scalescope_analysis::events::EventKind) -> &'static str {
         EventKind::NewPackage => "new package",
         EventKind::NewNumaNode => "new NUMA node",
         EventKind::SmtSharing => "SMT sharing",
+        EventKind::NewNode => "new node",
         _ => "topology change",
     }
 }

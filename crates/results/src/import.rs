@@ -179,6 +179,7 @@ fn row(cells: &[&str], c: &Columns, opts: &ImportOptions, line: usize) -> Result
             threads: t as usize,
             placement,
             mem,
+            nodes: None,
         },
         rep,
         secs,
@@ -189,6 +190,7 @@ fn row(cells: &[&str], c: &Columns, opts: &ImportOptions, line: usize) -> Result
 fn record(point: Point, rep: usize, wall_secs: f64, metrics: BTreeMap<String, f64>) -> RunRecord {
     RunRecord {
         ranks: None,
+        node_evidence: Vec::new(),
         point,
         rep,
         warmup: false,

@@ -161,9 +161,14 @@ pub const MAX_PROCESSES: usize = 4096;
 /// Threads of `pid` and of its descendants (through `task/TID/children`), and the
 /// processes found. Anything that vanished mid-read is skipped.
 pub fn read_tree(root: &Path, pid: u32) -> (Vec<TaskStat>, Vec<u32>) {
+    read_trees(root, &[pid])
+}
+
+/// [`read_tree`] from several roots at once, each process read once.
+pub fn read_trees(root: &Path, pids: &[u32]) -> (Vec<TaskStat>, Vec<u32>) {
     let proc_dir = root.join("proc");
     let mut tasks = Vec::new();
-    let mut stack = vec![pid];
+    let mut stack = pids.to_vec();
     let mut visited = BTreeSet::new();
     let mut processes = Vec::new();
     while let Some(p) = stack.pop() {
@@ -208,6 +213,80 @@ pub fn read_tree(root: &Path, pid: u32) -> (Vec<TaskStat>, Vec<u32>) {
         }
     }
     (tasks, processes)
+}
+
+/// The environment variable that marks a launched run's processes, so the
+/// sampler on each of its nodes can find them (`SCALESCOPE_RUN=<mark>`).
+pub const RUN_MARK_VARIABLE: &str = "SCALESCOPE_RUN";
+
+/// The most bytes of one process's environment read when looking for the mark.
+const MAX_ENVIRON_BYTES: u64 = 1 << 20;
+
+/// Processes carrying a run's mark, found by reading `/proc/PID/environ` once per
+/// process and program: `known` remembers each process read (marked or not, with
+/// its command name) and forgets those that ended, so a sample reads only the
+/// processes that appeared, or ran a new program (a launcher's daemon forks,
+/// then execs the rank: before the exec its environment is the daemon's), since
+/// the last.
+///
+/// Only processes in the sampler's own UTS namespace (its node's hostname) count:
+/// where one machine stands in for several nodes (one network and UTS namespace
+/// per node, `scripts/slurm-cluster.sh`), every node's sampler sees every node's
+/// processes in `/proc`; on real nodes all share the host's namespace.
+#[derive(Debug, Default)]
+pub struct Marked {
+    known: BTreeMap<u32, (String, bool)>,
+    own_uts: Option<Option<std::path::PathBuf>>,
+}
+
+/// A process's UTS namespace (`/proc/PID/ns/uts`, e.g. `uts:[4026531838]`).
+fn uts_of(root: &Path, pid: &str) -> Option<std::path::PathBuf> {
+    std::fs::read_link(root.join(format!("proc/{pid}/ns/uts"))).ok()
+}
+
+impl Marked {
+    /// The processes under `root` whose environment holds `RUN_MARK_VARIABLE=mark`.
+    pub fn scan(&mut self, root: &Path, mark: &str) -> Vec<u32> {
+        use std::io::Read;
+        let needle = format!("{RUN_MARK_VARIABLE}={mark}\0");
+        let Ok(entries) = std::fs::read_dir(root.join("proc")) else {
+            return Vec::new();
+        };
+        let live: BTreeSet<u32> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .collect();
+        self.known.retain(|pid, _| live.contains(pid));
+        let own = self
+            .own_uts
+            .get_or_insert_with(|| uts_of(root, "self"))
+            .clone();
+        for &pid in live.iter().take(MAX_PROCESSES * 4) {
+            let comm =
+                std::fs::read_to_string(root.join(format!("proc/{pid}/comm"))).unwrap_or_default();
+            if self.known.get(&pid).is_some_and(|(c, _)| *c == comm) {
+                continue;
+            }
+            let mut env = Vec::new();
+            let read = std::fs::File::open(root.join(format!("proc/{pid}/environ")))
+                .and_then(|f| f.take(MAX_ENVIRON_BYTES).read_to_end(&mut env));
+            if read.is_err() {
+                continue;
+            }
+            let env = String::from_utf8_lossy(&env);
+            let marked = env.starts_with(&needle[..]) || env.contains(&format!("\0{needle}"));
+            let elsewhere = marked
+                && own.as_ref().is_some_and(|own| {
+                    uts_of(root, &pid.to_string()).is_some_and(|theirs| &theirs != own)
+                });
+            self.known.insert(pid, (comm, marked && !elsewhere));
+        }
+        self.known
+            .iter()
+            .filter(|(_, (_, m))| *m)
+            .map(|(&p, _)| p)
+            .collect()
+    }
 }
 
 /// Resident bytes per node from one `numa_maps`: each mapping's `N<node>=<pages>`

@@ -1,16 +1,18 @@
-//! `mpi-check` as one library call: typed settings (launcher, ranks per node,
-//! hosts, program) -> hosts resolved (flag, hostfile, `SLURM_JOB_NODELIST`,
-//! localhost) -> every launch checked and its runs made (`sweep::launch`) -> the
+//! The MPI launch as one library call, for `mpi-check` and `sweep --launcher`:
+//! typed settings (launcher, ranks per node, node counts, hosts, program) -> hosts
+//! resolved (`--hosts`, hostfile, `SLURM_JOB_NODELIST`, localhost) -> every
+//! launch checked and its runs made (`sweep::launch`) -> the
 //! hyper-threading-doubling findings (`analysis::ht_doubling`); and the launch of
-//! a sweep whose runs go through a launcher (`sweep --launcher`): its plan and its
-//! points, each rank's placement probed before the runs.
+//! a sweep whose runs go through a launcher: its plan (the node axis and the
+//! ranks-per-node values), its points, each rank's placement and the launcher's
+//! start-up probed before the runs.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use scalescope_place::launch::{hosts, LaunchError, Launcher, RanksPerNode};
 use scalescope_place::Strategy;
-use scalescope_results::launch::{LaunchCheck, LaunchPlan, MpiCheck};
+use scalescope_results::launch::{HostsFrom, LaunchCheck, LaunchPlan, MpiCheck};
 use scalescope_results::plan::Plan;
 use scalescope_sweep::engine::PreparedPoint;
 use scalescope_sweep::launch::{check_all, prepare_launch_points, probe_points, CheckRequest};
@@ -55,11 +57,22 @@ pub fn check(
             field: "--strategy",
             detail: e.to_string(),
         })?;
+    check_node_counts(&l, false)?;
+    let hosts = match l.node_counts.as_slice() {
+        [] => l.hosts.clone(),
+        [n] => l.hosts[..*n].to_vec(),
+        _ => {
+            return Err(SessionError::Setting {
+                field: "--nodes",
+                detail: "mpi-check takes one node count (a sweep takes a list)".into(),
+            })
+        }
+    };
     let req = CheckRequest {
         launcher: l.launcher,
         program: l.program,
         extra_args: s.launch.launcher_args.clone(),
-        hosts: l.hosts,
+        hosts,
         values: l.values,
         threads_per_rank: s.launch.threads_per_rank,
         strategy,
@@ -70,37 +83,80 @@ pub fn check(
         work_dir: std::env::temp_dir().join(format!("scalescope-mpi-{}", std::process::id())),
     };
     let mut doc = check_all(topo, &req, each)?;
-    let doublings = scalescope_analysis::ht_doubling::doublings(&doc.launches);
+    let doublings = scalescope_analysis::ht_doubling::doublings(&doc.launches, topo);
     doc.findings = doublings.iter().map(|d| d.sentence()).collect();
+    doc.notes = notes(l.launcher);
     Ok(doc)
 }
 
+/// What scalescope did for the launcher on its own (Open MPI told it may run as
+/// root), to be printed.
+pub fn notes(launcher: Launcher) -> Vec<String> {
+    scalescope_sweep::launch::root_note(launcher)
+        .map(|n| vec![n.to_string()])
+        .unwrap_or_default()
+}
+
 /// A launch's settings read: the launcher, the program that starts it (its path
-/// if given), the hosts and the ranks-per-node values.
+/// if given), the hosts and where they came from, the node counts and the
+/// ranks-per-node values.
 struct Launch {
     launcher: Launcher,
     program: String,
     hosts: Vec<String>,
+    hosts_from: HostsFrom,
+    node_counts: Vec<usize>,
     values: Vec<RanksPerNode>,
 }
 
 impl Launch {
     fn of(s: &LaunchSettings) -> Result<Launch, SessionError> {
         let launcher: Launcher = s.launcher.parse().map_err(setting("--launcher"))?;
+        let (node_counts, host_list) = nodes_of(s)?;
+        let (hosts, hosts_from) = hosts_of(host_list.as_deref(), s.hostfile.as_ref())?;
         Ok(Launch {
             launcher,
             program: s
                 .launcher_path
                 .clone()
                 .unwrap_or_else(|| launcher.to_string()),
-            hosts: hosts_of(s.nodes.as_deref(), s.hostfile.as_ref())?,
+            hosts,
+            hosts_from,
+            node_counts,
             values: values_of(&s.ranks_per_node)?,
         })
     }
 }
 
-/// The hosts: `--nodes`, a hostfile, `SLURM_JOB_NODELIST`, else this machine.
-fn hosts_of(nodes: Option<&str>, hostfile: Option<&PathBuf>) -> Result<Vec<String>, SessionError> {
+/// `--nodes` read: node counts (every item a number: the node axis), or, in its
+/// older form, a host list; and the host list to use (`--hosts`, or that form).
+fn nodes_of(s: &LaunchSettings) -> Result<(Vec<usize>, Option<String>), SessionError> {
+    let Some(text) = s.nodes.as_deref() else {
+        return Ok((Vec::new(), s.hosts.clone()));
+    };
+    let counts: Option<Vec<usize>> = text.split(',').map(|v| v.trim().parse().ok()).collect();
+    match counts {
+        Some(c) if c.iter().all(|&n| n > 0) => Ok((c, s.hosts.clone())),
+        Some(_) => Err(SessionError::Setting {
+            field: "--nodes",
+            detail: format!("`{text}`: node counts start at 1"),
+        }),
+        None if s.hosts.is_some() => Err(SessionError::Setting {
+            field: "--nodes",
+            detail: format!(
+                "`{text}` is not a list of node counts (the hosts are given by --hosts)"
+            ),
+        }),
+        None => Ok((Vec::new(), Some(text.to_string()))),
+    }
+}
+
+/// The hosts and where they came from: a host list, a hostfile,
+/// `SLURM_JOB_NODELIST`, else this machine.
+fn hosts_of(
+    list: Option<&str>,
+    hostfile: Option<&PathBuf>,
+) -> Result<(Vec<String>, HostsFrom), SessionError> {
     let text = match hostfile {
         Some(p) => Some(
             std::fs::read_to_string(p).map_err(|source| SessionError::Read {
@@ -110,8 +166,32 @@ fn hosts_of(nodes: Option<&str>, hostfile: Option<&PathBuf>) -> Result<Vec<Strin
         ),
         None => None,
     };
-    let slurm = std::env::var("SLURM_JOB_NODELIST").ok();
-    hosts::choose(nodes, text.as_deref(), slurm.as_deref()).map_err(setting("--nodes"))
+    let slurm = std::env::var("SLURM_JOB_NODELIST")
+        .ok()
+        .filter(|l| !l.is_empty());
+    let from = match (list, &text, &slurm) {
+        (Some(_), _, _) => HostsFrom::Flag,
+        (None, Some(_), _) => HostsFrom::Hostfile,
+        (None, None, Some(_)) => HostsFrom::Allocation,
+        _ => HostsFrom::Local,
+    };
+    let hosts =
+        hosts::choose(list, text.as_deref(), slurm.as_deref()).map_err(setting("--hosts"))?;
+    Ok((hosts, from))
+}
+
+/// A plan whose hosts came from a Slurm allocation, resumed inside another one:
+/// its points run on this allocation's nodes.
+pub fn rebind_hosts(plan: &mut Plan) {
+    let Some(l) = plan.launch.as_mut() else {
+        return;
+    };
+    let now = std::env::var("SLURM_JOB_NODELIST").ok();
+    if let (HostsFrom::Allocation, Some(Ok(hosts))) =
+        (l.hosts_from, now.as_deref().map(hosts::expand))
+    {
+        l.hosts = hosts;
+    }
 }
 
 fn values_of(given: &[String]) -> Result<Vec<RanksPerNode>, SessionError> {
@@ -128,6 +208,18 @@ fn probe_argv() -> Result<Vec<String>, SessionError> {
     Ok(vec![exe.to_string_lossy().into_owned(), "__probe".into()])
 }
 
+/// This binary's node sampler: `scalescope __node-sampler`.
+///
+/// # Errors
+/// [`SessionError::CurrentExe`].
+pub fn node_sampler_argv() -> Result<Vec<String>, SessionError> {
+    let exe = std::env::current_exe().map_err(SessionError::CurrentExe)?;
+    Ok(vec![
+        exe.to_string_lossy().into_owned(),
+        "__node-sampler".into(),
+    ])
+}
+
 /// A sweep's launcher settings, as given (`sweep --launcher ...`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LaunchSettings {
@@ -136,8 +228,15 @@ pub struct LaunchSettings {
     pub launcher_args: Vec<String>,
     pub ranks_per_node: Vec<String>,
     pub threads_per_rank: usize,
+    /// `--nodes`: node counts, the sweep's node axis (`1,2,4`: each point on the
+    /// first N hosts); a host list in its older form.
     pub nodes: Option<String>,
+    /// `--hosts`: a host list with Slurm ranges.
+    pub hosts: Option<String>,
     pub hostfile: Option<PathBuf>,
+    /// The hosts are those of an allocation not made yet (`sweep --submit`): node
+    /// counts are not checked against the hosts known now.
+    pub allocation_later: bool,
 }
 
 /// The launch of a sweep, and its points' total ranks (nodes x each ranks-per-node
@@ -164,12 +263,21 @@ fn launch_plan_flagged(
     topo: &Topology,
 ) -> Result<(LaunchPlan, Vec<usize>), SessionError> {
     let l = Launch::of(s)?;
-    let mut totals: Vec<usize> = l
-        .values
+    let mut per_node: Vec<usize> = l.values.iter().map(|v| v.resolve(topo)).collect();
+    per_node.dedup();
+    check_node_counts(&l, s.allocation_later)?;
+    let nodes = if l.node_counts.is_empty() {
+        vec![l.hosts.len()]
+    } else {
+        l.node_counts.clone()
+    };
+    let mut totals: Vec<usize> = nodes
         .iter()
-        .map(|v| v.resolve(topo) * l.hosts.len())
+        .flat_map(|n| per_node.iter().map(move |r| n * r))
         .collect();
+    totals.sort_unstable();
     totals.dedup();
+    let axis = !l.node_counts.is_empty();
     let plan = LaunchPlan {
         launcher: l.launcher.to_string(),
         program: l.program,
@@ -177,8 +285,31 @@ fn launch_plan_flagged(
         hosts: l.hosts,
         ranks_per_node: s.ranks_per_node.clone(),
         threads_per_rank: s.threads_per_rank.max(1),
+        node_counts: l.node_counts,
+        per_node: if axis { per_node } else { Vec::new() },
+        hosts_from: l.hosts_from,
     };
     Ok((plan, totals))
+}
+
+/// Every node count must fit the hosts known now, unless the hosts are those of
+/// an allocation made later.
+fn check_node_counts(l: &Launch, later: bool) -> Result<(), SessionError> {
+    let Some(n) = l.node_counts.iter().find(|&&n| n > l.hosts.len()) else {
+        return Ok(());
+    };
+    if later {
+        return Ok(());
+    }
+    Err(SessionError::Setting {
+        field: "--nodes",
+        detail: format!(
+            "{n} nodes asked, but the launch has {} host{} ({}): name them with --hosts, or run inside an allocation of {n} nodes",
+            l.hosts.len(),
+            if l.hosts.len() == 1 { "" } else { "s" },
+            l.hosts.join(",")
+        ),
+    })
 }
 
 /// A plan's points, launched through its launcher when it has one; with `probe`,

@@ -254,6 +254,7 @@ pub fn template_of(
         extra_threads: usize::from(command.workload.is_some()),
         workload: command.workload.is_some(),
         sample_interval: Some(scalescope_sampler::DEFAULT_INTERVAL),
+        node_sampler: None,
     })
 }
 
@@ -318,6 +319,14 @@ pub fn new_header(
     }
 }
 
+/// A launched sweep's node sampler (evidence from every node of a run).
+fn node_sampler(plan: &Plan) -> Result<Option<Vec<String>>, SessionError> {
+    plan.launch
+        .as_ref()
+        .map(|_| crate::launch::node_sampler_argv())
+        .transpose()
+}
+
 /// Plans a new sweep from its settings (nothing is written).
 ///
 /// # Errors
@@ -330,6 +339,7 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
     let mut template = template_of(&command, s.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
+    template.node_sampler = node_sampler(&plan)?;
     let mut header = new_header(command, plan, s.timeout_secs, topo);
     header.kill_grace_secs = Some(grace);
     let out = out_dir(s, &header);
@@ -394,7 +404,8 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
             given.join(", ")
         )));
     }
-    let (store, header, earlier) = ResultsStore::resume(out)?;
+    let (store, mut header, earlier) = ResultsStore::resume(out)?;
+    crate::launch::rebind_hosts(&mut header.plan);
     let differing = settings::run_settings_differing(s, &header);
     if !differing.is_empty() {
         return Err(SessionError::Resume(format!(
@@ -418,6 +429,7 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
         .unwrap_or(settings::DEFAULT_KILL_GRACE_SECS);
     let mut template = template_of(&header.command, header.timeout_secs, grace)?;
     template.sample_interval = s.sample_interval();
+    template.node_sampler = node_sampler(&header.plan)?;
     let points = crate::launch::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
     let inputs = inputs_of(s, out, &mut template);
     Ok(Ready {
