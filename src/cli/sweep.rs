@@ -176,7 +176,7 @@ pub struct SweepLaunchArgs {
     /// Submit the sweep as Slurm batch jobs, one per point (exclusive nodes), and
     /// gather their runs into --out's results.jsonl as they finish; with --resume,
     /// submit only what is missing; with --dry-run, print the job scripts.
-    #[arg(long, requires = "launcher", conflicts_with_all = ["hosts", "hostfile"])]
+    #[arg(long, conflicts_with_all = ["hosts", "hostfile"])]
     pub submit: bool,
     /// An sbatch option for every job (repeatable): --account, --partition, --qos.
     #[arg(
@@ -189,6 +189,14 @@ pub struct SweepLaunchArgs {
 }
 
 impl SweepLaunchArgs {
+    /// How `--submit` submits its jobs.
+    pub fn submit_settings(&self) -> scalescope_session::submit::SubmitSettings {
+        scalescope_session::submit::SubmitSettings {
+            sbatch_args: self.submit_arg.clone(),
+            poll: std::time::Duration::from_secs(2),
+        }
+    }
+
     fn settings(&self) -> Option<scalescope_session::launch::LaunchSettings> {
         let launcher = self.launcher.clone()?;
         Some(scalescope_session::launch::LaunchSettings {

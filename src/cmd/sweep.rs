@@ -25,6 +25,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let topo = crate::shared::load_topology(&args.source)?;
     let settings = args.settings();
+    if args.launch.submit {
+        return submit(args, &settings, &topo);
+    }
     if args.dry_run && !args.resume {
         let planned = prepare::plan_new(&settings, &topo).map_err(flag_hint)?;
         print!("{}", run::dry_run_text(&planned));
@@ -48,6 +51,44 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let done = run::run(ready, hooks, &options)?;
     print_outcome(args, &done)?;
+    exit_code(&done)
+}
+
+/// `--submit`: the job scripts (dry run), or the jobs submitted (or those missing,
+/// with --resume) and their runs gathered until they end.
+fn submit(
+    args: &SweepArgs,
+    settings: &scalescope_session::settings::SweepSettings,
+    topo: &scalescope_topo::Topology,
+) -> anyhow::Result<ExitCode> {
+    use scalescope_session::submit;
+    let sub = args.launch.submit_settings();
+    if args.dry_run {
+        let header = submit::header_of(settings, topo).map_err(flag_hint)?;
+        let out = std::path::absolute(prepare::out_dir(settings, &header))?;
+        let jobs = submit::jobs_of(&header, &out, &sub, settings.sample_interval_ms)?;
+        print!("{}", submit::dry_run_text(&jobs));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let say = |line: &str| eprintln!("{line}");
+    let submitted = match args.resume {
+        true => submit::resume(settings, &sub, say),
+        false => submit::start(settings, &sub, topo, say),
+    }
+    .map_err(flag_hint)?;
+    let interrupt = crate::shared::interrupt_flag()?;
+    let options = Options {
+        baseline: args.baseline.clone().unwrap_or_default(),
+        write_report: true,
+    };
+    let done = submit::wait(submitted, &sub, &interrupt, &options, say)?;
+    print_outcome(args, &done)?;
+    if done.failed_runs > 0 || done.interrupted {
+        eprintln!(
+            "the jobs' missing runs: `scalescope sweep --submit --resume --out {}` gathers what they left and submits the rest",
+            done.dir.display()
+        );
+    }
     exit_code(&done)
 }
 

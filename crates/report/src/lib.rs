@@ -135,7 +135,10 @@ impl Exporter for TextExporter {
                         .unwrap_or_default();
                     // A curve over nodes: its ranks per node, and each point's nodes.
                     let uses = match c.ranks_per_node {
-                        Some(r) => format!("{} nodes x {r} ranks", p.threads / r.max(1)),
+                        Some(r) => {
+                            let n = p.threads / r.max(1);
+                            format!("{n} node{} x {r} ranks", if n == 1 { "" } else { "s" })
+                        }
                         None => uses,
                     };
                     let _ = writeln!(

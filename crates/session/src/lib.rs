@@ -9,6 +9,7 @@ pub mod predict;
 pub mod prepare;
 pub mod run;
 pub mod settings;
+pub mod submit;
 pub mod tour;
 
 /// Why a session could not be prepared or finished.
