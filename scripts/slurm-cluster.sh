@@ -232,8 +232,13 @@ while [ "$SECONDS" -lt "$deadline" ]; do
   sleep 0.2
 done
 [ "$idle" -eq "$NODES" ] || fail "$idle of $NODES nodes became idle within 60 s ($(timeout 5 sinfo -h -N -o '%N:%t' 2>/dev/null | tr '\n' ' '))"
+# The command runs in a session of its own (its input still this script's), so
+# the watcher can stop it, and whatever it started, if this script is killed.
 set +e
-"$@"
+setsid "$@" 0<&0 9>&- &
+command_pid=$!
+started "$command_pid"
+wait "$command_pid"
 status=$?
 set -e
 exit "$status"
