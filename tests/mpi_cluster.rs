@@ -204,7 +204,9 @@ fn node_sweep(kernel: &str, out: &Path) -> Vec<String> {
 
 fn records(dir: &Path) -> (Value, Vec<Value>) {
     let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
-    let mut lines = text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap());
+    let mut lines = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap());
     let header = lines.next().unwrap();
     (header, lines.collect())
 }
@@ -224,7 +226,15 @@ fn check_node_run(dir: &Path, run: &Value) {
         .iter()
         .map(|h| h.as_str().unwrap())
         .collect();
-    assert_eq!(hosts, ["node1", "node2"][..nodes], "{run}");
+    // The nodes of the allocation it ran in (a one-node job may get either).
+    let mut distinct = hosts.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), nodes, "{run}");
+    assert!(
+        hosts.iter().all(|h| ["node1", "node2"].contains(h)),
+        "{run}"
+    );
     assert_eq!(run["threads"].as_u64().unwrap() as usize, nodes * per_node);
     let check = &ranks["check"];
     assert_eq!(check["all_inside_plan"], true, "{run}");
@@ -244,11 +254,13 @@ fn check_node_run(dir: &Path, run: &Value) {
         assert_eq!(e["evidence"]["state"], "measured", "{e}");
         let v = &e["evidence"]["value"];
         assert!(v["samples"].as_u64().unwrap() >= 1, "{e}");
-        // This node's ranks, and only them: one process per rank.
+        // This node's ranks, and no other node's: one process per rank (and, in
+        // a batch job, the launcher itself on the job's first node).
         let mut pids: Vec<u64> = v["threads"]
             .as_array()
             .unwrap()
             .iter()
+            .filter(|t| t["comm"].as_str().unwrap().starts_with("scalescope-"))
             .map(|t| t["pid"].as_u64().unwrap())
             .collect();
         pids.sort_unstable();
@@ -278,13 +290,19 @@ fn nas_ep_is_ft_over_one_and_two_nodes_place_every_rank_and_sample_every_node() 
         .collect();
     let out = in_cluster(
         2,
-        &format!("salloc -N2 --exclusive sh -ec {}", quote(&[lines.join("\n")])),
+        &format!(
+            "salloc -N2 --exclusive sh -ec {}",
+            quote(&[lines.join("\n")])
+        ),
     );
     assert!(out.status.success(), "{out:?}");
     for k in kernels {
         let d = dir.path().join(k);
         let (header, runs) = records(&d);
-        assert_eq!(header["plan"]["launch"]["node_counts"], serde_json::json!([1, 2]));
+        assert_eq!(
+            header["plan"]["launch"]["node_counts"],
+            serde_json::json!([1, 2])
+        );
         let mut shapes: Vec<(u64, u64)> = runs
             .iter()
             .map(|r| (r["nodes"].as_u64().unwrap(), r["threads"].as_u64().unwrap()))
@@ -324,4 +342,167 @@ fn nas_ep_is_ft_over_one_and_two_nodes_place_every_rank_and_sample_every_node() 
         assert_eq!(doubling.len(), 2, "{k}: one per node count: {doubling:?}");
         println!("{k}: {}", doubling.join(" / "));
     }
+}
+
+/// The submitted sweep's arguments: EP class S over 1 and 2 nodes at 1 and 2 ranks
+/// per node, two runs per point, as Slurm jobs.
+fn submitted_sweep(out: &Path) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "sweep",
+        "--submit",
+        "--launcher",
+        "srun",
+        "--launcher-arg=--mpi=pmix",
+        "--nodes",
+        "1,2",
+        "--ranks-per-node",
+        "1,2",
+        "--reps",
+        "2",
+        "--warmup",
+        "0",
+        "--timeout",
+        "120",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.push(out.display().to_string());
+    v.extend(["--".into(), mpi_nas(), "ep".into(), "S".into()]);
+    v
+}
+
+#[test]
+fn a_sweep_submitted_as_jobs_gathers_every_point_and_a_cancelled_job_resumes_without_repeats() {
+    let _one = serial();
+    if !cluster_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sub");
+    let mut first = vec![scalescope()];
+    first.extend(submitted_sweep(&out));
+    let resume = [
+        scalescope(),
+        "sweep".into(),
+        "--submit".into(),
+        "--resume".into(),
+        "--out".into(),
+        out.display().to_string(),
+    ];
+    // The sweep submitted; once its four jobs are queued, the two-node job with
+    // two ranks per node is cancelled (pending or running); the sweep ends with
+    // that point's runs missing, and --resume submits that point alone.
+    let script = format!(
+        "{first} > {log}.1 2>&1 &\n\
+         pid=$!\n\
+         for i in $(seq 300); do [ \"$(squeue -h | wc -l)\" -ge 4 ] && break; sleep 0.1; done\n\
+         victim=$(squeue -h -o '%i %j' | grep n2-r2 | cut -d' ' -f1)\n\
+         scancel \"$victim\"\n\
+         status=0; wait $pid || status=$?\n\
+         echo \"first: $status\"\n\
+         {resume} > {log}.2 2>&1\n\
+         echo resumed",
+        first = quote(&first),
+        resume = quote(&resume),
+        log = dir.path().join("log").display()
+    );
+    let o = in_cluster(2, &script);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let log = |n: u8| std::fs::read_to_string(dir.path().join(format!("log.{n}"))).unwrap();
+    assert!(o.status.success(), "{o:?}\n{}\n{}", log(1), log(2));
+    // The first sweep ended with runs missing (exit 3), and said how to finish.
+    assert!(stdout.contains("first: 3"), "{stdout}\n{}", log(1));
+    assert!(log(1).contains("--submit --resume"), "{}", log(1));
+    assert!(log(2).contains("submitted job"), "{}", log(2));
+    let resubmitted = log(2).matches("submitted job").count();
+    assert_eq!(resubmitted, 1, "only the cancelled point: {}", log(2));
+    // Every point's two runs, once each, with the nodes they ran on.
+    let (header, runs) = records(&out);
+    assert_eq!(header["plan"]["launch"]["hosts_from"], "allocation");
+    let mut keys: Vec<(u64, u64, u64)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["nodes"].as_u64().unwrap(),
+                r["threads"].as_u64().unwrap(),
+                r["rep"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    keys.sort_unstable();
+    let want: Vec<(u64, u64, u64)> = [(1, 1), (1, 2), (2, 2), (2, 4)]
+        .iter()
+        .flat_map(|&(n, t)| [(n, t, 0), (n, t, 1)])
+        .collect();
+    assert_eq!(keys, want);
+    for run in &runs {
+        check_node_run(&out, run);
+        // The run's logs are named from the sweep's directory.
+        let log = out.join(run["stdout_log"].as_str().unwrap());
+        assert!(log.is_file(), "{}", log.display());
+    }
+    // The cancelled point's job was submitted twice, every other once.
+    let jobs = std::fs::read_to_string(out.join("jobs/n2-r2-cores-first.jobs")).unwrap();
+    assert_eq!(jobs.lines().count(), 2, "{jobs}");
+    let once = std::fs::read_to_string(out.join("jobs/n1-r1-cores-first.jobs")).unwrap();
+    assert_eq!(once.lines().count(), 1, "{once}");
+    assert!(out.join("report/index.html").is_file());
+}
+
+#[test]
+fn two_ranks_per_core_under_srun_in_a_plain_allocation() {
+    let _one = serial();
+    if !cluster_available() {
+        return;
+    }
+    let cores = {
+        let out = Command::new(scalescope())
+            .args(["topo", "--json"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut c: Vec<u64> = v["pus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["online"] == true && p["allowed"] == true)
+            .map(|p| p["core"].as_u64().unwrap())
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        c.len()
+    };
+    let check = |alloc: &str| {
+        let words = [
+            scalescope(),
+            "mpi-check".into(),
+            "--launcher".into(),
+            "srun".into(),
+            "--ranks-per-node".into(),
+            "cores,2xcores".into(),
+            "--json".into(),
+        ];
+        format!(
+            "if salloc -N1 {alloc} {} 2>&1; then echo 'status: 0'; else echo \"status: $?\"; fi",
+            quote(&words)
+        )
+    };
+    // A plain allocation of the node's cores (not --exclusive): one rank per
+    // core, then two (srun --overcommit on the same CPUs).
+    let whole = format!("--ntasks-per-node={cores}");
+    let out = in_cluster(1, &format!("{}\n{}", check(&whole), check("-n1")));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let (plain, one_cpu) = stdout.split_once("status: ").unwrap();
+    assert!(one_cpu.starts_with('0'), "{stdout}");
+    let json = &plain[plain.find('{').unwrap()..=plain.rfind('}').unwrap()];
+    let v: Value = serde_json::from_str(json).unwrap();
+    for l in v["launches"].as_array().unwrap() {
+        assert_eq!(l["check"]["all_inside_plan"], true, "{l}");
+    }
+    // One CPU allocated: refused before srun, with what to allocate.
+    assert!(one_cpu.contains("allocate whole nodes"), "{one_cpu}");
+    assert!(!one_cpu.trim_end().ends_with("status: 0"), "{one_cpu}");
 }

@@ -25,6 +25,11 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let topo = crate::shared::load_topology(&args.source)?;
     let settings = args.settings();
+    let notes = settings
+        .launch
+        .iter()
+        .flat_map(scalescope_session::launch::notes_for);
+    notes.for_each(|n| eprintln!("note: {n}"));
     if args.launch.submit {
         return submit(args, &settings, &topo);
     }

@@ -92,9 +92,9 @@ pub struct RunRanks {
     pub command: String,
     /// `None` only in a dry run (nothing launched).
     pub check: Option<RanksCheck>,
-    /// The launcher's own start-up and shut-down: the median wall seconds of the
-    /// point's probe launches (the same launcher, hosts and placement starting a
-    /// program that does nothing). A run's time without it is
+    /// The launcher's own start-up and shut-down: the median wall seconds of
+    /// `true` launched before the point's runs with the same launcher, hosts and
+    /// placement (a program that does nothing). A run's time without it is
     /// [`crate::store::RunRecord::figure_secs`]. Absent in a dry run and in files
     /// before schema 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -97,6 +97,11 @@ pub fn notes(launcher: Launcher) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// [`notes`] for a sweep's launch settings (none for a launcher not known).
+pub fn notes_for(s: &LaunchSettings) -> Vec<String> {
+    s.launcher.parse().map(notes).unwrap_or_default()
+}
+
 /// A launch's settings read: the launcher, the program that starts it (its path
 /// if given), the hosts and where they came from, the node counts and the
 /// ranks-per-node values.

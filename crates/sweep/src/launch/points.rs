@@ -1,7 +1,8 @@
 //! A launched sweep's points: each point's ranks planned on a node with its
 //! strategy, on the hosts it spans (all of them, or the first N of a node axis),
-//! rendered for the launcher; then, before the runs, its probe launched a few times
-//! to check every rank and to measure the launcher's own start-up.
+//! rendered for the launcher; then, before the runs, its probe launched to check
+//! every rank, and a program that does nothing launched the same way to measure
+//! the launcher's own start-up.
 
 use std::path::Path;
 use std::time::Duration;
@@ -18,9 +19,13 @@ use super::{check_placement, LaunchSpec};
 use crate::engine::PreparedPoint;
 use crate::SweepError;
 
-/// Probe launches per point: the first checks every rank, the median wall time of
-/// all of them is the launcher's start-up.
+/// Launches before a point's runs: the probe, which checks every rank, then
+/// `true` (a program that does nothing) the rest of the times, whose median wall
+/// time is the launcher's start-up and shut-down.
 pub const PROBE_LAUNCHES: usize = 3;
+
+/// The program whose launches time the launcher alone (found on each node's PATH).
+pub const NOTHING: &str = "true";
 
 /// A launched sweep point: the launch, its rendering for the point's rank plan,
 /// and what each of its records keeps of it.
@@ -183,10 +188,10 @@ fn launch_point(topo: &Topology, point: Point, on: &Target) -> Result<PreparedPo
 }
 
 /// Launches `probe` (`scalescope __probe`) as each launched point's runs will be
-/// launched, [`PROBE_LAUNCHES`] times: the first launch's check of every rank is
-/// kept in the point (and so in its records), and the median wall time of the
-/// launches that succeeded is the launcher's start-up (`launch_secs`), which the
-/// runs' figure leaves out.
+/// launched, and keeps its check of every rank in the point (and so in its
+/// records); then launches [`NOTHING`] the same way, [`PROBE_LAUNCHES`] - 1 times:
+/// the median wall time of those that succeeded is the launcher's start-up
+/// (`launch_secs`), which the runs' figure leaves out.
 ///
 /// # Errors
 /// As [`super::launch`].
@@ -199,13 +204,10 @@ pub fn probe_points(
         let Some(l) = &mut p.launch else {
             continue;
         };
-        let (first, check) = check_placement(topo, &l.spec, probe)?;
-        let mut walls = vec![first.wall_secs]
-            .into_iter()
-            .filter(|_| first.succeeded())
-            .collect::<Vec<_>>();
+        let (_, check) = check_placement(topo, &l.spec, probe)?;
+        let mut walls = Vec::new();
         for _ in 1..PROBE_LAUNCHES {
-            let (o, _) = check_placement(topo, &l.spec, probe)?;
+            let o = super::launch(topo, &l.spec, &[NOTHING.to_string()])?;
             if o.succeeded() {
                 walls.push(o.wall_secs);
             }
