@@ -340,6 +340,11 @@ fn nas_ep_is_ft_over_one_and_two_nodes_place_every_rank_and_sample_every_node() 
             .filter(|t| t.contains("ranks per node (twice as many)"))
             .collect();
         assert_eq!(doubling.len(), 2, "{k}: one per node count: {doubling:?}");
+        // The report shows every node's evidence beside the others'.
+        let page = std::fs::read_to_string(d.join("report/index.html")).unwrap();
+        assert!(page.contains("Evidence from every node"), "{k}");
+        assert!(page.contains("<th class=\"l\">node 2</th>"), "{k}");
+        assert!(page.contains("node2 · CPUs"), "{k}");
         println!("{k}: {}", doubling.join(" / "));
     }
 }

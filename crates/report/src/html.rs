@@ -174,6 +174,7 @@ fn set_html(set: &ResultSet, i: usize, many: bool, css: &mut String) -> String {
     body.push_str("</div>");
     body += &findings_html(set);
     body += &points_html(set);
+    body += &crate::nodes::html(&set.header.plan.points(), &set.records);
     body.push_str("</section>");
     body
 }

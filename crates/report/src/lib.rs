@@ -9,6 +9,7 @@ pub mod html;
 pub mod kernels;
 pub mod machine;
 pub mod mem;
+pub mod nodes;
 pub mod predict;
 pub mod summary;
 pub mod svg;
