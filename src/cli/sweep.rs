@@ -189,11 +189,12 @@ pub struct SweepLaunchArgs {
 }
 
 impl SweepLaunchArgs {
-    /// How `--submit` submits its jobs.
-    pub fn submit_settings(&self) -> scalescope_session::submit::SubmitSettings {
+    /// How `--submit` submits its jobs (or those missing, with --resume).
+    pub fn submit_settings(&self, resume: bool) -> scalescope_session::submit::SubmitSettings {
         scalescope_session::submit::SubmitSettings {
             sbatch_args: self.submit_arg.clone(),
             poll: std::time::Duration::from_secs(2),
+            resume,
         }
     }
 

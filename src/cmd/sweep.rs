@@ -25,11 +25,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let topo = crate::shared::load_topology(&args.source)?;
     let settings = args.settings();
-    let notes = settings
-        .launch
-        .iter()
-        .flat_map(scalescope_session::launch::notes_for);
-    notes.for_each(|n| eprintln!("note: {n}"));
+    for n in scalescope_session::launch::sweep_notes(&settings) {
+        eprintln!("note: {n}");
+    }
     if args.launch.submit {
         return submit(args, &settings, &topo);
     }
@@ -50,11 +48,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         progress: &mut bar,
         interrupt: &interrupt,
     };
-    let options = Options {
-        baseline: args.baseline.clone().unwrap_or_default(),
-        write_report: true,
-    };
-    let done = run::run(ready, hooks, &options)?;
+    let done = run::run(ready, hooks, &options(args))?;
     print_outcome(args, &done)?;
     exit_code(&done)
 }
@@ -67,34 +61,25 @@ fn submit(
     topo: &scalescope_topo::Topology,
 ) -> anyhow::Result<ExitCode> {
     use scalescope_session::submit;
-    let sub = args.launch.submit_settings();
+    let sub = args.launch.submit_settings(args.resume);
     if args.dry_run {
-        let header = submit::header_of(settings, topo).map_err(flag_hint)?;
-        let out = std::path::absolute(prepare::out_dir(settings, &header))?;
-        let jobs = submit::jobs_of(&header, &out, &sub, settings.sample_interval_ms)?;
-        print!("{}", submit::dry_run_text(&jobs));
+        let scripts = submit::dry_run(settings, &sub, topo).map_err(flag_hint)?;
+        print!("{scripts}");
         return Ok(ExitCode::SUCCESS);
     }
-    let say = |line: &str| eprintln!("{line}");
-    let submitted = match args.resume {
-        true => submit::resume(settings, &sub, say),
-        false => submit::start(settings, &sub, topo, say),
-    }
-    .map_err(flag_hint)?;
     let interrupt = crate::shared::interrupt_flag()?;
-    let options = Options {
+    let say = |line: &str| eprintln!("{line}");
+    let done = submit::run(settings, &sub, topo, &interrupt, &options(args), say);
+    let done = done.map_err(flag_hint)?;
+    print_outcome(args, &done)?;
+    exit_code(&done)
+}
+
+fn options(args: &SweepArgs) -> Options {
+    Options {
         baseline: args.baseline.clone().unwrap_or_default(),
         write_report: true,
-    };
-    let done = submit::wait(submitted, &sub, &interrupt, &options, say)?;
-    print_outcome(args, &done)?;
-    if done.failed_runs > 0 || done.interrupted {
-        eprintln!(
-            "the jobs' missing runs: `scalescope sweep --submit --resume --out {}` gathers what they left and submits the rest",
-            done.dir.display()
-        );
     }
-    exit_code(&done)
 }
 
 /// A library error with the flag that sets the field it names.

@@ -13,8 +13,6 @@ use scalescope_results::evidence::{Measured, RunEvidence};
 use scalescope_results::plan::Point;
 use scalescope_results::store::RunRecord;
 
-use crate::svg::escape;
-
 /// One node of one point, over the point's measured runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeCell {
@@ -125,6 +123,15 @@ pub fn cell_text(c: &NodeCell) -> String {
         parts.push(format!("unavailable here: {why}"));
     }
     parts.join(" · ")
+}
+
+/// Text for HTML: the five characters with a meaning there escaped.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// The section of the HTML report (empty without node evidence).

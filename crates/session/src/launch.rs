@@ -97,9 +97,10 @@ pub fn notes(launcher: Launcher) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// [`notes`] for a sweep's launch settings (none for a launcher not known).
-pub fn notes_for(s: &LaunchSettings) -> Vec<String> {
-    s.launcher.parse().map(notes).unwrap_or_default()
+/// [`notes`] for a sweep's launcher (none without one, or for one not known).
+pub fn sweep_notes(s: &crate::settings::SweepSettings) -> Vec<String> {
+    let launcher = s.launch.as_ref().map(|l| l.launcher.parse::<Launcher>());
+    launcher.and_then(Result::ok).map(notes).unwrap_or_default()
 }
 
 /// A launch's settings read: the launcher, the program that starts it (its path

@@ -34,6 +34,8 @@ pub struct SubmitSettings {
     pub sbatch_args: Vec<String>,
     /// How often the queue and the jobs' results are looked at.
     pub poll: Duration,
+    /// Finish the submitted sweep in `--out`: gather, then submit what is missing.
+    pub resume: bool,
 }
 
 /// One point's batch job.
@@ -231,11 +233,50 @@ fn script(
     text
 }
 
-/// Every job script, for `--dry-run`.
-pub fn dry_run_text(jobs: &[PointJob]) -> String {
-    jobs.iter()
+/// Every job script, for `--dry-run` (nothing is written or submitted).
+///
+/// # Errors
+/// As [`header_of`].
+pub fn dry_run(
+    s: &SweepSettings,
+    sub: &SubmitSettings,
+    topo: &Topology,
+) -> Result<String, SessionError> {
+    let header = header_of(s, topo)?;
+    let out = absolute(&out_dir(s, &header))?;
+    let jobs = jobs_of(&header, &out, sub, s.sample_interval_ms)?;
+    Ok(jobs
+        .iter()
         .map(|j| format!("# {}\n{}\n", j.script_path.display(), j.script))
-        .collect()
+        .collect())
+}
+
+/// Submits the sweep (or, resuming, what it misses), then waits for its jobs and
+/// concludes ([`start`] or [`resume`], then [`wait`]); `say` hears of each
+/// submission and gathering, and how to finish when runs are missing.
+///
+/// # Errors
+/// As those.
+pub fn run(
+    s: &SweepSettings,
+    sub: &SubmitSettings,
+    topo: &Topology,
+    interrupt: &AtomicBool,
+    options: &Options,
+    mut say: impl FnMut(&str),
+) -> Result<Finished, SessionError> {
+    let submitted = match sub.resume {
+        true => resume(s, sub, &mut say)?,
+        false => start(s, sub, topo, &mut say)?,
+    };
+    let done = wait(submitted, sub, interrupt, options, &mut say)?;
+    if done.failed_runs > 0 || done.interrupted {
+        say(&format!(
+            "the jobs' missing runs: `scalescope sweep --submit --resume --out {}` gathers what they left and submits the rest",
+            done.dir.display()
+        ));
+    }
+    Ok(done)
 }
 
 /// Plans the sweep, creates `OUT/results.jsonl` and submits every point's job;

@@ -5,16 +5,20 @@
 //! (`SCALESCOPE_RUN=<mark>`, which the launcher hands to every rank). After the
 //! run it is stopped with SIGUSR1, which srun, mpirun and Hydra forward to what
 //! they started (srun ends a step on SIGTERM instead), and each node's totals and
-//! series come back as its last line on the launcher's output. Nothing needs a
-//! file system shared with the nodes.
+//! series come back as its last lines on the launcher's output. Nothing needs a
+//! file system shared with the nodes. The sampler itself is here too
+//! ([`sampler_main`]), so both ends of its lines live together.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use scalescope_place::launch::one_per_node;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use scalescope_results::evidence::{
-    node_samples_in, Measured, NodeEvidence, NODE_READY_KIND, SERIES_DIR,
+    node_samples_in, Measured, NodeEvidence, NodeSample, NODE_READY_KIND, NODE_SAMPLE_KIND,
+    NODE_SAMPLE_SCHEMA_VERSION, SERIES_DIR,
 };
 
 use super::PreparedLaunch;
@@ -131,6 +135,69 @@ impl NodeSampling {
             })
             .collect()
     }
+}
+
+/// Set by SIGUSR1, SIGTERM or SIGINT in the node sampler.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// `scalescope __node-sampler`: samples this node (every usable CPU) for the run
+/// marked `mark` until SIGUSR1, SIGTERM or SIGINT; prints a ready line once it
+/// samples, then the node's evidence and series in parts. Returns the exit status.
+pub fn sampler_main(interval_ms: u64, mark: &str) -> u8 {
+    for sig in [libc::SIGUSR1, libc::SIGTERM, libc::SIGINT] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(
+                sig,
+                on_stop as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            )
+        };
+    }
+    match sample_node(interval_ms, mark) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("scalescope __node-sampler: {e}");
+            1
+        }
+    }
+}
+
+fn sample_node(interval_ms: u64, mark: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let topo = scalescope_topo::Source::Live.load()?;
+    let interval = Duration::from_millis(interval_ms.max(1));
+    let cfg = scalescope_sampler::SamplerConfig::live(interval, topo.usable_cpus());
+    let host = super::local_host_name();
+    let target = scalescope_sampler::Target::Marked(mark.to_string());
+    let (evidence, series) = scalescope_sampler::sample_until(cfg, target, &STOP, || {
+        let ready = serde_json::json!({"kind": NODE_READY_KIND, "host": host});
+        let _ = whole_line(ready.to_string());
+    });
+    let sample = NodeSample {
+        kind: NODE_SAMPLE_KIND.into(),
+        schema_version: NODE_SAMPLE_SCHEMA_VERSION,
+        host,
+        evidence: Box::new(evidence),
+        series,
+    };
+    for line in sample.lines()? {
+        whole_line(line)?;
+    }
+    Ok(())
+}
+
+/// Writes `line` and its newline in one write(2) (under PIPE_BUF, so the pipe
+/// takes it whole): a launcher relays what it reads from each rank as it comes,
+/// and a line written in two pieces may be cut by another node's.
+fn whole_line(mut line: String) -> std::io::Result<()> {
+    use std::io::Write;
+    line.push('\n');
+    let mut out = std::io::stdout().lock();
+    out.write_all(line.as_bytes())?;
+    out.flush()
 }
 
 /// Why a host's evidence did not come back, with the launcher's last words.
