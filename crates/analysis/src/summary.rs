@@ -70,6 +70,10 @@ pub struct PointSummary {
     pub runs: usize,
     pub failed: usize,
     pub wall_secs: Option<Summary>,
+    /// A launched point's time as the analysis judges it: wall time less the
+    /// launcher's start-up (absent for points started directly); speedups use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure_secs: Option<Summary>,
     pub metrics: BTreeMap<String, Summary>,
     /// The point speedups compare against.
     pub baseline: Option<Point>,
@@ -96,14 +100,11 @@ fn baseline_for(point: &Point, plan: &Plan, b: &Baseline) -> Point {
         return Point {
             threads: point.threads / n.max(1) * fewest,
             nodes: Some(fewest),
-            ..baseline_for(
-                &Point {
-                    nodes: None,
-                    ..point.clone()
-                },
-                plan,
-                b,
-            )
+            placement: b
+                .placement
+                .clone()
+                .unwrap_or_else(|| point.placement.clone()),
+            mem: b.mem.clone().unwrap_or_else(|| point.mem.clone()),
         };
     }
     let threads = b.threads.unwrap_or_else(|| {
@@ -149,6 +150,8 @@ fn point_summary(point: Point, records: &[RunRecord]) -> PointSummary {
         .collect();
     let ok: Vec<&&RunRecord> = mine.iter().filter(|r| r.status == RunStatus::Ok).collect();
     let wall: Vec<f64> = ok.iter().map(|r| r.wall_secs).collect();
+    let launched = ok.iter().any(|r| r.ranks.is_some());
+    let figure: Vec<f64> = ok.iter().map(|r| r.figure_secs()).collect();
     let mut by_metric: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for r in &ok {
         for (k, v) in &r.metrics {
@@ -163,6 +166,7 @@ fn point_summary(point: Point, records: &[RunRecord]) -> PointSummary {
         runs: ok.len(),
         failed: mine.len() - ok.len(),
         wall_secs: summarize(&wall),
+        figure_secs: launched.then(|| summarize(&figure)).flatten(),
         metrics: by_metric
             .into_iter()
             .filter_map(|(k, v)| summarize(&v).map(|s| (k, s)))
@@ -195,10 +199,8 @@ fn with_speedups(
     let base = all.iter().find(|b| b.point == base_point);
     let mut out = s.clone();
     out.baseline = Some(base_point.clone());
-    if let (Some(b), Some(w)) = (
-        base.and_then(|b| b.wall_secs.as_ref()),
-        s.wall_secs.as_ref(),
-    ) {
+    let time = |p: &PointSummary| p.figure_secs.clone().or_else(|| p.wall_secs.clone());
+    if let (Some(b), Some(w)) = (base.and_then(time), time(s)) {
         if w.median > 0.0 {
             let speedup = b.median / w.median;
             out.speedup = Some(speedup);
