@@ -226,8 +226,8 @@ const MAX_ENVIRON_BYTES: u64 = 1 << 20;
 /// process and program: `known` remembers each process read (marked or not, with
 /// its command name) and forgets those that ended, so a sample reads only the
 /// processes that appeared, or ran a new program (a launcher's daemon forks,
-/// then execs the rank: before the exec its environment is the daemon's), since
-/// the last.
+/// then execs the rank: before the exec its environment is the daemon's, and for
+/// a moment during it, empty), since the last.
 ///
 /// Only processes in the sampler's own UTS namespace (its node's hostname) count:
 /// where one machine stands in for several nodes (one network and UTS namespace
@@ -270,7 +270,9 @@ impl Marked {
             let mut env = Vec::new();
             let read = std::fs::File::open(root.join(format!("proc/{pid}/environ")))
                 .and_then(|f| f.take(MAX_ENVIRON_BYTES).read_to_end(&mut env));
-            if read.is_err() {
+            // An empty environment is a kernel thread, or a program in the middle
+            // of its exec (its new name set, its environment not yet): read again.
+            if read.is_err() || env.is_empty() {
                 continue;
             }
             let env = String::from_utf8_lossy(&env);
@@ -478,5 +480,41 @@ mod tests {
         let m = parse_numa_maps(text);
         assert_eq!(m[&0], 4 * 4096);
         assert_eq!(m[&1], 4096 + 2048 * 1024);
+    }
+}
+
+#[cfg(test)]
+mod marked_tests {
+    use super::*;
+
+    fn process(root: &Path, pid: u32, comm: &str, environ: &str) {
+        let dir = root.join(format!("proc/{pid}"));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join("comm"), format!("{comm}\n")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join("environ"), environ).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// A rank is forked by the launcher's daemon (its environment the daemon's),
+    /// then execs (for a moment its environment empty): it is found once its
+    /// environment holds the mark, whatever was read of it before.
+    #[test]
+    fn a_rank_is_found_once_its_exec_has_given_it_the_mark() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let mut m = Marked::default();
+        process(root, 40, "slurmstepd", "PATH=/bin\0");
+        process(root, 41, "other", "SCALESCOPE_RUN=another\0");
+        assert!(m.scan(root, "r1").is_empty());
+        // Mid-exec: the new name, no environment yet.
+        process(root, 40, "rank", "");
+        assert!(m.scan(root, "r1").is_empty());
+        process(root, 40, "rank", "PATH=/bin\0SCALESCOPE_RUN=r1\0");
+        assert_eq!(m.scan(root, "r1"), [40]);
+        // A mark that only begins with this one's is not it.
+        process(root, 42, "rank", "SCALESCOPE_RUN=r10\0");
+        assert_eq!(m.scan(root, "r1"), [40]);
+        // Ended processes are forgotten.
+        std::fs::remove_dir_all(root.join("proc/40")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.scan(root, "r1").is_empty());
     }
 }
