@@ -520,3 +520,44 @@ fn open_mpi_needs_no_flag_as_root_and_its_start_up_is_kept_out_of_the_figure() {
         "{point}: judged by {judged} s"
     );
 }
+
+/// A sweep through Hydra with sampling on: the sampler started on its node
+/// (`localhost`, this machine) through the same launcher follows the run's ranks
+/// there, and the run record keeps what it saw.
+#[test]
+fn a_launched_run_is_sampled_on_its_node_through_the_launcher() {
+    if !installed("mpiexec.hydra") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let spin = "x=0; while [ $x -lt 200000 ]; do x=$((x+1)); done";
+    let o = Command::new(scalescope())
+        .args([
+            "sweep",
+            "--launcher",
+            "mpiexec",
+            "--launcher-path",
+            "mpiexec.hydra",
+        ])
+        .args(["--ranks-per-node", "1", "--reps", "1", "--warmup", "0"])
+        .args(["--sample-interval", "20", "--out"])
+        .arg(&out)
+        .args(["--", "sh", "-c", spin])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    for run in sweep_runs(&out, "mpiexec") {
+        let nodes = run["node_evidence"].as_array().unwrap();
+        assert_eq!(nodes.len(), 1, "{run}");
+        assert_eq!(nodes[0]["host"], "localhost");
+        assert_eq!(nodes[0]["evidence"]["state"], "measured", "{run}");
+        let comms: Vec<&str> = nodes[0]["evidence"]["value"]["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["comm"].as_str().unwrap())
+            .collect();
+        assert!(comms.contains(&"sh"), "the rank itself: {comms:?}");
+    }
+}

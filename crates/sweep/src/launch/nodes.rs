@@ -115,7 +115,12 @@ impl NodeSampling {
         let out = std::fs::read_to_string(&self.out).unwrap_or_default();
         let err = std::fs::read_to_string(&self.err).unwrap_or_default();
         let samples = node_samples_in(&out);
-        let short = |h: &str| h.split('.').next().unwrap_or(h).to_string();
+        let here = super::local_host_name();
+        // `localhost` is this machine, whose sampler says its own name.
+        let short = |h: &str| match h {
+            "localhost" | "127.0.0.1" => here.split('.').next().unwrap_or("").to_string(),
+            h => h.split('.').next().unwrap_or(h).to_string(),
+        };
         self.hosts
             .iter()
             .map(|host| {
