@@ -26,6 +26,11 @@ command -v mpirun.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
 command -v mpiexec.hydra >/dev/null || need+=(mpich)
 command -v slurmd >/dev/null && command -v slurmctld >/dev/null || need+=(slurm-wlm)
 command -v munged >/dev/null || need+=(munge)
+# The multi-node cluster (scripts/slurm-cluster.sh, tests/mpi_cluster.rs): one network
+# namespace per node on a bridge (ip), each node's hostname and TmpFS in namespaces of
+# its own (unshare, nsenter).
+command -v ip >/dev/null || need+=(iproute2)
+command -v nsenter >/dev/null && command -v unshare >/dev/null || need+=(util-linux)
 [ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \
   || need+=(libclang-dev)
 if [ ${#need[@]} -eq 0 ]; then

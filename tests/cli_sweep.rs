@@ -505,7 +505,7 @@ fn runs_interleave_points_and_placements_in_a_seeded_order() {
         (header, runs)
     };
     let (h, a) = order("a", "11");
-    assert_eq!(h["schema_version"], 3);
+    assert_eq!(h["schema_version"], 4);
     assert_eq!(
         h["plan"]["order"],
         serde_json::json!({"kind": "shuffled", "seed": 11})

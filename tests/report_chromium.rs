@@ -85,6 +85,7 @@ fn write_results(dir: &Path) {
             store
                 .append(&RunRecord {
                     ranks: None,
+                    node_evidence: Vec::new(),
                     point: point.clone(),
                     rep,
                     warmup: false,

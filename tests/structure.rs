@@ -289,9 +289,10 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
     // Issue 13's goal: the command layer under 1,200 lines. It is held where it now
     // is (the kernels' documents and text moved into `report::kernels`), so it
     // cannot creep back up; a new command's printing may raise the ratchet, never
-    // past the goal.
+    // past the goal. Issue 35 raised it by 35: `sweep --submit` (its dry run, its
+    // wait) and the launch notes printed, and the node sampler's dispatch.
     const CMD_LINES_GOAL: usize = 1_200;
-    const CMD_LINES_NOW: usize = 996;
+    const CMD_LINES_NOW: usize = 1_031;
     assert!(
         total < CMD_LINES_GOAL,
         "src/cmd/ has {total} lines (issue 13: under {CMD_LINES_GOAL})"

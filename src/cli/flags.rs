@@ -45,6 +45,8 @@ pub fn flag(setting: &Setting, given: Given) -> String {
         Setting::Launcher => "--launcher",
         Setting::RanksPerNode => "--ranks-per-node",
         Setting::Nodes => "--nodes",
+        Setting::Hosts => "--hosts",
+        Setting::Submit => "--submit",
         Setting::PredictTarget => "--to",
         Setting::NodeGbps => "--node-gbps",
         Setting::Ceilings => "--ceilings",

@@ -147,7 +147,7 @@ Examples:
     #[command(after_help = "\
 Examples:
   scalescope mpi-check --launcher mpirun --launcher-path mpirun.openmpi --ranks-per-node 1,cores,2xcores
-  scalescope mpi-check --launcher mpiexec --launcher-path mpiexec.hydra --nodes node[01-04]
+  scalescope mpi-check --launcher mpiexec --launcher-path mpiexec.hydra --hosts node[01-04]
   salloc -N2 --exclusive scalescope mpi-check --launcher srun --ranks-per-node cores --json")]
     MpiCheck(MpiCheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -168,6 +168,16 @@ Examples:
     /// (what mpi-check launches through the launcher).
     #[command(name = "__probe", hide = true)]
     Probe,
+    /// Samples this node for the run whose processes carry SCALESCOPE_RUN=MARK
+    /// until SIGUSR1 or SIGTERM, then prints its evidence as one JSON line (what a
+    /// launched sweep starts on every node of a run, through the launcher).
+    #[command(name = "__node-sampler", hide = true)]
+    NodeSampler {
+        #[arg(long, default_value_t = 100)]
+        interval_ms: u64,
+        #[arg(long)]
+        mark: String,
+    },
     /// Waits for its stdin to close (scalescope ended, however), then kills every
     /// process marked with TOKEN (what a sweep starts once).
     #[command(name = "__guard", hide = true)]

@@ -28,10 +28,14 @@ pub struct MpiCheckArgs {
     #[arg(long = "placement", visible_alias = "strategy", value_name = "STRATEGY",
         default_value_t = scalescope_place::Strategy::Compact)]
     pub strategy: scalescope_place::Strategy,
+    /// How many of the hosts to use [default: all]. (A host list here, the older
+    /// form, is read as --hosts.)
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<String>,
     /// Hosts, comma-separated, Slurm ranges allowed (node[01-04]) [default:
     /// SLURM_JOB_NODELIST inside a Slurm job, else localhost].
-    #[arg(long, conflicts_with = "hostfile")]
-    pub nodes: Option<String>,
+    #[arg(long, value_name = "LIST", conflicts_with = "hostfile")]
+    pub hosts: Option<String>,
     /// An MPI hostfile naming the hosts.
     #[arg(long, value_name = "FILE")]
     pub hostfile: Option<PathBuf>,
@@ -54,16 +58,18 @@ pub struct MpiCheckArgs {
 
 impl MpiCheckArgs {
     /// The session's settings, as given.
-    pub fn settings(&self) -> scalescope_session::mpi::MpiSettings {
-        scalescope_session::mpi::MpiSettings {
-            launch: scalescope_session::mpi::LaunchSettings {
+    pub fn settings(&self) -> scalescope_session::launch::MpiSettings {
+        scalescope_session::launch::MpiSettings {
+            launch: scalescope_session::launch::LaunchSettings {
                 launcher: self.launcher.clone(),
                 launcher_path: self.launcher_path.clone(),
                 launcher_args: self.launcher_arg.clone(),
                 ranks_per_node: self.ranks_per_node.clone(),
                 threads_per_rank: self.threads_per_rank.usize(),
                 nodes: self.nodes.clone(),
+                hosts: self.hosts.clone(),
                 hostfile: self.hostfile.clone(),
+                allocation_later: false,
             },
             strategy: self.strategy.clone(),
             timeout: self.timeout.duration(),

@@ -160,26 +160,60 @@ pub struct SweepLaunchArgs {
     /// Threads per rank (hybrid MPI+OpenMP; OMP_NUM_THREADS of each rank).
     #[arg(long, default_value_t = Count::clamped(1), requires = "launcher")]
     pub threads_per_rank: super::ThreadCount,
-    /// Hosts, comma-separated, Slurm ranges allowed [default: SLURM_JOB_NODELIST
-    /// inside a Slurm job, else localhost].
-    #[arg(long, conflicts_with = "hostfile", requires = "launcher")]
+    /// Node counts, a sweep axis: `1,2,4` runs every ranks-per-node value on the
+    /// first 1, 2 and 4 hosts [default: every point on all the hosts]. (A host
+    /// list here, the older form, is read as --hosts.)
+    #[arg(long, value_name = "LIST", requires = "launcher")]
     pub nodes: Option<String>,
+    /// Hosts, comma-separated, Slurm ranges allowed (node[01-04]) [default:
+    /// SLURM_JOB_NODELIST inside a Slurm job, else localhost].
+    #[arg(
+        long,
+        value_name = "LIST",
+        conflicts_with = "hostfile",
+        requires = "launcher"
+    )]
+    pub hosts: Option<String>,
     /// An MPI hostfile naming the hosts.
     #[arg(long, value_name = "FILE", requires = "launcher")]
     pub hostfile: Option<PathBuf>,
+    /// Submit the sweep as Slurm batch jobs, one per point (exclusive nodes), and
+    /// gather their runs into --out's results.jsonl as they finish; with --resume,
+    /// submit only what is missing; with --dry-run, print the job scripts.
+    #[arg(long, conflicts_with_all = ["hosts", "hostfile"])]
+    pub submit: bool,
+    /// An sbatch option for every job (repeatable): --account, --partition, --qos.
+    #[arg(
+        long,
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        requires = "submit"
+    )]
+    pub submit_arg: Vec<String>,
 }
 
 impl SweepLaunchArgs {
-    fn settings(&self) -> Option<scalescope_session::mpi::LaunchSettings> {
+    /// How `--submit` submits its jobs (or those missing, with --resume).
+    pub fn submit_settings(&self, resume: bool) -> scalescope_session::submit::SubmitSettings {
+        scalescope_session::submit::SubmitSettings {
+            sbatch_args: self.submit_arg.clone(),
+            poll: std::time::Duration::from_secs(2),
+            resume,
+        }
+    }
+
+    fn settings(&self) -> Option<scalescope_session::launch::LaunchSettings> {
         let launcher = self.launcher.clone()?;
-        Some(scalescope_session::mpi::LaunchSettings {
+        Some(scalescope_session::launch::LaunchSettings {
             launcher,
             launcher_path: self.launcher_path.clone(),
             launcher_args: self.launcher_arg.clone(),
             ranks_per_node: self.ranks_per_node.clone(),
             threads_per_rank: self.threads_per_rank.usize(),
             nodes: self.nodes.clone(),
+            hosts: self.hosts.clone(),
             hostfile: self.hostfile.clone(),
+            allocation_later: self.submit,
         })
     }
 }

@@ -47,6 +47,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
         Some(Command::MpiCheck(args)) => mpi::run(&args),
         Some(Command::Probe) => mpi::probe(),
+        Some(Command::NodeSampler { interval_ms, mark }) => Ok(ExitCode::from(
+            scalescope_sweep::launch::nodes::sampler_main(interval_ms, &mark),
+        )),
         Some(Command::Guard { token }) => {
             Ok(ExitCode::from(scalescope_sweep::reap::guard_main(&token)))
         }

@@ -25,6 +25,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let topo = crate::shared::load_topology(&args.source)?;
     let settings = args.settings();
+    for n in scalescope_session::launch::sweep_notes(&settings) {
+        eprintln!("note: {n}");
+    }
+    if args.launch.submit {
+        return submit(args, &settings, &topo);
+    }
     if args.dry_run && !args.resume {
         let planned = prepare::plan_new(&settings, &topo).map_err(flag_hint)?;
         print!("{}", run::dry_run_text(&planned));
@@ -42,13 +48,38 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         progress: &mut bar,
         interrupt: &interrupt,
     };
-    let options = Options {
-        baseline: args.baseline.clone().unwrap_or_default(),
-        write_report: true,
-    };
-    let done = run::run(ready, hooks, &options)?;
+    let done = run::run(ready, hooks, &options(args))?;
     print_outcome(args, &done)?;
     exit_code(&done)
+}
+
+/// `--submit`: the job scripts (dry run), or the jobs submitted (or those missing,
+/// with --resume) and their runs gathered until they end.
+fn submit(
+    args: &SweepArgs,
+    settings: &scalescope_session::settings::SweepSettings,
+    topo: &scalescope_topo::Topology,
+) -> anyhow::Result<ExitCode> {
+    use scalescope_session::submit;
+    let sub = args.launch.submit_settings(args.resume);
+    if args.dry_run {
+        let scripts = submit::dry_run(settings, &sub, topo).map_err(flag_hint)?;
+        print!("{scripts}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let interrupt = crate::shared::interrupt_flag()?;
+    let say = |line: &str| eprintln!("{line}");
+    let done = submit::run(settings, &sub, topo, &interrupt, &options(args), say);
+    let done = done.map_err(flag_hint)?;
+    print_outcome(args, &done)?;
+    exit_code(&done)
+}
+
+fn options(args: &SweepArgs) -> Options {
+    Options {
+        baseline: args.baseline.clone().unwrap_or_default(),
+        write_report: true,
+    }
 }
 
 /// A library error with what to do about it here (the flag that sets the setting

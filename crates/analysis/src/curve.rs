@@ -191,14 +191,63 @@ pub(crate) fn curve(
     mem: &MemPolicy,
 ) -> Option<Curve> {
     let raw = raw_points(header, records, basis, pl, mem);
+    let max_t = raw.last().map(|p| p.threads).unwrap_or(1);
+    curve_of(topo, (pl, mem), &raw, events::events(topo, pl, max_t), true)
+}
+
+/// One ranks-per-node value of a launched sweep's node axis: its points are its
+/// runs at each node count (`threads`: their total ranks), its events the node
+/// boundaries; what one machine's topology says of thread counts (usage, the
+/// mechanism model's implied knees) does not apply.
+pub(crate) fn node_curve(
+    topo: &Topology,
+    header: &Header,
+    records: &[RunRecord],
+    basis: &Basis,
+    (pl, mem): (&Strategy, &MemPolicy),
+    per_node: usize,
+) -> Option<Curve> {
+    let mine: Vec<RunRecord> = records
+        .iter()
+        .filter(|r| r.point.nodes.is_some())
+        .filter(|r| {
+            r.ranks
+                .as_ref()
+                .is_some_and(|k| k.ranks_per_node == per_node)
+        })
+        .cloned()
+        .collect();
+    let mut nodes: Vec<usize> = mine.iter().filter_map(|r| r.point.nodes).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut h = header.clone();
+    h.plan.threads = nodes.iter().map(|n| n * per_node).collect();
+    let raw = raw_points(&h, &mine, basis, pl, mem);
+    let max_nodes = nodes.last().copied().unwrap_or(1);
+    let events = events::node_events(per_node, max_nodes);
+    let mut c = curve_of(topo, (pl, mem), &raw, events, false)?;
+    c.ranks_per_node = Some(per_node);
+    Some(c)
+}
+
+/// The curve over `raw`'s points with `events`; `on_one_machine` says whether
+/// the points are threads (or ranks) of this machine's topology.
+fn curve_of(
+    topo: &Topology,
+    (pl, mem): (&Strategy, &MemPolicy),
+    raw: &[Raw],
+    events: Vec<TopologyEvent>,
+    on_one_machine: bool,
+) -> Option<Curve> {
     let base_t = raw.first()?.threads;
-    let points = curve_points(topo, pl, &raw);
+    let mut points = curve_points(topo, pl, raw);
+    if !on_one_machine {
+        points.iter_mut().for_each(|p| p.usage = None);
+    }
     let fit_points: Vec<fit::FitPoint> = points
         .iter()
         .map(|p| (p.threads as f64, p.speedup, p.speedup_sd))
         .collect();
-    let max_t = points.last().map(|p| p.threads).unwrap_or(1);
-    let events = events::events(topo, pl, max_t);
     let breaks: Vec<f64> = events
         .iter()
         .map(|e| e.last_before_change() as f64)
@@ -214,7 +263,11 @@ pub(crate) fn curve(
         boundaries: &boundaries,
     };
     let found = knee::find_knees(&samples);
-    let implied = implied_knees(topo, pl, &samples, &breaks, &found);
+    let implied = if on_one_machine {
+        implied_knees(topo, pl, &samples, &breaks, &found)
+    } else {
+        Vec::new()
+    };
     let mut knees: Vec<AttributedKnee> = found
         .knees
         .into_iter()
@@ -237,6 +290,7 @@ pub(crate) fn curve(
         knees,
         undecided: found.undecided,
         events,
+        ranks_per_node: None,
     })
 }
 
@@ -282,6 +336,7 @@ pub(crate) fn boundary_of(kind: &EventKind) -> Boundary {
         EventKind::AllCoresBusy => Boundary::AllCores,
         EventKind::SmtSharing => Boundary::Smt,
         EventKind::Oversubscribed => Boundary::Oversubscribed,
+        EventKind::NewNode => Boundary::Node,
     }
 }
 
@@ -291,10 +346,11 @@ fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
     let rank = |k: &EventKind| match k {
         EventKind::Oversubscribed => 0,
         EventKind::SmtSharing => 1,
-        EventKind::NewPackage => 2,
-        EventKind::NewNumaNode => 3,
-        EventKind::NewL3 => 4,
-        EventKind::AllCoresBusy => 5,
+        EventKind::NewNode => 2,
+        EventKind::NewPackage => 3,
+        EventKind::NewNumaNode => 4,
+        EventKind::NewL3 => 5,
+        EventKind::AllCoresBusy => 6,
     };
     // An event explains a bend when the last count before its change lies in
     // [threads, next_threads): "every core busy at n" changes things after n, so it

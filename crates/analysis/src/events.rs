@@ -24,6 +24,9 @@ pub enum EventKind {
     SmtSharing,
     /// More threads than usable PUs.
     Oversubscribed,
+    /// One more node of a cluster comes into use: its ranks reach the others over
+    /// the interconnect (a launched sweep's node axis).
+    NewNode,
 }
 
 /// An event and the first thread count at which it holds.
@@ -45,6 +48,24 @@ impl TopologyEvent {
             _ => self.threads - 1,
         }
     }
+}
+
+/// The node boundaries along a launched sweep's node axis at `per_node` ranks per
+/// node: from rank `(k - 1) * per_node + 1` on, node #k is in use, for every k up
+/// to `max_nodes`.
+pub fn node_events(per_node: usize, max_nodes: usize) -> Vec<TopologyEvent> {
+    (2..=max_nodes)
+        .map(|k| {
+            let threads = (k - 1) * per_node + 1;
+            TopologyEvent {
+                kind: EventKind::NewNode,
+                threads,
+                description: format!(
+                    "from {threads} ranks ({per_node} per node), node #{k} is in use: ranks on it reach the others over the interconnect"
+                ),
+            }
+        })
+        .collect()
 }
 
 /// What a placement of n threads uses.

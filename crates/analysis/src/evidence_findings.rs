@@ -370,6 +370,7 @@ mod tests {
                 threads,
                 placement: Strategy::CoresFirst,
                 mem: MemPolicy::FirstTouch,
+                nodes: None,
             },
             runs: 3,
             cross_node_bytes: cross,

@@ -79,6 +79,8 @@ pub enum Boundary {
     Oversubscribed,
     Bandwidth,
     Baseline,
+    /// A new node of a cluster (a launched sweep's node axis).
+    Node,
 }
 
 /// How sure the analysis is: `value` in [0, 1] (the bootstrap probability that the

@@ -432,6 +432,7 @@ fn advice_for(kind: &EventKind) -> String {
         EventKind::SmtSharing => "SMT siblings share one core's execution units and caches: for compute- or cache-bound code, run one thread per physical core".into(),
         EventKind::AllCoresBusy => "every core is busy: more threads can only share cores".into(),
         EventKind::Oversubscribed => "threads outnumber hardware threads: they time-share PUs".into(),
+        EventKind::NewNode => "ranks on the new node reach the others over the interconnect: what stayed in one node's memory now crosses the network; fewer nodes with more ranks each keep more of it inside".into(),
     }
 }
 
@@ -442,6 +443,7 @@ fn check_for(kind: &EventKind) -> String {
         EventKind::NewL3 => "compare compact and scatter at the same thread counts".into(),
         EventKind::SmtSharing => "the like-with-like yield: cores-first at N against smt-pairs at 2N on the same cores".into(),
         EventKind::AllCoresBusy | EventKind::Oversubscribed => "a point on each side of the boundary with several repetitions".into(),
+        EventKind::NewNode => "the same total ranks on fewer nodes (more ranks per node), and each node's evidence side by side: a curve that bends only where a node is added points at the interconnect".into(),
     }
 }
 

@@ -1,14 +1,19 @@
 //! The hyper-threading-doubling finding: the same program at N ranks per node and
-//! then 2N on the same cores (one rank per core, then two: on SMT machines the
+//! then 2N on the same nodes (one rank per core, then two: on SMT machines the
 //! second rank of a core runs on its sibling hardware thread), like with like:
 //! same launcher, nodes, kernel and class, only the ranks per node doubled. The gain
-//! is the ratio of the medians of the program's figure of merit (higher is better,
-//! Mop/s for NAS kernels) over the verified runs at each count.
+//! is the ratio of the medians of the runs' performance, with its bootstrap 95%
+//! interval: in a sweep, on the basis its speedups use (the figure of merit, or
+//! 1 / time with the launcher's start-up left out); in `mpi-check`, the figure the
+//! verified runs report (Mop/s for NAS kernels).
 
 use std::collections::BTreeMap;
 
-use scalescope_results::ranks::LaunchCheck;
+use scalescope_results::launch::LaunchCheck;
 use scalescope_results::store::{Header, RunRecord, RunStatus};
+use scalescope_topo::Topology;
+
+use crate::Basis;
 
 /// The median of finite values; `None` when there is none.
 fn median(values: &[f64]) -> Option<f64> {
@@ -24,18 +29,53 @@ pub struct Doubling {
     pub base_ranks: usize,
     pub base_median: f64,
     pub doubled_median: f64,
-    /// doubled / base: above 1, the extra ranks per core paid off.
+    /// doubled / base: above 1, the extra ranks per node paid off.
     pub gain: f64,
+    /// Bootstrap 95% interval of the gain (None with one run at either count).
+    pub ci95: Option<(f64, f64)>,
     pub runs_each: (usize, usize),
+    /// The doubled count is two ranks on every core of a node.
+    pub two_per_core: bool,
 }
 
 impl Doubling {
+    fn new(
+        workload: String,
+        figure: String,
+        base_ranks: usize,
+        (base, doubled): (&[f64], &[f64]),
+        cores: usize,
+    ) -> Option<Doubling> {
+        let (b, d) = (median(base)?, median(doubled)?);
+        (b > 0.0).then(|| Doubling {
+            workload,
+            figure,
+            base_ranks,
+            base_median: b,
+            doubled_median: d,
+            gain: d / b,
+            ci95: crate::boot::interval(
+                &[base.to_vec(), doubled.to_vec()],
+                base_ranks as u64,
+                |m| m[1] / m[0],
+            )
+            .1,
+            runs_each: (base.len(), doubled.len()),
+            two_per_core: 2 * base_ranks == 2 * cores,
+        })
+    }
+
     /// The finding in one sentence.
     pub fn sentence(&self) -> String {
+        let interval = self
+            .ci95
+            .map(|(lo, hi)| format!(", 95% interval {lo:.2}-{hi:.2}x"))
+            .unwrap_or_default();
         format!(
-            "{}: {} ranks per node (two per core) give {:.2}x the {} of {} ({:+.0}%; medians of {} and {} verified runs)",
+            "{}: {} ranks per node ({}) give {:.2}x the {} of {} ({:+.0}%{interval}; medians of {} and {} verified runs)",
             self.workload,
             2 * self.base_ranks,
+            if self.two_per_core { "two per core" } else { "twice as many" },
             self.gain,
             self.figure,
             self.base_ranks,
@@ -46,7 +86,17 @@ impl Doubling {
     }
 }
 
-/// The verified figures of one launch: (workload, figure name, values, ranks).
+/// The cores of a node with a usable PU.
+fn cores(topo: &Topology) -> usize {
+    let usable = topo.usable_cpus();
+    topo.cores
+        .iter()
+        .filter(|c| c.cpus.intersects(&usable))
+        .count()
+}
+
+/// The verified figures of one launch: (workload, figure name, values, ranks per
+/// node).
 fn figures(l: &LaunchCheck) -> Option<(String, String, Vec<f64>, usize)> {
     let reports: Vec<_> = l
         .runs
@@ -60,12 +110,21 @@ fn figures(l: &LaunchCheck) -> Option<(String, String, Vec<f64>, usize)> {
         .iter()
         .filter_map(|r| r.figures.get(&name).copied())
         .collect();
-    Some((first.workload.clone(), name, values, l.check.ranks.len()))
+    let mut hosts: Vec<&str> = l
+        .check
+        .ranks
+        .iter()
+        .map(|r| r.planned_host.as_str())
+        .collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let per_node = l.check.ranks.len() / hosts.len().max(1);
+    Some((first.workload.clone(), name, values, per_node))
 }
 
-/// Every pair of launches whose rank counts are N and 2N, with verified runs of
-/// the same workload at both.
-pub fn doublings(launches: &[LaunchCheck]) -> Vec<Doubling> {
+/// Every pair of launches whose ranks per node are N and 2N, with verified runs
+/// of the same workload at both; `topo` is a node's.
+pub fn doublings(launches: &[LaunchCheck], topo: &Topology) -> Vec<Doubling> {
     let all: Vec<_> = launches.iter().filter_map(figures).collect();
     let mut out = Vec::new();
     for (w, f, base, n) in &all {
@@ -75,29 +134,30 @@ pub fn doublings(launches: &[LaunchCheck]) -> Vec<Doubling> {
         else {
             continue;
         };
-        let (Some(b), Some(d)) = (median(base), median(doubled)) else {
-            continue;
-        };
-        if b > 0.0 {
-            out.push(Doubling {
-                workload: w.clone(),
-                figure: f.clone(),
-                base_ranks: *n,
-                base_median: b,
-                doubled_median: d,
-                gain: d / b,
-                runs_each: (base.len(), doubled.len()),
-            });
-        }
+        out.extend(Doubling::new(
+            w.clone(),
+            f.clone(),
+            *n,
+            (base, doubled),
+            cores(topo),
+        ));
     }
     out
+}
+
+/// What a sweep's performance is called in a finding.
+fn figure_name(basis: &Basis) -> String {
+    match basis {
+        Basis::Time => "speed (1 / time, the launcher's start-up left out)".into(),
+        Basis::Metric { name, .. } => name.clone(),
+    }
 }
 
 /// The doublings of a sweep through a launcher (`sweep --launcher`): for each
 /// placement and node count, the points at N and 2N ranks per node, over the
 /// measured runs that ended ok (verified, for a program that reports a verdict),
-/// with the first figure the runs report (Mop/s for NAS kernels).
-pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doubling> {
+/// on `basis`, the basis of the sweep's speedups.
+pub fn doublings_in_sweep(header: &Header, records: &[RunRecord], basis: &Basis) -> Vec<Doubling> {
     if header.plan.launch.is_none() {
         return Vec::new();
     }
@@ -108,13 +168,13 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doublin
         .map(|a| a.rsplit('/').next().unwrap_or(a))
         .collect::<Vec<_>>()
         .join(" ");
-    // (placement, nodes, ranks per node) -> (figure, values)
-    let mut groups: BTreeMap<(String, usize, usize), (String, Vec<f64>)> = BTreeMap::new();
+    // (placement, nodes, ranks per node) -> performance of each ok run
+    let mut groups: BTreeMap<(String, usize, usize), Vec<f64>> = BTreeMap::new();
     for r in records
         .iter()
         .filter(|r| !r.warmup && r.status == RunStatus::Ok)
     {
-        let (Some(ranks), Some((name, value))) = (&r.ranks, r.metrics.iter().next()) else {
+        let (Some(ranks), Some(perf)) = (&r.ranks, basis.perf(r)) else {
             continue;
         };
         let key = (
@@ -122,32 +182,23 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doublin
             ranks.nodes,
             ranks.ranks_per_node,
         );
-        let entry = groups
-            .entry(key)
-            .or_insert_with(|| (name.clone(), Vec::new()));
-        if &entry.0 == name {
-            entry.1.push(*value);
-        }
+        groups.entry(key).or_default().push(perf);
     }
+    let cores = cores(&header.machine.topology);
     let mut out = Vec::new();
-    for ((placement, nodes, n), (figure, base)) in &groups {
-        let Some((f2, doubled)) = groups.get(&(placement.clone(), *nodes, 2 * n)) else {
+    for ((placement, nodes, n), base) in &groups {
+        let Some(doubled) = groups.get(&(placement.clone(), *nodes, 2 * n)) else {
             continue;
         };
-        let (Some(b), Some(d)) = (median(base), median(doubled)) else {
-            continue;
-        };
-        if f2 == figure && b > 0.0 {
-            out.push(Doubling {
-                workload: format!("{program} ({placement}, {nodes} nodes)"),
-                figure: figure.clone(),
-                base_ranks: *n,
-                base_median: b,
-                doubled_median: d,
-                gain: d / b,
-                runs_each: (base.len(), doubled.len()),
-            });
-        }
+        let s = if *nodes == 1 { "" } else { "s" };
+        let workload = format!("{program} ({placement}, {nodes} node{s})");
+        out.extend(Doubling::new(
+            workload,
+            figure_name(basis),
+            *n,
+            (base, doubled),
+            cores,
+        ));
     }
     out
 }
@@ -156,7 +207,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doublin
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use scalescope_results::ranks::{ProgramRun, RankCheck, RanksCheck};
+    use scalescope_results::launch::{ProgramRun, RankCheck, RanksCheck};
     use scalescope_results::workload::{Verification, WorkloadReport};
 
     fn launch(ranks: usize, mops: &[f64], verified: bool) -> LaunchCheck {
@@ -205,22 +256,54 @@ mod tests {
 
     #[test]
     fn doubling_gain_is_the_ratio_of_medians() {
-        let d = doublings(&[
-            launch(1, &[9.0], true),
-            launch(16, &[100.0, 90.0, 110.0], true),
-            launch(32, &[140.0, 135.0, 150.0], true),
-        ]);
+        let d = doublings(
+            &[
+                launch(1, &[9.0], true),
+                launch(16, &[100.0, 90.0, 110.0], true),
+                launch(32, &[140.0, 135.0, 150.0], true),
+            ],
+            &topo("package:1 core:16 pu:2"),
+        );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].base_ranks, 16);
         assert!((d[0].gain - 1.4).abs() < 1e-12);
-        assert!(d[0].sentence().contains("+40%"), "{}", d[0].sentence());
+        let (lo, hi) = d[0].ci95.unwrap();
+        assert!(lo <= 1.4 && 1.4 <= hi, "{lo} {hi}");
+        let s = d[0].sentence();
+        assert!(s.contains("+40%") && s.contains("two per core"), "{s}");
+        assert!(s.contains("95% interval"), "{s}");
+    }
+
+    fn topo(spec: &str) -> scalescope_topo::Topology {
+        scalescope_topo::Source::Synthetic(spec.into())
+            .load()
+            .unwrap()
+    }
+
+    #[test]
+    fn ranks_per_node_are_counted_per_node_and_named_as_they_are() {
+        // Two nodes: 4 ranks (2 per node) then 8 (4 per node) on 4-core nodes.
+        let mut two = launch(4, &[10.0], true);
+        let mut four = launch(8, &[12.0], true);
+        for (i, r) in two.check.ranks.iter_mut().enumerate() {
+            r.planned_host = format!("n{}", i / 2);
+        }
+        for (i, r) in four.check.ranks.iter_mut().enumerate() {
+            r.planned_host = format!("n{}", i / 4);
+        }
+        let d = doublings(&[two, four], &topo("package:1 core:4 pu:1"));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].base_ranks, 2);
+        let s = d[0].sentence();
+        assert!(s.contains("4 ranks per node (twice as many)"), "{s}");
+        assert!(d[0].ci95.is_none(), "one run each has no interval");
     }
 
     /// A launched sweep: N ranks per node at `rpn`, each run's mops, ok or not.
     fn sweep(points: &[(usize, &[f64], bool)]) -> (Header, Vec<RunRecord>) {
         use scalescope_place::{MemPolicy, Strategy};
+        use scalescope_results::launch::{LaunchPlan, RunRanks};
         use scalescope_results::plan::Plan;
-        use scalescope_results::ranks::{LaunchPlan, RunRanks};
         let topo = scalescope_topo::Source::Synthetic("package:1 core:2 pu:1".into())
             .load()
             .unwrap();
@@ -242,6 +325,7 @@ mod tests {
                 threads_per_rank: 1,
                 command: String::new(),
                 check: None,
+                launch_secs: None,
             });
             r
         };
@@ -278,6 +362,9 @@ mod tests {
                     hosts: vec!["n1".into()],
                     ranks_per_node: vec!["16".into(), "32".into()],
                     threads_per_rank: 1,
+                    node_counts: vec![],
+                    per_node: vec![],
+                    hosts_from: Default::default(),
                 }),
             },
             timeout_secs: None,
@@ -297,25 +384,38 @@ mod tests {
             (32, &[140.0, 135.0, 150.0], true),
             (32, &[1.0], false),
         ]);
-        let d = doublings_in_sweep(&h, &r);
+        let mops = Basis::Metric {
+            name: "mops".into(),
+            higher_is_better: true,
+        };
+        let d = doublings_in_sweep(&h, &r, &mops);
         assert_eq!(d.len(), 1);
         assert!((d[0].gain - 1.4).abs() < 1e-12, "{:?}", d[0]);
         assert_eq!(d[0].runs_each, (3, 3));
         let s = d[0].sentence();
         assert!(
-            s.starts_with("scalescope-mpi-nas ep B (compact, 1 nodes): 32 ranks"),
+            s.starts_with("scalescope-mpi-nas ep B (compact, 1 node): 32 ranks"),
             "{s}"
         );
         // Without a launch, or without the doubled point, no finding.
         let mut direct = h.clone();
         direct.plan.launch = None;
-        assert!(doublings_in_sweep(&direct, &r).is_empty());
+        assert!(doublings_in_sweep(&direct, &r, &mops).is_empty());
         let (h, r) = sweep(&[(16, &[100.0], true), (24, &[140.0], true)]);
-        assert!(doublings_in_sweep(&h, &r).is_empty());
+        assert!(doublings_in_sweep(&h, &r, &mops).is_empty());
+        // On the time basis, the launcher's start-up is left out of every run.
+        let (h, mut r) = sweep(&[(16, &[1.0, 1.0], true), (32, &[1.0, 1.0], true)]);
+        for (i, run) in r.iter_mut().enumerate() {
+            run.wall_secs = if i < 2 { 2.5 } else { 1.5 };
+            run.ranks.as_mut().unwrap().launch_secs = Some(0.5);
+        }
+        let d = doublings_in_sweep(&h, &r, &Basis::Time);
+        assert!((d[0].gain - 2.0).abs() < 1e-12, "{:?}", d[0]);
     }
 
     #[test]
     fn unverified_runs_give_no_finding() {
-        assert!(doublings(&[launch(16, &[100.0], true), launch(32, &[140.0], false)]).is_empty());
+        let two = [launch(16, &[100.0], true), launch(32, &[140.0], false)];
+        assert!(doublings(&two, &topo("package:1 core:16 pu:2")).is_empty());
     }
 }

@@ -11,7 +11,7 @@
 //!   fits. Hinges are added one at a time, first at the machine's boundaries (known
 //!   in advance), then anywhere;
 //! - the break is localised: with the selected family, every position whose hinge
-//!   fits within the 95% quantile of F(1, df) of the best one lies within [`LOCAL`]
+//!   fits within the 95% quantile of F(1, df) of the best one lies within `LOCAL` (2)
 //!   measured points of it (a departure that could be anywhere is not a knee at a
 //!   place); a machine boundary among them is preferred;
 //! - the effect is large: the slope changes by at least [`MIN_CHANGE`] (15%) of
@@ -291,7 +291,7 @@ impl Ctx<'_> {
     /// Where hinge `at[i]` of the selected model (`family`) may lie: every
     /// admissible position whose fit of that family (with the other hinges) is
     /// within the 95% quantile of F(1, df) of the best. Returns the position to
-    /// claim (a machine boundary in the set, if one is within [`LOCAL`] points of
+    /// claim (a machine boundary in the set, if one is within `LOCAL` points of
     /// the best) and whether the set is localised (within [`LOCAL`] points of it).
     fn localise(&self, at: &[usize], i: usize, family: Family) -> Option<(usize, bool)> {
         let others: Vec<usize> = at

@@ -102,7 +102,8 @@ impl Basis {
 
     pub(crate) fn perf(&self, r: &RunRecord) -> Option<f64> {
         let v = match self {
-            Basis::Time => 1.0 / r.wall_secs,
+            // A launched run's time without the launcher's own start-up.
+            Basis::Time => 1.0 / r.figure_secs(),
             Basis::Metric {
                 name,
                 higher_is_better: true,
@@ -192,6 +193,21 @@ pub struct Curve {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smooth: Option<knee::SmoothNull>,
     pub events: Vec<TopologyEvent>,
+    /// The ranks per node of a launched sweep's curve over its node axis (its
+    /// points are node counts at this many ranks each); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks_per_node: Option<usize>,
+}
+
+impl Curve {
+    /// The curve's name in findings: placement and memory policy, and the ranks
+    /// per node of a curve over nodes.
+    pub fn label(&self) -> String {
+        match self.ranks_per_node {
+            Some(r) => format!("{} / {} / {r} ranks per node", self.placement, self.mem),
+            None => format!("{} / {}", self.placement, self.mem),
+        }
+    }
 }
 
 /// Hyper-threading yield like with like: the same N cores with one thread each
@@ -260,6 +276,32 @@ pub struct Analysis {
     pub consistency: consistency::Consistency,
 }
 
+/// One curve per placement and memory policy; for a launched sweep over several
+/// node counts, one per placement and ranks-per-node value, over the nodes.
+fn curves(header: &Header, records: &[RunRecord], basis: &Basis) -> Vec<Curve> {
+    let topo = &header.machine.topology;
+    let pairs = header
+        .plan
+        .placements
+        .iter()
+        .flat_map(|pl| header.plan.mems.iter().map(move |m| (pl, m)));
+    let axis = header.plan.launch.as_ref().and_then(|l| l.node_axis());
+    match axis {
+        Some(axis) if axis.iter().any(|&(n, _)| n != axis[0].0) => {
+            let mut per_node: Vec<usize> = axis.iter().map(|&(_, r)| r).collect();
+            per_node.sort_unstable();
+            per_node.dedup();
+            pairs
+                .flat_map(|pm| per_node.iter().map(move |&r| (pm, r)))
+                .filter_map(|(pm, r)| curve::node_curve(topo, header, records, basis, pm, r))
+                .collect()
+        }
+        _ => pairs
+            .filter_map(|(pl, m)| curve::curve(topo, header, records, basis, pl, m))
+            .collect(),
+    }
+}
+
 /// Analyses a sweep.
 pub fn analyze(header: &Header, records: &[RunRecord], basis: &Basis) -> Analysis {
     analyze_with(header, records, basis, &[])
@@ -273,13 +315,7 @@ pub fn analyze_with(
     ceilings: &[ceiling::Ceiling],
 ) -> Analysis {
     let topo = &header.machine.topology;
-    let curves: Vec<Curve> = header
-        .plan
-        .placements
-        .iter()
-        .flat_map(|pl| header.plan.mems.iter().map(move |m| (pl, m)))
-        .filter_map(|(pl, m)| curve::curve(topo, header, records, basis, pl, m))
-        .collect();
+    let curves = curves(header, records, basis);
     let smt_yield = placements::smt_yield(topo, header, records, basis);
     let placement_comparisons = placements::compare_placements(header, records, basis);
     let quality = quality::assess(header, records);
@@ -297,7 +333,7 @@ pub fn analyze_with(
     );
     evidence_findings::add(&mut findings, &curves, &evidence);
     findings.extend(
-        ht_doubling::doublings_in_sweep(header, records)
+        ht_doubling::doublings_in_sweep(header, records, basis)
             .iter()
             .map(|d| {
                 let mut f = finding::Finding::new(

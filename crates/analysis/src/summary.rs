@@ -71,6 +71,10 @@ pub struct PointSummary {
     pub runs: usize,
     pub failed: usize,
     pub wall_secs: Option<Summary>,
+    /// A launched point's time as the analysis judges it: wall time less the
+    /// launcher's start-up (absent for points started directly); speedups use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure_secs: Option<Summary>,
     pub metrics: BTreeMap<String, Summary>,
     /// The point speedups compare against.
     pub baseline: Option<Point>,
@@ -86,6 +90,24 @@ pub struct PointSummary {
 }
 
 fn baseline_for(point: &Point, plan: &Plan, b: &Baseline) -> Point {
+    // A point of a node axis: the same ranks per node on the fewest nodes swept.
+    if let (Some(n), None) = (point.nodes, b.threads) {
+        let fewest = plan
+            .points()
+            .iter()
+            .filter_map(|p| p.nodes)
+            .min()
+            .unwrap_or(n);
+        return Point {
+            threads: point.threads / n.max(1) * fewest,
+            nodes: Some(fewest),
+            placement: b
+                .placement
+                .clone()
+                .unwrap_or_else(|| point.placement.clone()),
+            mem: b.mem.clone().unwrap_or_else(|| point.mem.clone()),
+        };
+    }
     let threads = b.threads.unwrap_or_else(|| {
         if plan.threads.contains(&1) {
             1
@@ -100,6 +122,7 @@ fn baseline_for(point: &Point, plan: &Plan, b: &Baseline) -> Point {
             .clone()
             .unwrap_or_else(|| point.placement.clone()),
         mem: b.mem.clone().unwrap_or_else(|| point.mem.clone()),
+        nodes: None,
     }
 }
 
@@ -128,6 +151,8 @@ fn point_summary(point: Point, records: &[RunRecord]) -> PointSummary {
         .collect();
     let ok: Vec<&&RunRecord> = mine.iter().filter(|r| r.status == RunStatus::Ok).collect();
     let wall: Vec<f64> = ok.iter().map(|r| r.wall_secs).collect();
+    let launched = ok.iter().any(|r| r.ranks.is_some());
+    let figure: Vec<f64> = ok.iter().map(|r| r.figure_secs()).collect();
     let mut by_metric: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for r in &ok {
         for (k, v) in &r.metrics {
@@ -142,6 +167,7 @@ fn point_summary(point: Point, records: &[RunRecord]) -> PointSummary {
         runs: ok.len(),
         failed: mine.len() - ok.len(),
         wall_secs: summarize(&wall),
+        figure_secs: launched.then(|| summarize(&figure)).flatten(),
         metrics: by_metric
             .into_iter()
             .filter_map(|(k, v)| summarize(&v).map(|s| (k, s)))
@@ -174,10 +200,8 @@ fn with_speedups(
     let base = all.iter().find(|b| b.point == base_point);
     let mut out = s.clone();
     out.baseline = Some(base_point.clone());
-    if let (Some(b), Some(w)) = (
-        base.and_then(|b| b.wall_secs.as_ref()),
-        s.wall_secs.as_ref(),
-    ) {
+    let time = |p: &PointSummary| p.figure_secs.clone().or_else(|| p.wall_secs.clone());
+    if let (Some(b), Some(w)) = (base.and_then(time), time(s)) {
         if w.median > 0.0 {
             let speedup = b.median / w.median;
             out.speedup = Some(speedup);
@@ -286,7 +310,11 @@ pub fn table(points: &[PointSummary]) -> String {
             "{:<14} {:<12} {:>7} {:>5} {:>11} {:>9} {:>8} {:>6} {:>9}",
             p.point.placement.to_string(),
             p.point.mem.to_string(),
-            p.point.threads,
+            // A point of a node axis: its total ranks at its nodes (`4@2n`).
+            match p.point.nodes {
+                Some(n) => format!("{}@{n}n", p.point.threads),
+                None => p.point.threads.to_string(),
+            },
             format!("{}{failed}", p.runs),
             w.map(|s| format!("{:.4}", s.median))
                 .unwrap_or_else(|| "-".into()),

@@ -67,6 +67,7 @@ fn runs(h: &Header, speedup: impl Fn(&Strategy, f64) -> f64) -> Vec<RunRecord> {
 fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
     RunRecord {
         ranks: None,
+        node_evidence: Vec::new(),
         point,
         rep,
         warmup: false,

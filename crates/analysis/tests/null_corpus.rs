@@ -452,6 +452,7 @@ fn boundary_of(kind: &EventKind) -> Boundary {
         EventKind::AllCoresBusy => Boundary::AllCores,
         EventKind::SmtSharing => Boundary::Smt,
         EventKind::Oversubscribed => Boundary::Oversubscribed,
+        EventKind::NewNode => Boundary::Node,
     }
 }
 

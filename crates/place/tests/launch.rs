@@ -359,6 +359,8 @@ fn hybrid_ranks_get_their_thread_count_and_whole_sets() {
     assert_eq!(plan.ranks.len(), 2);
     let r = render(&topo, Launcher::Srun, &plan, &["n".into()], "").unwrap();
     assert!(r.env.contains(&("OMP_NUM_THREADS".into(), "4".into())));
+    // Slurm must hold each rank's four CPUs for it.
+    assert!(r.args.contains(&"--cpus-per-task=4".to_string()), "{r:?}");
     assert!(RankPlan::from_placement(&p, 3).is_err());
     assert!(render(&topo, Launcher::Srun, &plan, &[], "").is_err());
     let _ = CpuSet::new();
@@ -410,4 +412,41 @@ fn ranks_per_node_values() {
     let plan = plan_ranks(&topo, &Strategy::Compact, 2 * usable, 1).unwrap();
     assert!(plan.shares_cpus());
     assert_eq!(plan.ranks[..usable], plan.ranks[usable..]);
+}
+
+#[test]
+fn one_process_per_node_beside_a_run_in_each_launcher() {
+    use scalescope_place::launch::one_per_node;
+    let hosts = vec!["node1".to_string(), "node2".to_string()];
+    let srun = one_per_node(Launcher::Srun, &hosts);
+    // A second step must be allowed to share the run's CPUs, and stay unbound.
+    for a in [
+        "--overlap",
+        "--nodes=2",
+        "--ntasks-per-node=1",
+        "--nodelist=node1,node2",
+        "--cpu-bind=none",
+    ] {
+        assert!(srun.contains(&a.to_string()), "{a}: {srun:?}");
+    }
+    let mpirun = one_per_node(Launcher::Mpirun, &hosts);
+    assert_eq!(arg_after(&mpirun, "--map-by"), Some("ppr:1:node"));
+    assert_eq!(arg_after(&mpirun, "--host"), Some("node1,node2"));
+    assert_eq!(arg_after(&mpirun, "--bind-to"), Some("none"));
+    let hydra = one_per_node(Launcher::Mpiexec, &hosts);
+    assert_eq!(arg_after(&hydra, "-ppn"), Some("1"));
+    assert_eq!(arg_after(&hydra, "-hosts"), Some("node1,node2"));
+}
+
+#[test]
+fn open_mpi_as_root_is_told_and_others_are_left_alone() {
+    use scalescope_place::launch::{as_root, forward_env};
+    let (env, note) = as_root(Launcher::Mpirun, true).unwrap();
+    assert!(env.contains(&("OMPI_ALLOW_RUN_AS_ROOT".into(), "1".into())));
+    assert!(env.contains(&("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM".into(), "1".into())));
+    assert!(note.contains("root"));
+    assert!(as_root(Launcher::Mpirun, false).is_none());
+    assert!(as_root(Launcher::Srun, true).is_none());
+    assert_eq!(forward_env(Launcher::Mpirun, "X"), ["-x", "X"]);
+    assert!(forward_env(Launcher::Srun, "X").is_empty());
 }

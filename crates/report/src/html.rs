@@ -185,6 +185,7 @@ fn set_html(set: &ResultSet, i: usize, many: bool, css: &mut String) -> Markup {
         ]),
         findings_html(set),
         points_html(set),
+        crate::nodes::html(&set.header.plan.points(), &set.records),
     ])
 }
 

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use scalescope_results::detail::{Detail, GraphKernelDetail, SyncDetail};
 use scalescope_results::evidence::RunEvidence;
+use scalescope_results::launch::LaunchCheck;
 use scalescope_results::mem::StreamDocument;
-use scalescope_results::ranks::LaunchCheck;
 use scalescope_results::workload::{SetupCosts, Verification, WorkloadReport};
 use serde_json::{json, Value};
 
@@ -517,7 +517,7 @@ mod tests {
     /// Exit statuses in words: `exit 1`, or that there was none; never `Some(1)`.
     #[test]
     fn launch_text_writes_exit_statuses_in_words() {
-        use scalescope_results::ranks::{ProgramRun, RanksCheck};
+        use scalescope_results::launch::{ProgramRun, RanksCheck};
         let run = |rep, exit_code| ProgramRun {
             rep,
             wall_secs: 1.0,

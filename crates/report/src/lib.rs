@@ -12,6 +12,7 @@ pub mod kernels;
 pub mod machine;
 pub mod markup;
 pub mod mem;
+pub mod nodes;
 pub mod predict;
 pub mod summary;
 pub mod svg;
@@ -136,6 +137,14 @@ impl Exporter for TextExporter {
                             )
                         })
                         .unwrap_or_default();
+                    // A curve over nodes: its ranks per node, and each point's nodes.
+                    let uses = match c.ranks_per_node {
+                        Some(r) => {
+                            let n = p.threads / r.max(1);
+                            format!("{n} node{} x {r} ranks", if n == 1 { "" } else { "s" })
+                        }
+                        None => uses,
+                    };
                     let _ = writeln!(
                         out,
                         "{:<14} {:<12} {:>7} {:>9.3} {:>8.3} {:>5.0}% {:>8}  {uses}",
@@ -266,6 +275,9 @@ pub struct Chart {
 }
 
 fn series_name(c: &scalescope_analysis::Curve, many_mems: bool) -> String {
+    if let Some(r) = c.ranks_per_node {
+        return format!("{} ({r} ranks per node)", c.placement);
+    }
     if many_mems {
         format!("{} / {}", c.placement, c.mem)
     } else {
@@ -298,6 +310,7 @@ pub fn event_bands<'a>(
                 EventKind::NewPackage => "new package",
                 EventKind::NewNumaNode => "new NUMA node",
                 EventKind::SmtSharing => "SMT sharing",
+                EventKind::NewNode => "new node",
                 _ => continue,
             };
             match starts.iter_mut().find(|b| b.0 == e.threads) {
@@ -350,6 +363,7 @@ fn short_event(k: &scalescope_analysis::events::EventKind) -> &'static str {
         EventKind::NewPackage => "new package",
         EventKind::NewNumaNode => "new NUMA node",
         EventKind::SmtSharing => "SMT sharing",
+        EventKind::NewNode => "new node",
         _ => "topology change",
     }
 }

@@ -170,6 +170,7 @@ fn run(point: scalescope_results::plan::Point, rep: usize, wall_secs: f64) -> Ru
         stdout_log: None,
         stderr_log: None,
         evidence: None,
+        node_evidence: Vec::new(),
         setup: None,
     }
 }

@@ -65,6 +65,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
         for rep in 0..3 {
             records.push(RunRecord {
                 ranks: None,
+                node_evidence: Vec::new(),
                 wall_secs: times(&point.placement, point.threads) * (1.0 + 0.01 * rep as f64),
                 point: point.clone(),
                 rep,

@@ -223,6 +223,156 @@ where
         .map_err(serde::de::Error::custom)
 }
 
+/// What the sampler saw on one node of a launched run: a sampler started on each
+/// node of the run's hosts through the same launcher, from before the run started
+/// until after it ended, following the run's processes there (found by the
+/// `SCALESCOPE_RUN` mark in their environment). Its series file is named in the
+/// evidence, as a run's own is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeEvidence {
+    pub host: String,
+    pub evidence: Measured<RunEvidence>,
+}
+
+/// The `kind` of the line a node's sampler prints when it is sampling.
+pub const NODE_READY_KIND: &str = "scalescope.node-sampler-ready";
+/// The `kind` of the line a node's sampler prints last, with what it saw.
+pub const NODE_SAMPLE_KIND: &str = "scalescope.node-evidence";
+/// Version of the node sampler's lines (docs/json.md).
+pub const NODE_SAMPLE_SCHEMA_VERSION: u32 = 1;
+
+/// What `scalescope __node-sampler` prints last: the node, its totals and its
+/// series (written to a file beside the results by the sweep that reads it), as
+/// numbered parts whose lines take at most [`NODE_PART_BYTES`] each
+/// ([`NodeSample::lines`]), each line written whole in one write(2) under
+/// PIPE_BUF: launchers relay what they read from each rank as it comes and
+/// interleave the pieces of different nodes' long lines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeSample {
+    pub kind: String,
+    pub schema_version: u32,
+    pub host: String,
+    #[serde(deserialize_with = "deserialize_boxed")]
+    pub evidence: Box<RunEvidence>,
+    pub series: Series,
+}
+
+fn deserialize_boxed<'de, D>(d: D) -> Result<Box<RunEvidence>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let v = serde_json::Value::deserialize(d)?;
+    serde_json::from_value(v)
+        .map(Box::new)
+        .map_err(serde::de::Error::custom)
+}
+
+/// The `kind` of one part of a node's sample.
+pub const NODE_PART_KIND: &str = "scalescope.node-evidence-part";
+/// The most bytes one part's line may take: srun relays a rank's output in
+/// messages of at most 1024 bytes, and a longer line reaches it cut, with other
+/// nodes' pieces between.
+pub const NODE_PART_BYTES: usize = 900;
+
+/// One line of a node's sample: part `part` of `parts` of its JSON text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodePart {
+    pub kind: String,
+    pub host: String,
+    pub part: usize,
+    pub parts: usize,
+    pub text: String,
+}
+
+impl NodeSample {
+    /// The sample as the lines the node sampler prints.
+    ///
+    /// # Errors
+    /// The sample cannot be written as JSON.
+    pub fn lines(&self) -> serde_json::Result<Vec<String>> {
+        let text = serde_json::to_string(self)?;
+        // Room for the part's own fields; each character counted as escaped.
+        let room = NODE_PART_BYTES
+            .saturating_sub(120 + 2 * self.host.len())
+            .max(64);
+        let mut pieces: Vec<String> = vec![String::new()];
+        let mut used = 0;
+        for c in text.chars() {
+            let n = match c {
+                '"' | '\\' => 2,
+                c if (c as u32) < 0x20 => 6,
+                c => c.len_utf8(),
+            };
+            if used + n > room {
+                pieces.push(String::new());
+                used = 0;
+            }
+            used += n;
+            if let Some(p) = pieces.last_mut() {
+                p.push(c);
+            }
+        }
+        let parts = pieces.len();
+        pieces
+            .into_iter()
+            .enumerate()
+            .map(|(part, text)| {
+                serde_json::to_string(&NodePart {
+                    kind: NODE_PART_KIND.into(),
+                    host: self.host.clone(),
+                    part,
+                    parts,
+                    text,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The node samples in a launcher's output: each node's parts put back together
+/// (other lines are ignored; a node with a part missing or unreadable is left
+/// out).
+pub fn node_samples_in(output: &str) -> Vec<NodeSample> {
+    let mut by_host: BTreeMap<String, Vec<NodePart>> = BTreeMap::new();
+    for part in output
+        .lines()
+        .filter(|l| l.contains(NODE_PART_KIND))
+        .filter_map(|l| serde_json::from_str::<NodePart>(l.trim()).ok())
+        .filter(|p| p.kind == NODE_PART_KIND)
+    {
+        by_host.entry(part.host.clone()).or_default().push(part);
+    }
+    by_host
+        .into_values()
+        .filter_map(|mut parts| {
+            parts.sort_by_key(|p| p.part);
+            parts.dedup_by_key(|p| p.part);
+            let whole = parts.len() == parts.first()?.parts
+                && parts.iter().enumerate().all(|(i, p)| p.part == i);
+            let text: String = parts.iter().map(|p| p.text.as_str()).collect();
+            whole.then(|| serde_json::from_str::<NodeSample>(&text).ok())?
+        })
+        .filter(|s| s.kind == NODE_SAMPLE_KIND)
+        .collect()
+}
+
+/// Reads a run record's `node_evidence` through a JSON value, as
+/// [`deserialize_evidence`] does for `evidence`.
+///
+/// # Errors
+/// The field is not a list of node evidence.
+pub fn deserialize_node_evidence<'de, D>(d: D) -> Result<Vec<NodeEvidence>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let v: Option<serde_json::Value> = Option::deserialize(d)?;
+    v.filter(|v| !v.is_null())
+        .map(serde_json::from_value)
+        .transpose()
+        .map(Option::unwrap_or_default)
+        .map_err(serde::de::Error::custom)
+}
+
 /// One thread in one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadSample {
@@ -342,6 +492,53 @@ mod tests {
             .other_node,
             0
         );
+    }
+
+    #[test]
+    fn a_node_sample_survives_being_cut_into_interleaved_parts() {
+        let evidence: RunEvidence = serde_json::from_value(serde_json::json!({
+            "interval_ms": 100.0, "samples": 1, "series_file": null,
+            "sampler": {"cpu_secs": 0.0, "fraction_of_wall": 0.0},
+            "cpu": {"state": "unavailable", "value": "x"}, "threads": [],
+            "pages": {"state": "unavailable", "value": "x"},
+            "numastat": {"state": "unavailable", "value": "x"},
+            "bandwidth": {"state": "unavailable", "value": "x"}, "pmu": []
+        }))
+        .unwrap();
+        let sample = |host: &str, samples: usize| {
+            let mut series = Series::new(100.0, CpuSet::new(), Measured::Unavailable("x".into()));
+            series.samples = (0..samples)
+                .map(|i| Sample {
+                    t: i as f64,
+                    cpu_busy: [(0u32, 0.5), (1, 1.0)].into(),
+                    threads: vec![],
+                    bytes_per_node: None,
+                    numastat: None,
+                    bandwidth: vec![],
+                })
+                .collect();
+            NodeSample {
+                kind: NODE_SAMPLE_KIND.into(),
+                schema_version: NODE_SAMPLE_SCHEMA_VERSION,
+                host: host.into(),
+                evidence: Box::new(evidence.clone()),
+                series,
+            }
+        };
+        let (a, b) = (sample("node1", 300), sample("node2", 200));
+        let (la, lb) = (a.lines().unwrap(), b.lines().unwrap());
+        assert!(la.len() > 3 && la.iter().all(|l| l.len() <= NODE_PART_BYTES));
+        // The launcher interleaves the nodes' lines, among its own.
+        let mut out = vec!["srun: something".to_string()];
+        for i in 0..la.len().max(lb.len()) {
+            out.extend(lb.get(i).cloned());
+            out.extend(la.get(i).cloned());
+        }
+        let got = node_samples_in(&out.join("\n"));
+        assert_eq!(got, [a, b.clone()]);
+        // A node with a part lost is left out.
+        let cut: Vec<String> = lb[1..].to_vec();
+        assert!(node_samples_in(&cut.join("\n")).is_empty());
     }
 
     #[test]

@@ -249,6 +249,7 @@ fn row(l: &Line, c: &Columns, opts: &ImportOptions) -> Result<Row, ImportError> 
             threads: t as usize,
             placement,
             mem,
+            nodes: None,
         },
         rep,
         secs,
@@ -327,6 +328,7 @@ fn curves_metric(lines: &[Line], c: &mut Columns, file: &str) -> Result<(), Impo
 fn record(point: Point, rep: usize, wall_secs: f64, metrics: BTreeMap<String, f64>) -> RunRecord {
     RunRecord {
         ranks: None,
+        node_evidence: Vec::new(),
         point,
         rep,
         warmup: false,

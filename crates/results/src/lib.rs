@@ -3,8 +3,10 @@
 //! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), the
 //! append-only `results.jsonl` that holds them ([`store::ResultsStore`],
 //! [`store::read_results`]), the thread-list grammar ([`threads`]), the settings
-//! an error can be about ([`setting`]) and the numbers settings take ([`value`]), the report and verification verdict of a built-in
-//! workload ([`workload`]) with its typed detail ([`detail`]), and the memory measurements' documents ([`mem`]).
+//! an error can be about ([`setting`]) and the numbers settings take ([`value`]),
+//! the report and verification verdict of a built-in workload ([`workload`]) with
+//! its typed detail ([`detail`]), a launched run's ranks and their probes
+//! ([`launch`]), and the memory measurements' documents ([`mem`]).
 //!
 //! Everything downstream of a sweep (analysis, reports, comparisons) reads these
 //! types; nothing here starts a process, so those crates never depend on the one that
@@ -16,9 +18,9 @@ pub mod detail;
 pub mod evidence;
 pub mod fingerprint;
 pub mod import;
+pub mod launch;
 pub mod mem;
 pub mod plan;
-pub mod ranks;
 pub mod setting;
 pub mod store;
 pub mod threads;

@@ -8,18 +8,34 @@ use scalescope_place::{Granularity, MemPolicy, PlaceRequest, Restriction, Strate
 /// One point of the sweep.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Point {
+    /// Threads; for a launched point, its total ranks.
     pub threads: usize,
     pub placement: Strategy,
     pub mem: MemPolicy,
+    /// The nodes a launched point's ranks span, where the sweep has a node axis
+    /// (`--nodes 1,2,4`): its `threads / nodes` ranks run on each of the first
+    /// `nodes` hosts. Absent for every other point (and in files before schema 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<usize>,
 }
 
 impl std::fmt::Display for Point {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} threads, {}, {}",
-            self.threads, self.placement, self.mem
-        )
+        match self.nodes {
+            Some(n) => write!(
+                f,
+                "{} ranks on {n} node{}, {}, {}",
+                self.threads,
+                if n == 1 { "" } else { "s" },
+                self.placement,
+                self.mem
+            ),
+            None => write!(
+                f,
+                "{} threads, {}, {}",
+                self.threads, self.placement, self.mem
+            ),
+        }
     }
 }
 
@@ -49,7 +65,7 @@ pub struct Plan {
     pub order: RunOrder,
     /// The MPI launcher every run goes through (absent: runs started directly).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub launch: Option<crate::ranks::LaunchPlan>,
+    pub launch: Option<crate::launch::LaunchPlan>,
 }
 
 /// The order of a sweep's runs.
@@ -107,15 +123,24 @@ impl PlaceOptions {
 impl Plan {
     /// Every point: placement, then memory policy, then threads ascending (the
     /// grouped execution order; [`Plan::jobs`] gives the plan's own).
+    ///
+    /// A launched plan with a node axis has a point per node count and
+    /// ranks-per-node value instead: `threads` is their product.
     pub fn points(&self) -> Vec<Point> {
+        let axis = self.launch.as_ref().and_then(|l| l.node_axis());
+        let shapes: Vec<(usize, Option<usize>)> = match axis {
+            Some(pairs) => pairs.into_iter().map(|(n, r)| (n * r, Some(n))).collect(),
+            None => self.threads.iter().map(|&t| (t, None)).collect(),
+        };
         let mut v = Vec::new();
         for placement in &self.placements {
             for mem in &self.mems {
-                for &threads in &self.threads {
+                for &(threads, nodes) in &shapes {
                     v.push(Point {
                         threads,
                         placement: placement.clone(),
                         mem: mem.clone(),
+                        nodes,
                     });
                 }
             }
@@ -244,6 +269,39 @@ mod tests {
         assert_eq!(jobs.len(), 6);
         assert!(jobs[0].warmup && !jobs[1].warmup && jobs[3].warmup);
         assert_eq!(jobs[3].point.threads, 2);
+    }
+
+    #[test]
+    fn a_node_axis_gives_a_point_per_node_count_and_ranks_per_node() {
+        use crate::launch::{HostsFrom, LaunchPlan};
+        let plan = Plan {
+            launch: Some(LaunchPlan {
+                launcher: "srun".into(),
+                program: "srun".into(),
+                extra_args: vec![],
+                hosts: vec!["n1".into(), "n2".into()],
+                ranks_per_node: vec!["cores".into(), "2xcores".into()],
+                threads_per_rank: 1,
+                node_counts: vec![2, 1],
+                per_node: vec![2, 4],
+                hosts_from: HostsFrom::Allocation,
+            }),
+            threads: vec![2, 4, 8],
+            placements: vec![Strategy::Compact],
+            mems: vec![MemPolicy::FirstTouch],
+            reps: 1,
+            warmup: 0,
+            options: Default::default(),
+            order: RunOrder::Grouped,
+        };
+        let shapes: Vec<(usize, Option<usize>)> =
+            plan.points().iter().map(|p| (p.threads, p.nodes)).collect();
+        // 4 ranks on one node and 4 on two are two points.
+        assert_eq!(
+            shapes,
+            [(2, Some(1)), (4, Some(1)), (4, Some(2)), (8, Some(2))]
+        );
+        assert_eq!(plan.jobs().len(), 4);
     }
 
     fn two_placements(order: RunOrder) -> Plan {

@@ -46,8 +46,12 @@ pub enum Setting {
     Launcher,
     /// Ranks per node.
     RanksPerNode,
-    /// The hosts of a launch.
+    /// The node counts of a launch (its node axis), or its hosts in the older form.
     Nodes,
+    /// The hosts of a launch.
+    Hosts,
+    /// A sweep submitted as batch jobs.
+    Submit,
     /// How each rank's threads are placed on its node.
     RankPlacement,
     /// The machine a prediction is made for.
@@ -92,7 +96,9 @@ impl std::fmt::Display for Setting {
             Setting::Out => "results directory",
             Setting::Launcher => "launcher",
             Setting::RanksPerNode => "ranks per node",
-            Setting::Nodes => "hosts",
+            Setting::Nodes => "nodes",
+            Setting::Hosts => "hosts",
+            Setting::Submit => "submission as batch jobs",
             Setting::RankPlacement => "rank placement",
             Setting::PredictTarget => "target machine",
             Setting::NodeGbps => "bandwidth per node",

@@ -17,7 +17,9 @@ use crate::plan::{Plan, Point};
 use crate::ResultsError;
 
 /// Version of the results format (docs/json.md). Bump on incompatible changes.
-pub const RESULTS_SCHEMA_VERSION: u32 = 3;
+/// 4: launched sweeps' node axis (`nodes` in a point), per-node evidence
+/// (`node_evidence`) and the launcher's start-up (`ranks.launch_secs`).
+pub const RESULTS_SCHEMA_VERSION: u32 = 4;
 pub const RESULTS_FILE: &str = "results.jsonl";
 
 /// What is being swept.
@@ -124,9 +126,31 @@ pub struct RunRecord {
     /// A launched run's launcher, nodes, ranks and where each rank was (absent for
     /// runs started directly and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ranks: Option<crate::ranks::RunRanks>,
+    pub ranks: Option<crate::launch::RunRanks>,
+    /// A launched run's evidence from every node it ran on, host by host (absent
+    /// for runs started directly, with sampling off, and in older files).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::evidence::deserialize_node_evidence"
+    )]
+    pub node_evidence: Vec<crate::evidence::NodeEvidence>,
     pub stdout_log: Option<String>,
     pub stderr_log: Option<String>,
+}
+
+impl RunRecord {
+    /// The run's time as its figure: the wall time, less the launcher's own
+    /// start-up and shut-down for a launched run (measured by the point's probe
+    /// launches), so a short kernel is not judged by `mpirun`'s start. It may be
+    /// zero or less when the launcher took as long as the whole run: such a run
+    /// has no figure (the analysis drops non-positive performance).
+    pub fn figure_secs(&self) -> f64 {
+        match self.ranks.as_ref().and_then(|r| r.launch_secs) {
+            Some(launch) => self.wall_secs - launch,
+            None => self.wall_secs,
+        }
+    }
 }
 
 /// One line of `results.jsonl`.

@@ -50,10 +50,12 @@ fn header() -> Header {
 fn run(rep: usize) -> RunRecord {
     RunRecord {
         ranks: None,
+        node_evidence: Vec::new(),
         point: Point {
             threads: 1,
             placement: Strategy::Compact,
             mem: MemPolicy::FirstTouch,
+            nodes: None,
         },
         rep,
         warmup: false,
@@ -157,4 +159,63 @@ fn non_utf8_and_overlong_lines_are_named() {
     drop(f);
     let e = read_results(&path).err().unwrap().to_string();
     assert!(e.contains(":2: not UTF-8"), "{e}");
+}
+
+/// A launched run on two nodes: its point names the nodes, each node's evidence
+/// (one measured, one that could not start) and the launcher's start-up survive the
+/// file, and the run's figure leaves the start-up out.
+#[test]
+fn a_launched_run_keeps_its_nodes_node_evidence_and_launcher_start_up() {
+    use scalescope_results::evidence::{Measured, NodeEvidence, RunEvidence};
+    use scalescope_results::launch::RunRanks;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = ResultsStore::create(dir.path(), &header()).unwrap();
+    let mut r = run(0);
+    r.point.threads = 4;
+    r.point.nodes = Some(2);
+    r.wall_secs = 1.5;
+    r.ranks = Some(RunRanks {
+        launcher: "srun".into(),
+        hosts: vec!["node1".into(), "node2".into()],
+        nodes: 2,
+        ranks_per_node: 2,
+        threads_per_rank: 1,
+        command: "srun ...".into(),
+        check: None,
+        launch_secs: Some(0.5),
+    });
+    let evidence: RunEvidence = serde_json::from_value(serde_json::json!({
+        "interval_ms": 100.0, "samples": 3, "series_file": "series/x-node1.json",
+        "sampler": {"cpu_secs": 0.001, "fraction_of_wall": 0.001},
+        "cpu": {"state": "measured", "value": {"cpus": [0, 1], "busy_mean": 0.9,
+            "busy_per_cpu": {"0": 0.8, "1": 1.0}, "run_share_mean": 0.85}},
+        "threads": [],
+        "pages": {"state": "unavailable", "value": "none"},
+        "numastat": {"state": "measured", "value": {"0": {"numa_hit": 5, "numa_miss": 0,
+            "numa_foreign": 0, "interleave_hit": 0, "local_node": 5, "other_node": 0}}},
+        "bandwidth": {"state": "unavailable", "value": "no counters"},
+        "pmu": []
+    }))
+    .unwrap();
+    r.node_evidence = vec![
+        NodeEvidence {
+            host: "node1".into(),
+            evidence: Measured::Measured(evidence),
+        },
+        NodeEvidence {
+            host: "node2".into(),
+            evidence: Measured::Unavailable("the node sampler did not start".into()),
+        },
+    ];
+    store.append(&r).unwrap();
+    drop(store);
+    let (_, runs, _) = read_results(&dir.path().join(RESULTS_FILE)).unwrap();
+    assert_eq!(runs, [r.clone()]);
+    assert_eq!(
+        runs[0].point.to_string(),
+        "4 ranks on 2 nodes, compact, first-touch"
+    );
+    assert!((runs[0].figure_secs() - 1.0).abs() < 1e-12);
+    // A run started directly is judged by its wall time.
+    assert_eq!(run(0).figure_secs(), 1.0);
 }

@@ -77,10 +77,22 @@ struct ThreadTrack {
     samples: usize,
 }
 
+/// Whose processes a sampler follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A process just started, and its descendants.
+    Tree(u32),
+    /// Every process whose environment holds `SCALESCOPE_RUN=<mark>`, and their
+    /// descendants: a launched run's ranks on one node, started by a launcher's
+    /// daemon the sampler did not start ([`procfs::RUN_MARK_VARIABLE`]).
+    Marked(String),
+}
+
 /// Samples one run.
 pub struct Sampler {
     cfg: SamplerConfig,
-    pid: u32,
+    target: Target,
+    marked: procfs::Marked,
     start: Instant,
     next_due: Instant,
     ticks_per_sec: f64,
@@ -126,20 +138,35 @@ impl Sampler {
     /// Starts sampling `pid` (just started): reads the baselines and sets up the
     /// bandwidth source and per-run counters.
     pub fn start(cfg: SamplerConfig, pid: u32) -> Sampler {
+        Sampler::start_on(cfg, Target::Tree(pid))
+    }
+
+    /// Starts sampling `target`. A marked run's processes appear after the
+    /// sampler starts, so per-run PMU counters (opened on one process, inherited
+    /// by its children) are unavailable for it; a resctrl monitoring group starts
+    /// with the sampler itself and follows the run's threads as they are found.
+    pub fn start_on(cfg: SamplerConfig, target: Target) -> Sampler {
         let before = thread_cpu_time();
         let start = Instant::now();
         let stat_start = procfs::read_stat(&cfg.root);
         let numastat_start = procfs::read_numastat(&cfg.root);
-        let (bandwidth, pmu) = if cfg.counters {
-            (
-                bandwidth::open(&cfg.root, pid),
-                perf::RunCounters::open(&cfg.root, pid),
-            )
-        } else {
-            (
-                Err("counters were not asked for".to_string()),
-                perf::RunCounters::none("counters were not asked for"),
-            )
+        let (bandwidth, pmu) = match (&target, cfg.counters) {
+            (Target::Tree(pid), true) => (
+                bandwidth::open(&cfg.root, *pid),
+                perf::RunCounters::open(&cfg.root, *pid),
+            ),
+            (Target::Marked(_), true) => (
+                bandwidth::open(&cfg.root, std::process::id()),
+                perf::RunCounters::none(
+                    "per-run counters follow one process from its start; a node's ranks are found after they start",
+                ),
+            ),
+            (_, false) => {
+                (
+                    Err("counters were not asked for".to_string()),
+                    perf::RunCounters::none("counters were not asked for"),
+                )
+            }
         };
         let source = match &bandwidth {
             Ok(b) => Measured::Measured(b.name().to_string()),
@@ -162,7 +189,8 @@ impl Sampler {
             series,
             cost: Duration::ZERO,
             cfg,
-            pid,
+            target,
+            marked: procfs::Marked::default(),
             start,
         };
         if let Ok(b) = s.bandwidth.as_mut() {
@@ -189,7 +217,13 @@ impl Sampler {
         let before = thread_cpu_time();
         let t = self.start.elapsed().as_secs_f64();
         self.next_due = Instant::now() + self.cfg.interval;
-        let (tasks, processes) = procfs::read_tree(&self.cfg.root, self.pid);
+        let (tasks, processes) = match &self.target {
+            Target::Tree(pid) => procfs::read_tree(&self.cfg.root, *pid),
+            Target::Marked(mark) => {
+                let roots = self.marked.scan(&self.cfg.root, mark);
+                procfs::read_trees(&self.cfg.root, &roots)
+            }
+        };
         let stat = procfs::read_stat(&self.cfg.root);
         let cpu_busy = procfs::busy_between(&self.stat_prev, &stat, &self.cfg.cpus);
         self.stat_prev = stat;
@@ -316,6 +350,29 @@ impl Sampler {
     pub fn series(&self) -> &Series {
         &self.series
     }
+}
+
+/// Samples `target` on this thread from now until `stop` is set, calling `ready`
+/// once the baselines are read (the node sampler of a launched run says it is
+/// sampling, and the run starts): the totals and the series, with no series file
+/// written (the caller decides where the series goes).
+pub fn sample_until(
+    cfg: SamplerConfig,
+    target: Target,
+    stop: &AtomicBool,
+    ready: impl FnOnce(),
+) -> (RunEvidence, Series) {
+    let t0 = Instant::now();
+    let mut s = Sampler::start_on(cfg, target);
+    ready();
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(s.until_due().min(Duration::from_millis(10)));
+        if s.due() && !stop.load(Ordering::SeqCst) {
+            s.sample();
+        }
+    }
+    let series = s.series().clone();
+    (s.finish(t0.elapsed().as_secs_f64(), None, None), series)
 }
 
 /// The sampler on a thread of its own, watching this process: for built-in

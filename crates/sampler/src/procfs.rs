@@ -161,9 +161,14 @@ pub const MAX_PROCESSES: usize = 4096;
 /// Threads of `pid` and of its descendants (through `task/TID/children`), and the
 /// processes found. Anything that vanished mid-read is skipped.
 pub fn read_tree(root: &Path, pid: u32) -> (Vec<TaskStat>, Vec<u32>) {
+    read_trees(root, &[pid])
+}
+
+/// [`read_tree`] from several roots at once, each process read once.
+pub fn read_trees(root: &Path, pids: &[u32]) -> (Vec<TaskStat>, Vec<u32>) {
     let proc_dir = root.join("proc");
     let mut tasks = Vec::new();
-    let mut stack = vec![pid];
+    let mut stack = pids.to_vec();
     let mut visited = BTreeSet::new();
     let mut processes = Vec::new();
     while let Some(p) = stack.pop() {
@@ -208,6 +213,82 @@ pub fn read_tree(root: &Path, pid: u32) -> (Vec<TaskStat>, Vec<u32>) {
         }
     }
     (tasks, processes)
+}
+
+/// The environment variable that marks a launched run's processes, so the
+/// sampler on each of its nodes can find them (`SCALESCOPE_RUN=<mark>`).
+pub const RUN_MARK_VARIABLE: &str = "SCALESCOPE_RUN";
+
+/// The most bytes of one process's environment read when looking for the mark.
+const MAX_ENVIRON_BYTES: u64 = 1 << 20;
+
+/// Processes carrying a run's mark, found by reading `/proc/PID/environ` once per
+/// process and program: `known` remembers each process read (marked or not, with
+/// its command name) and forgets those that ended, so a sample reads only the
+/// processes that appeared, or ran a new program (a launcher's daemon forks,
+/// then execs the rank: before the exec its environment is the daemon's, and for
+/// a moment during it, empty), since the last.
+///
+/// Only processes in the sampler's own UTS namespace (its node's hostname) count:
+/// where one machine stands in for several nodes (one network and UTS namespace
+/// per node, `scripts/slurm-cluster.sh`), every node's sampler sees every node's
+/// processes in `/proc`; on real nodes all share the host's namespace.
+#[derive(Debug, Default)]
+pub struct Marked {
+    known: BTreeMap<u32, (String, bool)>,
+    own_uts: Option<Option<std::path::PathBuf>>,
+}
+
+/// A process's UTS namespace (`/proc/PID/ns/uts`, e.g. `uts:[4026531838]`).
+fn uts_of(root: &Path, pid: &str) -> Option<std::path::PathBuf> {
+    std::fs::read_link(root.join(format!("proc/{pid}/ns/uts"))).ok()
+}
+
+impl Marked {
+    /// The processes under `root` whose environment holds `RUN_MARK_VARIABLE=mark`.
+    pub fn scan(&mut self, root: &Path, mark: &str) -> Vec<u32> {
+        use std::io::Read;
+        let needle = format!("{RUN_MARK_VARIABLE}={mark}\0");
+        let Ok(entries) = std::fs::read_dir(root.join("proc")) else {
+            return Vec::new();
+        };
+        let live: BTreeSet<u32> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .collect();
+        self.known.retain(|pid, _| live.contains(pid));
+        let own = self
+            .own_uts
+            .get_or_insert_with(|| uts_of(root, "self"))
+            .clone();
+        for &pid in live.iter().take(MAX_PROCESSES * 4) {
+            let comm =
+                std::fs::read_to_string(root.join(format!("proc/{pid}/comm"))).unwrap_or_default();
+            if self.known.get(&pid).is_some_and(|(c, _)| *c == comm) {
+                continue;
+            }
+            let mut env = Vec::new();
+            let read = std::fs::File::open(root.join(format!("proc/{pid}/environ")))
+                .and_then(|f| f.take(MAX_ENVIRON_BYTES).read_to_end(&mut env));
+            // An empty environment is a kernel thread, or a program in the middle
+            // of its exec (its new name set, its environment not yet): read again.
+            if read.is_err() || env.is_empty() {
+                continue;
+            }
+            let env = String::from_utf8_lossy(&env);
+            let marked = env.starts_with(&needle[..]) || env.contains(&format!("\0{needle}"));
+            let elsewhere = marked
+                && own.as_ref().is_some_and(|own| {
+                    uts_of(root, &pid.to_string()).is_some_and(|theirs| &theirs != own)
+                });
+            self.known.insert(pid, (comm, marked && !elsewhere));
+        }
+        self.known
+            .iter()
+            .filter(|(_, (_, m))| *m)
+            .map(|(&p, _)| p)
+            .collect()
+    }
 }
 
 /// Resident bytes per node from one `numa_maps`: each mapping's `N<node>=<pages>`
@@ -399,5 +480,41 @@ mod tests {
         let m = parse_numa_maps(text);
         assert_eq!(m[&0], 4 * 4096);
         assert_eq!(m[&1], 4096 + 2048 * 1024);
+    }
+}
+
+#[cfg(test)]
+mod marked_tests {
+    use super::*;
+
+    fn process(root: &Path, pid: u32, comm: &str, environ: &str) {
+        let dir = root.join(format!("proc/{pid}"));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join("comm"), format!("{comm}\n")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join("environ"), environ).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// A rank is forked by the launcher's daemon (its environment the daemon's),
+    /// then execs (for a moment its environment empty): it is found once its
+    /// environment holds the mark, whatever was read of it before.
+    #[test]
+    fn a_rank_is_found_once_its_exec_has_given_it_the_mark() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let mut m = Marked::default();
+        process(root, 40, "slurmstepd", "PATH=/bin\0");
+        process(root, 41, "other", "SCALESCOPE_RUN=another\0");
+        assert!(m.scan(root, "r1").is_empty());
+        // Mid-exec: the new name, no environment yet.
+        process(root, 40, "rank", "");
+        assert!(m.scan(root, "r1").is_empty());
+        process(root, 40, "rank", "PATH=/bin\0SCALESCOPE_RUN=r1\0");
+        assert_eq!(m.scan(root, "r1"), [40]);
+        // A mark that only begins with this one's is not it.
+        process(root, 42, "rank", "SCALESCOPE_RUN=r10\0");
+        assert_eq!(m.scan(root, "r1"), [40]);
+        // Ended processes are forgotten.
+        std::fs::remove_dir_all(root.join("proc/40")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.scan(root, "r1").is_empty());
     }
 }

@@ -195,3 +195,47 @@ fn bandwidth_source_reads_a_known_traffic_or_says_why() {
         source.name()
     );
 }
+
+/// A launched run's processes on a node are found by their mark, whoever started
+/// them: a child with `SCALESCOPE_RUN=<mark>` (and its own child) is followed, a
+/// child without it is not.
+#[test]
+fn marked_processes_are_followed_and_others_are_not() {
+    use scalescope_sampler::{sample_until, Target};
+    let mark = format!("test-{}", std::process::id());
+    let spin = "x=0; while [ $x -lt 200000 ]; do x=$((x+1)); done";
+    let mut marked = std::process::Command::new("sh")
+        .args(["-c", &format!("sh -c '{spin}'; {spin}")])
+        .env("SCALESCOPE_RUN", &mark)
+        .spawn()
+        .unwrap();
+    let mut other = std::process::Command::new("sh")
+        .args(["-c", spin])
+        .spawn()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            stop.store(true, Ordering::SeqCst);
+        })
+    };
+    let mut ready = false;
+    let (evidence, series) = sample_until(config(), Target::Marked(mark), &stop, || ready = true);
+    stopper.join().unwrap();
+    let marked_pid = marked.id();
+    let other_pid = other.id();
+    let _ = marked.kill();
+    let _ = other.kill();
+    let _ = marked.wait();
+    let _ = other.wait();
+    assert!(ready);
+    assert!(evidence.samples >= 3, "{}", evidence.samples);
+    let pids: Vec<u32> = evidence.threads.iter().map(|t| t.pid).collect();
+    assert!(pids.contains(&marked_pid), "{pids:?}");
+    // Its child, started by it, is followed too (two processes of the run).
+    assert!(pids.iter().any(|&p| p != marked_pid), "{pids:?}");
+    assert!(!pids.contains(&other_pid), "{pids:?}");
+    assert_eq!(series.samples.len(), evidence.samples);
+}

@@ -9,12 +9,13 @@ use std::path::PathBuf;
 use scalescope_results::setting::{AboutSetting, Setting};
 
 pub mod ceilings;
-pub mod mpi;
+pub mod launch;
 pub mod names;
 pub mod predict;
 pub mod prepare;
 pub mod run;
 pub mod settings;
+pub mod submit;
 pub mod tour;
 
 /// Why a session could not be prepared or finished.

@@ -108,7 +108,7 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
 /// A launched sweep's plan: its points' total ranks instead of thread counts.
 fn launched(
     s: &SweepSettings,
-    l: &crate::mpi::LaunchSettings,
+    l: &crate::launch::LaunchSettings,
     topo: &Topology,
     plan: &mut Plan,
 ) -> Result<(), SessionError> {
@@ -128,7 +128,7 @@ fn launched(
             "only first-touch (the launcher binds memory itself)",
         );
     }
-    let (launch, totals) = crate::mpi::launch_plan(l, topo)?;
+    let (launch, totals) = crate::launch::launch_plan(l, topo)?;
     plan.threads = totals;
     plan.launch = Some(launch);
     Ok(())
@@ -243,6 +243,7 @@ pub fn template_of(
         extra_threads: usize::from(command.workload.is_some()),
         workload: command.workload.is_some(),
         sample_interval: Some(scalescope_sampler::DEFAULT_INTERVAL),
+        node_sampler: None,
     })
 }
 
@@ -307,6 +308,14 @@ pub fn new_header(
     }
 }
 
+/// A launched sweep's node sampler (evidence from every node of a run).
+fn node_sampler(plan: &Plan) -> Result<Option<Vec<String>>, SessionError> {
+    plan.launch
+        .as_ref()
+        .map(|_| crate::launch::node_sampler_argv())
+        .transpose()
+}
+
 /// Plans a new sweep from its settings (nothing is written).
 ///
 /// # Errors
@@ -317,11 +326,12 @@ pub fn plan_new(s: &SweepSettings, topo: &Topology) -> Result<Planned, SessionEr
     let grace = s.kill_grace.unwrap_or_else(settings::default_kill_grace);
     let mut template = template_of(&command, s.timeout, grace)?;
     template.sample_interval = s.sample_interval();
+    template.node_sampler = node_sampler(&plan)?;
     let timeout_secs = s.timeout.map(Timeout::get);
     let mut header = new_header(command, plan, timeout_secs, topo);
     header.kill_grace_secs = Some(grace.get());
     let out = out_dir(s, &header);
-    let points = crate::mpi::points_of(topo, &header.plan, timeout_secs, &out, false)?;
+    let points = crate::launch::points_of(topo, &header.plan, timeout_secs, &out, false)?;
     Ok(Planned {
         header,
         template,
@@ -353,7 +363,7 @@ pub fn start(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> 
     let store = ResultsStore::create(&out, &planned.header)?;
     if planned.header.plan.launch.is_some() {
         let (plan, timeout) = (&planned.header.plan, planned.header.timeout_secs);
-        planned.points = crate::mpi::points_of(topo, plan, timeout, &out, true)?;
+        planned.points = crate::launch::points_of(topo, plan, timeout, &out, true)?;
     }
     let inputs = inputs_of(s, &out, &mut planned.template);
     Ok(Ready {
@@ -409,7 +419,8 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
             given,
         });
     }
-    let (store, header, earlier) = ResultsStore::resume(out)?;
+    let (store, mut header, earlier) = ResultsStore::resume(out)?;
+    crate::launch::rebind_hosts(&mut header.plan);
     let differing = settings::run_settings_differing(s, &header);
     if !differing.is_empty() {
         return Err(SessionError::ResumeDiffers {
@@ -429,7 +440,8 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
     let (timeout, grace) = recorded_times(out, &header)?;
     let mut template = template_of(&header.command, timeout, grace)?;
     template.sample_interval = s.sample_interval();
-    let points = crate::mpi::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
+    template.node_sampler = node_sampler(&header.plan)?;
+    let points = crate::launch::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
     let inputs = inputs_of(s, out, &mut template);
     Ok(Ready {
         planned: Planned {

@@ -125,10 +125,38 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         &SystemClock,
     )?;
     let dir = store.dir().to_path_buf();
+    let ended = Ended {
+        interrupted: outcome.interrupted,
+        failed_runs: outcome.failed_runs,
+        prepared,
+    };
+    conclude(planned.header, outcome.records, &dir, options, ended)
+}
+
+/// How the runs of a session ended, beside the runs themselves.
+pub struct Ended {
+    pub interrupted: bool,
+    /// Measured runs that did not end `ok` (or never ran), this session and before.
+    pub failed_runs: usize,
+    pub prepared: Option<scalescope_results::workload::SetupCosts>,
+}
+
+/// Summarises, analyses and (if asked) reports the runs of the results in `dir`.
+///
+/// # Errors
+/// I/O on `summary.csv` or the report directory.
+pub fn conclude(
+    header: scalescope_results::store::Header,
+    records: Vec<RunRecord>,
+    dir: &Path,
+    options: &Options,
+    ended: Ended,
+) -> Result<Finished, SessionError> {
+    let dir = dir.to_path_buf();
     let summaries = summary::summarize_points(
-        &planned.header.plan,
-        &outcome.records,
-        &planned.header.command.metrics,
+        &header.plan,
+        &records,
+        &header.command.metrics,
         &options.baseline,
     );
     let summary_csv = dir.join("summary.csv");
@@ -139,13 +167,8 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         }
     })?;
     let results = dir.join(RESULTS_FILE);
-    let basis = Basis::default_for(&planned.header);
-    let set = ResultSet::analysed(
-        results.display().to_string(),
-        planned.header,
-        outcome.records,
-        &basis,
-    );
+    let basis = Basis::default_for(&header);
+    let set = ResultSet::analysed(results.display().to_string(), header, records, &basis);
     // A series file that cannot be read leaves its run without a chart line; the
     // run's totals are in the results file either way.
     let (set, _unreadable) = set.with_series(&dir);
@@ -165,9 +188,9 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         report_index,
         summaries,
         set,
-        interrupted: outcome.interrupted,
-        failed_runs: outcome.failed_runs,
-        prepared,
+        interrupted: ended.interrupted,
+        failed_runs: ended.failed_runs,
+        prepared: ended.prepared,
     })
 }
 

@@ -80,7 +80,7 @@ pub struct SweepSettings {
     /// The seed of the shuffled run order (`None`: a new one, recorded in the header).
     pub seed: Option<u64>,
     /// Every run through an MPI launcher (`None`: runs started directly).
-    pub launch: Option<crate::mpi::LaunchSettings>,
+    pub launch: Option<crate::launch::LaunchSettings>,
 }
 
 /// The cache directory inside a sweep's results directory when none is given.

@@ -13,11 +13,13 @@ use scalescope_results::plan::PlaceOptions;
 use scalescope_topo::Topology;
 
 use crate::exec::{ExecSpec, Executor, Outcome, SampleSpec};
+use crate::launch::nodes::NodeSampling;
 use crate::SweepError;
 use scalescope_results::evidence::SERIES_DIR;
 use scalescope_results::plan::{Job, Point};
 use scalescope_results::store::{Header, ResultsStore, RunRecord, RunStatus};
 use scalescope_results::workload::{SetupCosts, Verification, WorkloadReport};
+use scalescope_sampler::procfs::RUN_MARK_VARIABLE;
 
 /// Wall-clock time for records (a seam so tests are deterministic).
 pub trait Clock {
@@ -119,6 +121,10 @@ pub struct JobTemplate {
     pub workload: bool,
     /// Interval of the evidence sampler beside each run; `None` turns it off.
     pub sample_interval: Option<Duration>,
+    /// The node sampler's command (`scalescope __node-sampler`), started on every
+    /// node of a launched run when sampling is on; `None`: only this machine's
+    /// evidence.
+    pub node_sampler: Option<Vec<String>>,
 }
 
 /// The environment every run gets: OpenMP and Intel OpenMP told the placement.
@@ -177,8 +183,12 @@ fn log_stem(job: &Job) -> String {
             .collect::<String>()
     };
     format!(
-        "t{}-{}-{}-{}{}",
+        "t{}{}-{}-{}-{}{}",
         job.point.threads,
+        job.point
+            .nodes
+            .map(|n| format!("-n{n}"))
+            .unwrap_or_default(),
         clean(job.point.placement.to_string()),
         clean(job.point.mem.to_string()),
         if job.warmup { "warmup" } else { "rep" },
@@ -196,12 +206,16 @@ impl JobTemplate {
         } else {
             self.argv.iter().map(|a| substitute(a, p)).collect()
         };
+        let stem = log_stem(job);
         let (argv, mut env) = match &prepared.launch {
-            Some(l) => (l.argv(argv), l.env()),
+            Some(l) => {
+                let mut env = l.env();
+                env.push((RUN_MARK_VARIABLE.into(), run_mark(&stem)));
+                (l.argv(argv), env)
+            }
             None => (argv, placement_env(p)),
         };
         env.extend(self.env.iter().cloned());
-        let stem = log_stem(job);
         ExecSpec {
             argv,
             env,
@@ -213,17 +227,52 @@ impl JobTemplate {
             stderr_path: logs.join(format!("{stem}.err")),
             planned_threads: job.point.threads + self.extra_threads,
             metrics: Vec::new(),
-            sample: self.sample_interval.map(|interval| {
-                let name = format!("{SERIES_DIR}/{stem}.json");
-                let dir = logs.parent().unwrap_or(logs);
-                SampleSpec {
-                    interval,
-                    series_path: dir.join(&name),
-                    series_name: name,
-                }
-            }),
+            // A launched run is sampled on every node it runs on (the launcher here
+            // is not where its ranks are), not in this process's tree.
+            sample: self
+                .sample_interval
+                .filter(|_| prepared.launch.is_none() || self.node_sampler.is_none())
+                .map(|interval| {
+                    let name = format!("{SERIES_DIR}/{stem}.json");
+                    let dir = logs.parent().unwrap_or(logs);
+                    SampleSpec {
+                        interval,
+                        series_path: dir.join(&name),
+                        series_name: name,
+                    }
+                }),
         }
     }
+}
+
+/// The mark of one launched run's processes on every node: this scalescope's
+/// process id and the run's log stem.
+pub fn run_mark(stem: &str) -> String {
+    format!("{}-{stem}", std::process::id())
+}
+
+/// Starts the samplers on every node of a launched run, when sampling is on and
+/// the template names the node sampler.
+fn start_node_sampling(
+    template: &JobTemplate,
+    prepared: &PreparedPoint,
+    job: &Job,
+    logs: &Path,
+) -> Option<NodeSampling> {
+    let (l, argv, interval) = (
+        prepared.launch.as_ref()?,
+        template.node_sampler.as_ref()?,
+        template.sample_interval?,
+    );
+    let stem = log_stem(job);
+    let dir = logs.join(format!("{stem}.nodes"));
+    Some(NodeSampling::start(
+        l,
+        argv,
+        interval,
+        &run_mark(&stem),
+        &dir,
+    ))
 }
 
 /// What the sweep did.
@@ -303,12 +352,16 @@ pub fn run(
         spec.metrics = setup.header.command.metrics.clone();
         progress.job_started(job);
         let started = clock.unix_secs();
+        let nodes = start_node_sampling(setup.template, prepared, job, &logs);
         let outcome = executor.execute(&spec, interrupt);
+        let node_evidence = nodes
+            .map(|n| n.finish(store.dir(), &log_stem(job)))
+            .unwrap_or_default();
         if outcome.interrupted {
             interrupted = true;
             break;
         }
-        let record = record_of(
+        let mut record = record_of(
             job,
             prepared,
             &spec,
@@ -317,6 +370,7 @@ pub fn run(
             setup,
             store.dir(),
         );
+        record.node_evidence = node_evidence;
         store.append(&record)?;
         records.push(record);
         ran_now += 1;
@@ -433,6 +487,7 @@ fn record_of(
         evidence: outcome.evidence,
         setup: costs,
         ranks: prepared.launch.as_ref().map(|l| l.ranks.clone()),
+        node_evidence: Vec::new(),
         stdout_log: Some(rel(&spec.stdout_path)),
         stderr_log: Some(rel(&spec.stderr_path)),
     }

@@ -14,6 +14,7 @@ pub mod metric;
 pub mod monitor;
 pub mod output;
 pub mod reap;
+pub mod submit;
 
 use scalescope_results::ResultsError;
 
@@ -38,4 +39,6 @@ pub enum SweepError {
     },
     #[error("point {point}: {detail}")]
     Placement { point: String, detail: String },
+    #[error("{command}: {detail}")]
+    Scheduler { command: String, detail: String },
 }

@@ -58,6 +58,7 @@ fn header(plan: Plan) -> Header {
 
 fn template() -> JobTemplate {
     JobTemplate {
+        node_sampler: None,
         argv: vec![
             "./app".into(),
             "--threads={threads}".into(),

@@ -19,7 +19,7 @@ pub(crate) fn curve_findings(
     ceilings: &[Ceiling],
     one_per_core: bool,
 ) -> Vec<Finding> {
-    let name = format!("{} / {}", c.placement, c.mem);
+    let name = c.label();
     let Some(last) = c.points.last() else {
         return Vec::new();
     };
@@ -187,6 +187,11 @@ fn missing_counts(c: &Curve) -> Vec<usize> {
 }
 
 fn not_enough_points(c: &Curve, name: &str) -> Option<Finding> {
+    // A curve over nodes has points only at whole node counts: no count between
+    // two of them can be measured.
+    if c.ranks_per_node.is_some() {
+        return None;
+    }
     let want = missing_counts(c);
     if want.is_empty() {
         return None;

@@ -151,6 +151,7 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
 pub fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
     RunRecord {
         ranks: None,
+        node_evidence: Vec::new(),
         point,
         rep,
         warmup: false,

@@ -82,6 +82,32 @@ pub fn choose(
     }
 }
 
+/// The CPUs a Slurm job holds on each of its nodes, in node-list order, from
+/// `SLURM_JOB_CPUS_PER_NODE` (`2(x3),1`: two on each of three nodes, then one).
+///
+/// # Errors
+/// [`LaunchError::BadHosts`] naming the text when an item is not `N` or `N(xK)`.
+pub fn cpus_per_node(text: &str) -> Result<Vec<usize>, LaunchError> {
+    let bad = || LaunchError::BadHosts {
+        text: text.to_string(),
+        detail: "SLURM_JOB_CPUS_PER_NODE items are N or N(xK)".into(),
+    };
+    let mut out = Vec::new();
+    for item in text.split(',').map(str::trim) {
+        let (cpus, times) = match item.split_once("(x") {
+            Some((c, rest)) => (c, rest.strip_suffix(')').ok_or_else(bad)?),
+            None => (item, "1"),
+        };
+        let cpus: usize = cpus.parse().map_err(|_| bad())?;
+        let times: usize = times.parse().map_err(|_| bad())?;
+        if times > MAX_HOSTS || out.len() + times > MAX_HOSTS {
+            return Err(bad());
+        }
+        out.extend(std::iter::repeat_n(cpus, times));
+    }
+    Ok(out)
+}
+
 /// Splits at commas outside brackets.
 fn split_top_level(text: &str) -> Result<Vec<String>, String> {
     let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0usize);
@@ -170,6 +196,15 @@ mod tests {
         assert_eq!(choose(None, Some("b slots=2"), Some("c")).unwrap(), ["b"]);
         assert_eq!(choose(None, None, Some("c[1-2]")).unwrap(), ["c1", "c2"]);
         assert_eq!(choose(None, None, None).unwrap(), ["localhost"]);
+    }
+
+    #[test]
+    fn slurm_cpus_per_node_expand_their_repeats() {
+        assert_eq!(cpus_per_node("2(x3),1").unwrap(), [2, 2, 2, 1]);
+        assert_eq!(cpus_per_node("64").unwrap(), [64]);
+        for bad in ["", "2(x", "a", "2(x3", "1(x99999999)"] {
+            assert!(cpus_per_node(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

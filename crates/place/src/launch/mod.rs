@@ -11,7 +11,12 @@
 //!   per local rank.
 //! - Slurm (`srun`): `--cpu-bind=map_cpu:` (one OS CPU per local task) or
 //!   `mask_cpu:` (hex OS masks), with `--distribution=block:block` so ranks fill a
-//!   node before the next, as the plan numbers them.
+//!   node before the next, as the plan numbers them; `--cpus-per-task` for hybrid
+//!   ranks and `--overcommit` where ranks share CPUs.
+//!
+//! Also what each launcher needs to start one process per node beside a run (the
+//! evidence sampler, [`one_per_node`]), to pass a variable to every rank
+//! ([`forward_env`]), and Open MPI's switch for running as root ([`as_root`]).
 //!
 //! Rendering is pure: it returns arguments, environment and the rankfile's text;
 //! the caller decides where files go and starts the process.
@@ -333,6 +338,11 @@ fn slurm(plan: &RankPlan, hosts: &[String]) -> Rendered {
         "--distribution=block:block".into(),
         format!("--cpu-bind={bind}"),
     ];
+    // Slurm counts a task's CPUs from --cpus-per-task, not from its mask: a hybrid
+    // rank's threads are CPUs the step must hold.
+    if plan.threads_per_rank > 1 {
+        args.push(format!("--cpus-per-task={}", plan.threads_per_rank));
+    }
     let mut env = Vec::new();
     if plan.shares_cpus() {
         args.push("--overcommit".into());
@@ -348,6 +358,68 @@ fn slurm(plan: &RankPlan, hosts: &[String]) -> Rendered {
         alternative: None,
     }
 }
+
+/// The launcher arguments that start one unbound process on each of `hosts` (the
+/// evidence sampler beside a run): srun as a step that may `--overlap` the run's
+/// (Slurm gives a step's CPUs to it alone otherwise), mpirun one per node
+/// (`ppr:1:node`), Hydra one per host (`-ppn 1`), none of them bound.
+pub fn one_per_node(launcher: Launcher, hosts: &[String]) -> Vec<String> {
+    let n = hosts.len().to_string();
+    let list = hosts.join(",");
+    let words: Vec<String> = match launcher {
+        Launcher::Srun => vec![
+            "--overlap".into(),
+            format!("--nodes={n}"),
+            format!("--ntasks={n}"),
+            "--ntasks-per-node=1".into(),
+            format!("--nodelist={list}"),
+            "--cpu-bind=none".into(),
+        ],
+        Launcher::Mpirun => ["-np", &n, "--map-by", "ppr:1:node", "--bind-to", "none"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["--host".to_string(), list])
+            .collect(),
+        Launcher::Mpiexec => ["-np", &n, "-ppn", "1", "-hosts", &list, "-bind-to", "none"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    };
+    words
+}
+
+/// The arguments that hand the variable `name` to every rank: Open MPI's mpirun
+/// passes its own environment only to ranks it starts itself (`-x NAME` for the
+/// others); srun (`--export=ALL`) and Hydra (`-genvall`) pass all of it by default.
+pub fn forward_env(launcher: Launcher, name: &str) -> Vec<String> {
+    match launcher {
+        Launcher::Mpirun => vec!["-x".into(), name.to_string()],
+        Launcher::Srun | Launcher::Mpiexec => Vec::new(),
+    }
+}
+
+/// What Open MPI's `mpirun` needs to start as root, which it refuses otherwise:
+/// the two variables its `--allow-run-as-root` sets, and the note that says so.
+/// Nothing for other launchers, or when `root` is false.
+pub fn as_root(launcher: Launcher, root: bool) -> Option<(Vec<(String, String)>, &'static str)> {
+    (root && launcher == Launcher::Mpirun).then(|| {
+        (
+            vec![
+                ("OMPI_ALLOW_RUN_AS_ROOT".to_string(), "1".to_string()),
+                (
+                    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM".to_string(),
+                    "1".to_string(),
+                ),
+            ],
+            AS_ROOT_NOTE,
+        )
+    })
+}
+
+/// The note printed when Open MPI is told it may run as root.
+pub const AS_ROOT_NOTE: &str = "running as root: Open MPI's mpirun refuses root unless told, \
+so it is given OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (what \
+--allow-run-as-root does)";
 
 /// A ranks-per-node value: a count, or a multiple of the node's cores
 /// (`cores`, `2xcores`), resolved against a topology.

@@ -1,27 +1,92 @@
 //! Starting ranks through an MPI launcher: a planned rank placement rendered for
 //! the launcher (`place::launch`), the launcher started with a program, bounded in
 //! time, its output kept; and the placement check of every rank, by launching the
-//! probe (`scalescope __probe`) exactly as the program will be launched.
+//! probe (`scalescope __probe`) exactly as the program will be launched. A launched
+//! sweep's points are prepared and probed in [`points`]; the evidence sampler
+//! started on every node of a run, through the same launcher, is [`nodes`].
+//!
+//! Open MPI is told it may run as root when scalescope runs as root (it refuses
+//! otherwise); srun inside a Slurm job is checked against the CPUs the job holds
+//! on each node before it is started, so a plan the allocation cannot host is
+//! refused with what to allocate instead of Slurm's binding error.
+
+pub mod nodes;
+pub mod points;
+
+pub use points::{prepare_launch_points, probe_points, PreparedLaunch, PROBE_LAUNCHES};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use scalescope_place::launch::{plan_ranks, render, Launcher, RankPlan, RanksPerNode, Rendered};
-use scalescope_place::mempolicy::PreparedPolicy;
+use scalescope_place::launch::{
+    as_root, hosts, plan_ranks, render, Launcher, RankPlan, RanksPerNode, Rendered,
+};
 use scalescope_place::Strategy;
-use scalescope_place::{MemPolicy, Placement};
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::ranks::{
+use scalescope_results::launch::{
     check_ranks, probes_in, LaunchCheck, MpiCheck, ProgramRun, RankProbe, RanksCheck,
     MPI_CHECK_KIND, PROBE_KIND, PROBE_SCHEMA_VERSION,
 };
-use scalescope_results::ranks::{LaunchPlan, RunRanks};
 use scalescope_results::workload::WorkloadReport;
-use scalescope_topo::Topology;
+use scalescope_topo::{CpuSet, Topology};
 
-use crate::engine::PreparedPoint;
 use crate::SweepError;
+
+/// Whether this process runs as root (effective user 0).
+pub fn running_as_root() -> bool {
+    // SAFETY: geteuid has no arguments and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The environment `launcher` needs as this user: Open MPI's as-root switch when
+/// running as root, nothing otherwise.
+pub fn root_env(launcher: Launcher) -> Vec<(String, String)> {
+    as_root(launcher, running_as_root())
+        .map(|(env, _)| env)
+        .unwrap_or_default()
+}
+
+/// The note to print when [`root_env`] gives anything.
+pub fn root_note(launcher: Launcher) -> Option<&'static str> {
+    as_root(launcher, running_as_root()).map(|(_, note)| note)
+}
+
+/// Inside a Slurm job (`SLURM_JOB_CPUS_PER_NODE` and `SLURM_JOB_NODELIST` set),
+/// whether the job holds, on each of `hosts`, at least the CPUs the plan binds
+/// ranks to: srun can bind a task only to CPUs its job holds.
+///
+/// # Errors
+/// [`SweepError::BadSetting`] naming the node, what the plan needs and how to
+/// allocate it.
+pub fn check_allocation(plan: &RankPlan, hosts_used: &[String]) -> Result<(), SweepError> {
+    let (Ok(cpus), Ok(list)) = (
+        std::env::var("SLURM_JOB_CPUS_PER_NODE"),
+        std::env::var("SLURM_JOB_NODELIST"),
+    ) else {
+        return Ok(());
+    };
+    let (Ok(counts), Ok(nodes)) = (hosts::cpus_per_node(&cpus), hosts::expand(&list)) else {
+        return Ok(());
+    };
+    let needed = plan
+        .ranks
+        .iter()
+        .fold(CpuSet::new(), |acc, s| acc.union(s))
+        .len();
+    for (node, held) in nodes.iter().zip(counts) {
+        if hosts_used.contains(node) && held < needed {
+            return Err(SweepError::BadSetting {
+                field: "allocation",
+                value: format!("SLURM_JOB_CPUS_PER_NODE={cpus}"),
+                detail: format!(
+                    "the ranks are bound to {needed} CPUs of each node, but this Slurm job holds {held} on {node}; \
+                     allocate whole nodes (salloc/sbatch --exclusive, or --ntasks-per-node={needed})"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// One launch: which launcher (and its executable), where, and how placed.
 #[derive(Debug, Clone)]
@@ -72,6 +137,9 @@ pub fn launch(
         let path = path.to_path_buf();
         move |source| SweepError::Io { path, source }
     };
+    if spec.launcher == Launcher::Srun {
+        check_allocation(&spec.plan, &spec.hosts)?;
+    }
     std::fs::create_dir_all(&spec.work_dir).map_err(io(&spec.work_dir))?;
     let rankfile = spec.work_dir.join("rankfile");
     let rendered = render(
@@ -99,6 +167,7 @@ pub fn launch(
         .args(&rendered.args)
         .args(argv)
         .envs(rendered.env.iter().cloned())
+        .envs(root_env(spec.launcher))
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err);
@@ -236,7 +305,9 @@ pub fn check_all(
             run_program(topo, &spec, &req.run, req.reps)?
         };
         let failed = !outcome.succeeded();
-        let tail: Vec<&str> = outcome.stderr.lines().rev().take(3).collect();
+        // The last lines, in order: enough to hold a launcher's own explanation.
+        let lines: Vec<&str> = outcome.stderr.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(8)..];
         let launch = LaunchCheck {
             ranks_per_node: value.to_string(),
             command: outcome.command,
@@ -264,6 +335,7 @@ pub fn check_all(
         strategy: req.strategy.to_string(),
         launches,
         findings: Vec::new(),
+        notes: Vec::new(),
     })
 }
 
@@ -287,169 +359,6 @@ fn run_program(
             })
         })
         .collect()
-}
-
-/// A launched sweep point: the launch, its rendering for the point's rank plan,
-/// and what each of its records keeps of it.
-#[derive(Debug, Clone)]
-pub struct PreparedLaunch {
-    pub spec: LaunchSpec,
-    pub rendered: Rendered,
-    pub ranks: RunRanks,
-}
-
-impl PreparedLaunch {
-    /// The launcher's command line for `program` (already substituted).
-    pub fn argv(&self, program: Vec<String>) -> Vec<String> {
-        let mut v = vec![self.spec.program.clone()];
-        v.extend(self.spec.extra_args.iter().cloned());
-        v.extend(self.rendered.args.iter().cloned());
-        v.extend(program);
-        v
-    }
-
-    /// The launcher's environment: its rendering's, and each rank's thread count
-    /// for OpenMP.
-    pub fn env(&self) -> Vec<(String, String)> {
-        let mut env = self.rendered.env.clone();
-        let threads = self.spec.plan.threads_per_rank.to_string();
-        env.push(("OMP_NUM_THREADS".into(), threads));
-        env
-    }
-}
-
-/// Every point of a sweep whose runs go through `launch`: a point's `threads` is
-/// its total ranks, spread evenly over the hosts; on each node its ranks are
-/// planned with the point's strategy and rendered for the launcher (the rankfile
-/// path under `work_dir`, written when the probe is launched). Nothing is launched.
-///
-/// # Errors
-/// [`SweepError::BadSetting`] for an unknown launcher, a total the hosts do not
-/// divide or a memory policy other than first-touch; [`SweepError::Placement`]
-/// for a point the node cannot host.
-pub fn prepare_launch_points(
-    topo: &Topology,
-    plan: &Plan,
-    launch: &LaunchPlan,
-    timeout: Duration,
-    work_dir: &Path,
-) -> Result<Vec<PreparedPoint>, SweepError> {
-    let bad = |field: &'static str, value: String, detail: &str| SweepError::BadSetting {
-        field,
-        value,
-        detail: detail.into(),
-    };
-    let launcher: Launcher =
-        launch
-            .launcher
-            .parse()
-            .map_err(|e: scalescope_place::launch::LaunchError| {
-                bad("launcher", launch.launcher.clone(), &e.to_string())
-            })?;
-    let nodes = launch.hosts.len().max(1);
-    let on = Target {
-        launch,
-        launcher,
-        nodes,
-        timeout,
-        work_dir,
-    };
-    plan.points()
-        .into_iter()
-        .map(|point| {
-            if point.mem != MemPolicy::FirstTouch || point.threads % nodes != 0 {
-                let why = "launched runs take first-touch memory and as many ranks on every host";
-                return Err(bad("point", point.to_string(), why));
-            }
-            launch_point(topo, point, &on)
-        })
-        .collect()
-}
-
-/// Where a launched sweep's points go.
-struct Target<'a> {
-    launch: &'a LaunchPlan,
-    launcher: Launcher,
-    nodes: usize,
-    timeout: Duration,
-    work_dir: &'a Path,
-}
-
-/// One launched point: its ranks planned on a node and rendered for the launcher.
-fn launch_point(topo: &Topology, point: Point, on: &Target) -> Result<PreparedPoint, SweepError> {
-    let (launch, launcher, nodes) = (on.launch, on.launcher, on.nodes);
-    let placement_error = |e: &dyn std::fmt::Display| SweepError::Placement {
-        point: point.to_string(),
-        detail: e.to_string(),
-    };
-    let per_node = point.threads / nodes;
-    let ranks = plan_ranks(topo, &point.placement, per_node, launch.threads_per_rank)
-        .map_err(|e| placement_error(&e))?;
-    let name = format!("ranks-{}-{}", point.threads, point.placement)
-        .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
-    let spec = LaunchSpec {
-        launcher,
-        program: launch.program.clone(),
-        extra_args: launch.extra_args.clone(),
-        hosts: launch.hosts.clone(),
-        plan: ranks.clone(),
-        timeout: on.timeout,
-        work_dir: on.work_dir.join(name),
-    };
-    let rankfile = spec.work_dir.join("rankfile");
-    let rendered = render(
-        topo,
-        launcher,
-        &ranks,
-        &launch.hosts,
-        &rankfile.to_string_lossy(),
-    )
-    .map_err(|e| placement_error(&e))?;
-    let mem = PreparedPolicy::new(&point.mem.resolve(topo).map_err(|e| placement_error(&e))?);
-    let run_ranks = RunRanks {
-        launcher: launch.launcher.clone(),
-        hosts: launch.hosts.clone(),
-        nodes,
-        ranks_per_node: per_node,
-        threads_per_rank: launch.threads_per_rank,
-        command: String::new(),
-        check: None,
-    };
-    let mut prepared = PreparedLaunch {
-        spec,
-        rendered,
-        ranks: run_ranks,
-    };
-    prepared.ranks.command = prepared.argv(Vec::new()).join(" ");
-    Ok(PreparedPoint {
-        placement: Placement {
-            strategy: point.placement.clone(),
-            granularity: ranks.granularity,
-            threads: ranks.ranks,
-        },
-        point,
-        mem,
-        launch: Some(prepared),
-    })
-}
-
-/// Launches `probe` (`scalescope __probe`) as each launched point's runs will be
-/// launched, and keeps every rank's check in the point (and so in its records).
-///
-/// # Errors
-/// As [`launch`].
-pub fn probe_points(
-    topo: &Topology,
-    points: &mut [PreparedPoint],
-    probe: &[String],
-) -> Result<(), SweepError> {
-    for p in points.iter_mut() {
-        if let Some(l) = &mut p.launch {
-            let (_, check) = check_placement(topo, &l.spec, probe)?;
-            l.ranks.check = Some(check);
-        }
-    }
-    Ok(())
 }
 
 /// The variables launchers set for a rank's number, in the order they are read.

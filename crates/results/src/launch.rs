@@ -1,7 +1,8 @@
-//! MPI ranks and where they ran: what each rank's probe reported (one JSON line from
-//! `scalescope __probe`, started by the same launcher as the program), and that
-//! report compared with the plan, rank by rank, like the placement check of a
-//! thread.
+//! Runs started through an MPI launcher, as data: the launch a sweep plans (its
+//! hosts, its node and ranks-per-node axes), and where each rank ran: what each
+//! rank's probe reported (one JSON line from `scalescope __probe`, started by the
+//! same launcher as the program), compared with the plan, rank by rank, like the
+//! placement check of a thread.
 
 use std::collections::BTreeMap;
 
@@ -24,14 +25,65 @@ pub struct LaunchPlan {
     /// The ranks-per-node values as given (`cores`, `2xcores`, `4`).
     pub ranks_per_node: Vec<String>,
     pub threads_per_rank: usize,
+    /// The node axis (`--nodes 1,2,4`): each point runs on the first N hosts.
+    /// Empty: every point on all the hosts (and files before schema 4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_counts: Vec<usize>,
+    /// The ranks-per-node values resolved on the machine that planned the sweep,
+    /// in the order given (with `node_counts`, the points' second axis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_node: Vec<usize>,
+    /// Where the hosts came from; hosts of a Slurm allocation are read again
+    /// when the sweep is resumed in another allocation.
+    #[serde(default)]
+    pub hosts_from: HostsFrom,
+}
+
+impl LaunchPlan {
+    /// Every (nodes, ranks per node) pair of a plan with a node axis, nodes
+    /// ascending, then ranks per node ascending; `None` without one.
+    pub fn node_axis(&self) -> Option<Vec<(usize, usize)>> {
+        if self.node_counts.is_empty() || self.per_node.is_empty() {
+            return None;
+        }
+        let mut nodes = self.node_counts.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let mut per = self.per_node.clone();
+        per.sort_unstable();
+        per.dedup();
+        Some(
+            nodes
+                .iter()
+                .flat_map(|&n| per.iter().map(move |&r| (n, r)))
+                .collect(),
+        )
+    }
+}
+
+/// Where a launch's hosts came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostsFrom {
+    /// `--hosts` (or the older host-list form of `--nodes`).
+    Flag,
+    /// `--hostfile`.
+    Hostfile,
+    /// `SLURM_JOB_NODELIST`: the Slurm allocation the sweep runs in.
+    Allocation,
+    /// No hosts given outside an allocation: this machine.
+    #[default]
+    Local,
 }
 
 /// Where one launched run's ranks were (a run record's `ranks`): the launch, and
 /// every rank's probe compared with the plan, launched exactly as the program was
 /// before the point's runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRanks {
     pub launcher: String,
+    /// The hosts the run's ranks were placed on (the first `nodes` of the
+    /// launch's hosts): the node names of the allocation it ran in.
     pub hosts: Vec<String>,
     pub nodes: usize,
     pub ranks_per_node: usize,
@@ -40,6 +92,13 @@ pub struct RunRanks {
     pub command: String,
     /// `None` only in a dry run (nothing launched).
     pub check: Option<RanksCheck>,
+    /// The launcher's own start-up and shut-down: the median wall seconds of
+    /// `true` launched before the point's runs with the same launcher, hosts and
+    /// placement (a program that does nothing). A run's time without it is
+    /// [`crate::store::RunRecord::figure_secs`]. Absent in a dry run and in files
+    /// before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_secs: Option<f64>,
 }
 
 /// The `kind` of a probe line.
@@ -179,6 +238,10 @@ pub struct MpiCheck {
     /// hold runs at N and 2N ranks per node.
     #[serde(default)]
     pub findings: Vec<String>,
+    /// What scalescope did for the launcher on its own, such as telling Open MPI
+    /// it may run as root.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl MpiCheck {
