@@ -394,6 +394,10 @@ const FLAG_TEXT_FILES: [(&str, &str); 7] = [
         "crates/topo/src/numbering.rs",
         "the numbering report's advice on how to place",
     ),
+    (
+        "crates/session/src/submit/script.rs",
+        "a Slurm batch script: the sweep command line each job runs",
+    ),
     ("crates/mpi-nas/", "a binary: its own usage line"),
 ];
 

@@ -71,6 +71,12 @@ fn submit(
     let say = |line: &str| eprintln!("{line}");
     let done = submit::run(settings, &sub, topo, &interrupt, &options(args), say);
     let done = done.map_err(flag_hint)?;
+    if done.failed_runs > 0 || done.interrupted {
+        eprintln!(
+            "the jobs' missing runs: `scalescope sweep --submit --resume --out {}` gathers what they left and submits the rest",
+            done.dir.display()
+        );
+    }
     print_outcome(args, &done)?;
     exit_code(&done)
 }

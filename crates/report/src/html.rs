@@ -146,7 +146,7 @@ fn toggles(set: &ResultSet, id: &str, css: &mut String) -> Markup {
             el("label")
                 .attr("for", &input)
                 .attr("style", format!("color:{color}"))
-                .text(&format!("■ {}", crate::series_name(c, many_mems))),
+                .text(&format!("■ {}", crate::charts::series_name(c, many_mems))),
         );
         // The ids are made here (`w1-s0`): no data reaches the stylesheet.
         let _ = write!(

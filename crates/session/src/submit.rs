@@ -17,16 +17,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use scalescope_results::launch::HostsFrom;
-use scalescope_results::plan::{Point, RunOrder};
+use scalescope_results::plan::Point;
 use scalescope_results::store::{read_results, Header, ResultsStore, RunRecord, RESULTS_FILE};
-use scalescope_sweep::engine::shell_quote;
 use scalescope_topo::Topology;
 
 use crate::prepare::{check_program, command_of, new_header, out_dir, plan_of};
 use crate::run::{conclude, Ended, Finished, Options};
 use crate::settings::SweepSettings;
 use crate::SessionError;
+
+mod script;
 use scalescope_results::setting::Setting;
+use script::script;
 
 /// How jobs are submitted and watched.
 #[derive(Debug, Clone)]
@@ -138,108 +140,6 @@ pub fn jobs_of(
         .collect())
 }
 
-/// The sweep flags that run `point` alone, as the whole sweep would run it.
-fn sweep_flags(header: &Header, point: &Point, sample_interval_ms: Option<u64>) -> Vec<String> {
-    let plan = &header.plan;
-    let mut v: Vec<String> = Vec::new();
-    let mut flag = |k: &str, val: String| v.extend([k.to_string(), val]);
-    if let Some(l) = &plan.launch {
-        flag("--launcher", l.launcher.clone());
-        flag("--launcher-path", l.program.clone());
-        let nodes = point.nodes.unwrap_or(1).max(1);
-        flag("--nodes", nodes.to_string());
-        flag("--ranks-per-node", (point.threads / nodes).to_string());
-        flag("--threads-per-rank", l.threads_per_rank.to_string());
-    }
-    flag("--placement", point.placement.to_string());
-    flag("--reps", plan.reps.to_string());
-    flag("--warmup", plan.warmup.to_string());
-    if let RunOrder::Shuffled { seed } = plan.order {
-        flag("--seed", seed.to_string());
-    }
-    if let Some(t) = header.timeout_secs {
-        flag("--timeout", t.to_string());
-    }
-    if let Some(g) = header.kill_grace_secs {
-        flag("--kill-grace", g.to_string());
-    }
-    if let Some(ms) = sample_interval_ms {
-        flag("--sample-interval", ms.to_string());
-    }
-    for m in header.command.metrics.iter() {
-        if let Some(re) = &m.regex {
-            let dir = if m.higher_is_better {
-                "higher"
-            } else {
-                "lower"
-            };
-            flag("--metric", format!("{}={re}:{dir}", m.name));
-        }
-    }
-    for (k, val) in &header.command.env {
-        flag("--env", format!("{k}={val}"));
-    }
-    let extra = plan.launch.iter().flat_map(|l| l.extra_args.iter());
-    v.extend(extra.map(|a| format!("--launcher-arg={a}")));
-    v
-}
-
-/// One point's job script: exclusive nodes, the point's sweep started in its
-/// directory, or resumed there when it has runs already.
-fn script(
-    header: &Header,
-    point: &Point,
-    name: &str,
-    out: &Path,
-    exe: &str,
-    sub: &SubmitSettings,
-    sample_interval_ms: Option<u64>,
-) -> String {
-    let q = |s: &str| shell_quote(s);
-    let dir = out.join("jobs").join(name).display().to_string();
-    let nodes = point.nodes.unwrap_or(1).max(1);
-    let mut text = String::from("#!/bin/bash\n");
-    text += &format!(
-        "#SBATCH --job-name=scalescope-{name}\n#SBATCH --nodes={nodes}\n#SBATCH --exclusive\n"
-    );
-    text += &format!(
-        "#SBATCH --output={}\n",
-        out.join("jobs").join(format!("{name}.%j.log")).display()
-    );
-    if let Some(t) = header.timeout_secs {
-        let runs = header.plan.reps + header.plan.warmup + scalescope_sweep::launch::PROBE_LAUNCHES;
-        let minutes = (runs as f64 * t / 60.0).ceil() as u64 + 5;
-        text += &format!("#SBATCH --time={minutes}\n");
-    }
-    for a in &sub.sbatch_args {
-        text += &format!("#SBATCH {a}\n");
-    }
-    text += &format!(
-        "# scalescope sweep --submit: {point}, gathered into {}\nset -eu\ndir={}\n",
-        out.join(RESULTS_FILE).display(),
-        q(&dir)
-    );
-    let interval = sample_interval_ms
-        .map(|ms| format!(" --sample-interval {ms}"))
-        .unwrap_or_default();
-    text += &format!(
-        "if [ -s \"$dir/results.jsonl\" ]; then\n  exec {} sweep --resume --out \"$dir\"{interval}\nfi\n",
-        q(exe)
-    );
-    let flags: Vec<String> = sweep_flags(header, point, sample_interval_ms)
-        .iter()
-        .map(|f| q(f))
-        .collect();
-    let program: Vec<String> = header.command.argv.iter().map(|a| q(a)).collect();
-    text += &format!(
-        "exec {} sweep {} --out \"$dir\" -- {}\n",
-        q(exe),
-        flags.join(" "),
-        program.join(" ")
-    );
-    text
-}
-
 /// Every job script, for `--dry-run` (nothing is written or submitted).
 ///
 /// # Errors
@@ -277,12 +177,6 @@ pub fn run(
         false => start(s, sub, topo, &mut say)?,
     };
     let done = wait(submitted, sub, interrupt, options, &mut say)?;
-    if done.failed_runs > 0 || done.interrupted {
-        say(&format!(
-            "the jobs' missing runs: `scalescope sweep --submit --resume --out {}` gathers what they left and submits the rest",
-            done.dir.display()
-        ));
-    }
     Ok(done)
 }
 
@@ -323,17 +217,17 @@ pub fn resume(
     sub: &SubmitSettings,
     mut say: impl FnMut(&str),
 ) -> Result<Submitted, SessionError> {
-    let out = s
-        .out
-        .as_ref()
-        .ok_or_else(|| bad("a resume needs the results directory (--out)"))?;
+    let out = s.out.as_ref().ok_or_else(|| SessionError::Setting {
+        setting: Setting::Out,
+        detail: "a resume of submitted jobs needs the results directory".into(),
+    })?;
     let out = absolute(out)?;
     let (store, header, records) = ResultsStore::resume(&out)?;
     if header.plan.launch.as_ref().map(|l| l.hosts_from) != Some(HostsFrom::Allocation)
         || !out.join("jobs").is_dir()
     {
         return Err(bad(format!(
-            "{} was not submitted as jobs: resume it without --submit",
+            "{} was not submitted as jobs: resume it as a plain sweep",
             out.display()
         )));
     }
