@@ -369,7 +369,7 @@ fn string_literals(text: &str) -> Vec<(usize, String)> {
 /// Library files whose literals name flags as their content, not as an error:
 /// commands rendered for other tools, launchers' own argv, and advice that names
 /// the scalescope command to run next.
-const FLAG_TEXT_FILES: [(&str, &str); 7] = [
+const FLAG_TEXT_FILES: [(&str, &str); 8] = [
     (
         "crates/place/src/render.rs",
         "numactl and srun command lines rendered for the user",
