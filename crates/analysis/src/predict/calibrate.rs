@@ -3,7 +3,8 @@
 //! by its relative error) with a free scale, one parameter at a time (a grid, then
 //! golden section) until nothing improves. Only the parameters the calibration can
 //! determine are fitted: the remote rate needs threads off the first node, the SMT
-//! yield threads sharing a core, the bandwidth cap two threads on a node. The
+//! yield threads sharing a core, the bandwidth cap two threads on a node; which of
+//! them explain the sweep is decided in [`super::rivals`]. The
 //! intervals come from the bootstrap: each point's repetitions resampled (the
 //! residuals, for curves with one repetition) and the model fitted again.
 

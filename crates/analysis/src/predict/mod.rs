@@ -1,8 +1,10 @@
 //! Predicting a machine we do not have: a mechanism model of a program's scaling
-//! ([`model`]) fitted to a sweep measured here ([`mod@calibrate`]) and evaluated on
+//! ([`model`]) fitted to a sweep measured here ([`mod@calibrate`]), every
+//! explanation of the sweep it cannot rule out kept ([`rivals`]), and evaluated on
 //! another topology ([`target`]): every placement's speedup curve with 95%
-//! intervals, the thread count and placement it recommends, and the mechanism that
-//! limits it there. Extrapolations (more nodes or packages than measured, SMT when
+//! intervals that cover each explanation, the thread count and placement it
+//! recommends, the mechanism that limits it there, and the measurement that would
+//! tell the explanations apart ([`tell_apart`]). Extrapolations (more nodes or packages than measured, SMT when
 //! the calibration had none, more threads per node than measured) are marked, their
 //! intervals widened by drawing the undetermined parameter from a stated range, and
 //! each is named in a sentence. Equations and limits: docs/ANALYSIS.md.

@@ -3,11 +3,15 @@
 //! the same curve (Amdahl's law, exactly), a synchronisation cost bends it almost
 //! alike, and they part ways only on more nodes or threads. So every subset of the
 //! parameters the sweep determines is fitted and scored by AICc (small-sample
-//! Akaike, on the log residuals), and every fit within [`RIVAL_AICC`] of the best
-//! (Burnham and Anderson's "substantial support") is kept as a rival, weighted by
-//! its Akaike weight exp(-delta/2). A prediction's central value is the weighted
-//! mean of the rivals' log predictions (model averaging) and its band the hull of
-//! their bands, so it covers each explanation the data cannot rule out.
+//! Akaike, on the log residuals). A fit is a rival when it is within
+//! [`RIVAL_AICC`] of the best (Burnham and Anderson's "substantial support") or,
+//! where the repetitions measure the noise, when lack of fit does not reject it
+//! and no simpler form of it passes too: AICc ranks shapes inside the measured
+//! range, but an explanation whose misfit is within the noise of the runs cannot
+//! be excluded by them. Each rival is weighted by its Akaike weight exp(-delta/2).
+//! A prediction's central value is the weighted mean of the rivals' log
+//! predictions (model averaging) and its band the hull of their bands, so it
+//! covers each explanation the data cannot rule out.
 //!
 //! A fit the data refute is no rival: one whose curve falls before the last point
 //! of a placement when that point is the fastest measured (the rule `analyze`
