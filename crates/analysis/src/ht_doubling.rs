@@ -1,6 +1,8 @@
 //! The hyper-threading-doubling finding: the same program at N ranks per node and
-//! then 2N on the same cores (one rank per core, then two: on SMT machines the
-//! second rank of a core runs on its sibling hardware thread), like with like:
+//! then 2N on the same nodes (one rank per core, then two: on SMT machines the
+//! second rank of a core runs on its sibling hardware thread; beyond the PUs, or
+//! beyond the cores without SMT, the ranks are oversubscribed and said so), like
+//! with like:
 //! same launcher, nodes, kernel and class, only the ranks per node doubled. The gain
 //! is the ratio of the medians of the program's figure of merit (higher is better,
 //! Mop/s for NAS kernels) over the verified runs at each count.
@@ -9,6 +11,9 @@ use std::collections::BTreeMap;
 
 use scalescope_results::ranks::LaunchCheck;
 use scalescope_results::store::{Header, RunRecord, RunStatus};
+use scalescope_topo::Topology;
+
+use crate::finding::Boundary;
 
 /// The median of finite values; `None` when there is none.
 fn median(values: &[f64]) -> Option<f64> {
@@ -18,6 +23,62 @@ fn median(values: &[f64]) -> Option<f64> {
     }
     v.sort_by(f64::total_cmp);
     Some(crate::stats::median(&v))
+}
+
+/// Where the doubled ranks of a node ran, judged on the machine record (the one
+/// the sweep started on): the label a sentence may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoubledOn {
+    /// Still at most one rank's thread per core.
+    OnePerCore,
+    /// Beyond the cores, within the PUs: SMT siblings (`cores`).
+    SmtSiblings { cores: usize },
+    /// Beyond the PUs (or the cores where there is no SMT): oversubscribed.
+    Oversubscribed { pus: usize },
+    /// No machine to judge by (a launch check's doublings).
+    Unknown,
+}
+
+impl DoubledOn {
+    /// Where `threads` threads of one node land on `topo`.
+    pub fn on(topo: &Topology, threads: usize) -> DoubledOn {
+        let usable = topo.usable_cpus();
+        let pus = usable.len();
+        let cores = topo
+            .cores
+            .iter()
+            .filter(|c| c.cpus.intersects(&usable))
+            .count();
+        if threads <= cores {
+            DoubledOn::OnePerCore
+        } else if threads <= pus {
+            DoubledOn::SmtSiblings { cores }
+        } else {
+            DoubledOn::Oversubscribed { pus }
+        }
+    }
+
+    fn words(&self) -> String {
+        match self {
+            DoubledOn::OnePerCore => "still at most one per core".into(),
+            DoubledOn::SmtSiblings { cores } => {
+                format!("beyond the {cores} cores: on SMT siblings")
+            }
+            DoubledOn::Oversubscribed { pus } => {
+                format!("beyond the machine's {pus} PUs: oversubscribed")
+            }
+            DoubledOn::Unknown => "on the same nodes".into(),
+        }
+    }
+
+    /// The machine boundary the finding is attributed to.
+    pub fn boundary(&self) -> Boundary {
+        match self {
+            DoubledOn::SmtSiblings { .. } => Boundary::Smt,
+            DoubledOn::Oversubscribed { .. } => Boundary::Oversubscribed,
+            DoubledOn::OnePerCore | DoubledOn::Unknown => Boundary::None,
+        }
+    }
 }
 
 /// One doubling: the base and doubled ranks per node and the gain.
@@ -31,15 +92,18 @@ pub struct Doubling {
     /// doubled / base: above 1, the extra ranks per core paid off.
     pub gain: f64,
     pub runs_each: (usize, usize),
+    /// Where the doubled ranks ran.
+    pub on: DoubledOn,
 }
 
 impl Doubling {
     /// The finding in one sentence.
     pub fn sentence(&self) -> String {
         format!(
-            "{}: {} ranks per node (two per core) give {:.2}x the {} of {} ({:+.0}%; medians of {} and {} verified runs)",
+            "{}: {} ranks per node ({}) give {:.2}x the {} of {} ({:+.0}%; medians of {} and {} verified runs)",
             self.workload,
             2 * self.base_ranks,
+            self.on.words(),
             self.gain,
             self.figure,
             self.base_ranks,
@@ -91,6 +155,7 @@ pub fn doublings(launches: &[LaunchCheck]) -> Vec<Doubling> {
                 doubled_median: d,
                 gain: d / b,
                 runs_each: (base.len(), doubled.len()),
+                on: DoubledOn::Unknown,
             });
         }
     }
@@ -114,6 +179,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doublin
         .join(" ");
     // (placement, nodes, ranks per node) -> (figure, values)
     let mut groups: BTreeMap<(String, usize, usize), (String, Vec<f64>)> = BTreeMap::new();
+    let mut threads_per_rank = 1;
     for r in records
         .iter()
         .filter(|r| !r.warmup && r.status == RunStatus::Ok)
@@ -121,6 +187,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doublin
         let (Some(ranks), Some((name, value))) = (&r.ranks, r.metrics.iter().next()) else {
             continue;
         };
+        threads_per_rank = ranks.threads_per_rank.max(1);
         let key = (
             r.point.placement.to_string(),
             ranks.nodes,
@@ -150,6 +217,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord]) -> Vec<Doublin
                 doubled_median: d,
                 gain: d / b,
                 runs_each: (base.len(), doubled.len()),
+                on: DoubledOn::on(&header.machine.topology, 2 * n * threads_per_rank),
             });
         }
     }
@@ -218,6 +286,8 @@ mod tests {
         assert_eq!(d[0].base_ranks, 16);
         assert!((d[0].gain - 1.4).abs() < 1e-12);
         assert!(d[0].sentence().contains("+40%"), "{}", d[0].sentence());
+        // No machine to judge by: no claim about cores.
+        assert!(!d[0].sentence().contains("per core"), "{}", d[0].sentence());
     }
 
     /// A launched sweep: N ranks per node at `rpn`, each run's mops, ok or not.
@@ -295,6 +365,26 @@ mod tests {
     }
 
     #[test]
+    fn doubled_ranks_are_labelled_by_the_machine() {
+        let smt = scalescope_topo::Source::Synthetic("package:1 core:8 pu:2".into())
+            .load()
+            .unwrap();
+        assert_eq!(DoubledOn::on(&smt, 8), DoubledOn::OnePerCore);
+        assert_eq!(DoubledOn::on(&smt, 16), DoubledOn::SmtSiblings { cores: 8 });
+        assert_eq!(
+            DoubledOn::on(&smt, 32),
+            DoubledOn::Oversubscribed { pus: 16 }
+        );
+        let plain = scalescope_topo::Source::Synthetic("package:1 core:8 pu:1".into())
+            .load()
+            .unwrap();
+        assert_eq!(
+            DoubledOn::on(&plain, 16),
+            DoubledOn::Oversubscribed { pus: 8 }
+        );
+    }
+
+    #[test]
     fn a_launched_sweep_gives_the_doubling_over_its_ok_runs() {
         let (h, r) = sweep(&[
             (16, &[100.0, 90.0, 110.0], true),
@@ -310,6 +400,14 @@ mod tests {
             s.starts_with("scalescope-mpi-nas ep B (compact, 1 nodes): 32 ranks"),
             "{s}"
         );
+        // 32 ranks on a machine of 2 PUs without SMT: oversubscribed, never "SMT"
+        // or "two per core".
+        assert_eq!(d[0].on, DoubledOn::Oversubscribed { pus: 2 });
+        assert!(
+            s.contains("oversubscribed") && !s.contains("per core"),
+            "{s}"
+        );
+        assert_eq!(d[0].on.boundary(), Boundary::Oversubscribed);
         // Without a launch, or without the doubled point, no finding.
         let mut direct = h.clone();
         direct.plan.launch = None;

@@ -274,7 +274,7 @@ pub fn analyze_with(
             .map(|d| {
                 let mut f =
                     finding::Finding::new(finding::FindingKind::SmtYield, "info", d.sentence());
-                f.boundary = finding::Boundary::Smt;
+                f.boundary = d.on.boundary();
                 f
             }),
     );

@@ -64,6 +64,9 @@ pub fn machine_line(set: &ResultSet) -> String {
                 .unwrap_or_else(|| "virtual machine".into()),
         ),
         Some(_) => parts.push("bare metal".into()),
+        None if set.header.command.kind == "imported" => {
+            parts.push("virtualization: unknown (imported)".into())
+        }
         None => {}
     }
     parts.push(format!("host {}", m.hostname));

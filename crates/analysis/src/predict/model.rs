@@ -269,14 +269,25 @@ pub struct Layout {
     pub threads: usize,
     pub nodes: Vec<NodeLoad>,
     pub packages: usize,
+    /// Distinct PUs the threads run on (fewer than the threads: oversubscribed).
+    #[serde(default)]
+    pub pus: usize,
+    /// Some core runs threads on two or more of its PUs (SMT siblings).
+    #[serde(default)]
+    pub siblings: bool,
 }
 
 impl Layout {
-    /// Some core runs two or more of the threads.
+    /// Some core runs two or more of the threads (SMT siblings or threads beyond
+    /// the PUs: the model gives both k threads on a core 1 + y).
     pub fn smt(&self) -> bool {
         self.nodes
             .iter()
             .any(|n| n.sharing.iter().any(|(k, t)| *k > 1 && *t > 0))
+    }
+    /// More threads than the PUs they run on.
+    pub fn oversubscribed(&self) -> bool {
+        self.pus > 0 && self.threads > self.pus
     }
     /// Threads off the home node.
     pub fn remote_threads(&self) -> usize {
@@ -332,6 +343,12 @@ pub fn layout(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<La
     let mut packages: Vec<Option<usize>> = pus.iter().map(|p| p.package).collect();
     packages.sort_unstable();
     packages.dedup();
+    let mut distinct: Vec<(Option<usize>, u32)> = pus.iter().map(|p| (p.core, p.cpu)).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let siblings = distinct
+        .windows(2)
+        .any(|w| w[0].0.is_some() && w[0].0 == w[1].0);
     Some(Layout {
         threads: pus.len(),
         nodes: per_node
@@ -344,6 +361,8 @@ pub fn layout(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<La
             })
             .collect(),
         packages: packages.len(),
+        pus: distinct.len(),
+        siblings,
     })
 }
 
@@ -459,9 +478,16 @@ mod layout_tests {
         assert_eq!((l.threads, l.packages, l.remote_threads()), (6, 2, 2));
         assert!(!l.smt());
         let l = layout(&t, &Strategy::CoresFirst, 16).unwrap_or_else(|| panic!("no layout"));
-        assert!(l.smt() && l.max_per_node() == 8);
+        assert!(l.smt() && l.siblings && l.max_per_node() == 8);
         assert_eq!(l.nodes[0].sharing, vec![(2, 8)]);
+        assert!(!l.oversubscribed());
         let l = layout(&t, &Strategy::SmtPairs, 2).unwrap_or_else(|| panic!("no layout"));
         assert_eq!(l.nodes[0].sharing, vec![(2, 2)]);
+        // Without SMT, threads beyond the cores share a PU: oversubscribed.
+        let t = Source::Synthetic("package:1 numa:1 core:4".into())
+            .load()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let l = layout(&t, &Strategy::CoresFirst, 6).unwrap_or_else(|| panic!("no layout"));
+        assert!(l.oversubscribed() && !l.siblings && l.pus == 4);
     }
 }

@@ -50,7 +50,11 @@ pub struct PredictedPoint {
     pub time_secs: Option<f64>,
     pub nodes: usize,
     pub packages: usize,
+    /// Some core runs threads on two of its PUs (SMT siblings).
     pub smt: bool,
+    /// More threads than the PUs they run on (never called SMT).
+    #[serde(default)]
+    pub oversubscribed: bool,
     /// Share of threads off the first thread's node.
     pub remote_share: f64,
     pub limit: Mechanism,
@@ -156,7 +160,8 @@ fn extrapolation(c: &Coverage, l: &Layout) -> Vec<String> {
     why(l.nodes.len() > c.nodes, "numa-nodes");
     why(l.packages > c.packages, "packages");
     why(l.max_per_node() > c.max_per_node, "threads-per-node");
-    why(l.smt() && !c.smt, "smt");
+    why(l.siblings && !c.smt, "smt");
+    why(l.oversubscribed() && !c.smt, "oversubscribed");
     why(l.remote_threads() > 0 && !c.remote, "remote");
     v
 }
@@ -179,7 +184,8 @@ fn point(cal: &Calibration, rivals: &Rivals, one: &Layout, l: &Layout) -> Predic
         time_secs,
         nodes: l.nodes.len(),
         packages: l.packages,
-        smt: l.smt(),
+        smt: l.siblings,
+        oversubscribed: l.oversubscribed(),
         remote_share: l.remote_share(),
         limit,
         limit_gain,
@@ -268,5 +274,7 @@ pub fn one_thread() -> Layout {
             distance: None,
         }],
         packages: 1,
+        pus: 1,
+        siblings: false,
     }
 }
