@@ -103,7 +103,25 @@ pub fn graph_document(r: &WorkloadReport, source: &str) -> Value {
             "threads": r.threads, "setup": r.setup}),
     );
     extend(&mut doc, verdict_fields(&r.verification));
+    if nothing_ran(r) {
+        if let Some(d) = doc.as_object_mut() {
+            for figure in ["seconds", "seconds_per_iteration"] {
+                d.remove(figure);
+            }
+        }
+    }
     doc
+}
+
+/// An exit status in words (a process killed by a signal has none).
+fn exit_text(code: Option<i32>) -> String {
+    code.map_or_else(|| "none (killed by a signal)".into(), |c| c.to_string())
+}
+
+/// The run could not be made (its verdict unavailable and no figure reported,
+/// e.g. `--sync htm` without RTM): its document carries no seconds.
+fn nothing_ran(r: &WorkloadReport) -> bool {
+    matches!(r.verification, Verification::Unavailable(_)) && r.figures.is_empty()
 }
 
 /// `graph count|bfs|pr` as text: the kernel's line(s) and the verdict.
@@ -357,8 +375,9 @@ pub fn launch_text(l: &LaunchCheck) -> String {
     } else if l.exit_code != Some(0) {
         let _ = writeln!(
             out,
-            "  the launcher failed (exit {:?}): {}",
-            l.exit_code, l.stderr_tail
+            "  the launcher failed (exit {}): {}",
+            exit_text(l.exit_code),
+            l.stderr_tail
         );
     }
     for r in &l.runs {
@@ -373,8 +392,10 @@ pub fn launch_text(l: &LaunchCheck) -> String {
         let status = if r.ok() { "ok" } else { "FAILED" };
         let _ = writeln!(
             out,
-            "  run {}: {:.3} s wall, exit {:?}{verdict}  {status}",
-            r.rep, r.wall_secs, r.exit_code
+            "  run {}: {:.3} s wall, exit {}{verdict}  {status}",
+            r.rep,
+            r.wall_secs,
+            exit_text(r.exit_code)
         );
     }
     let verdict = if l.check.all_inside_plan {
@@ -437,6 +458,29 @@ mod tests {
         assert_eq!(graph_document(&r, "g")["seconds_per_iteration"], 0.5);
         let text = graph_text(&r, "g");
         assert!(text.starts_with("PageRank (atomic, batch 4) in g: 4 iterations"));
+    }
+
+    /// `--sync htm` without RTM: nothing ran, so the document carries no seconds
+    /// (a run whose check alone was unavailable keeps its measured figures).
+    #[test]
+    fn an_unavailable_run_carries_no_figure() {
+        let why = "htm: this CPU does not offer Intel RTM".to_string();
+        let r = report(
+            json!({"kernel": "pr", "sync": "htm", "batch": 4, "iterations": null,
+                "seconds": 0.0}),
+            Verification::Unavailable(why.clone()),
+        );
+        let doc = graph_document(&r, "g");
+        assert_eq!(doc["verdict"], "unavailable");
+        assert!(doc.get("seconds").is_none() && doc.get("seconds_per_iteration").is_none());
+        let mut counted = report(
+            json!({"kernel": "count", "seconds": 2.0, "vertices": 9, "edges": 9}),
+            Verification::Unavailable("too large for the reference".into()),
+        );
+        counted.figures.insert("edges_per_s".into(), 4.5);
+        assert_eq!(graph_document(&counted, "g")["seconds"], 2.0);
+        assert_eq!(exit_text(Some(0)), "0");
+        assert!(!exit_text(None).contains("None"));
     }
 
     #[test]

@@ -449,7 +449,13 @@ impl Workload for GraphCount {
                 sync,
                 batch,
                 tolerance,
-            } => self.ranks = super::pagerank::pagerank(g, sync, *batch, *tolerance, pool).ok(),
+            } => {
+                self.ranks = super::pagerank::pagerank(g, sync, *batch, *tolerance, pool).ok();
+                if self.ranks.is_none() {
+                    // Nothing ran: no seconds and no figure to report.
+                    return (0.0, Vec::new());
+                }
+            }
         }
         self.seconds = t.elapsed().as_secs_f64();
         (
@@ -487,7 +493,7 @@ impl Workload for GraphCount {
                     Err(e) => Verification::Failed(e),
                 },
                 None => Verification::Unavailable(format!(
-                    "{sync:?}: this CPU does not offer Intel RTM (TSX absent or disabled), so no htm run was made"
+                    "{sync}: this CPU does not offer Intel RTM (TSX absent or disabled), so no htm run was made"
                 )),
             },
         }
