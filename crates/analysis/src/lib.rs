@@ -5,6 +5,7 @@
 //! placement comparisons; and findings in words with their numbers. No I/O, no clock:
 //! a sweep recorded on a 96-PU machine is analysed here exactly as it would be there.
 
+pub mod basis_rule;
 pub mod boot;
 pub mod ceiling;
 pub mod compare;

@@ -121,6 +121,12 @@ pub fn summary_html(sets: &[ResultSet]) -> String {
             escape(&workload_title(set))
         );
         s += &diagnosis_html(diagnosis(&set.analysis));
+        let basis = scalescope_analysis::basis_rule::statement(
+            &set.analysis.basis,
+            &set.header,
+            &set.records,
+        );
+        let _ = write!(s, r#"<p class="basis">Speedups: {}</p>"#, escape(&basis));
         let chart = crate::speedup_chart(set, true).to_svg();
         let _ = write!(
             s,

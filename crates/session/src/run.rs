@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use scalescope_analysis::summary::{self, Baseline, PointSummary};
-use scalescope_analysis::Basis;
 use scalescope_report::ResultSet;
 use scalescope_results::plan::Job;
 use scalescope_results::store::{RunRecord, RESULTS_FILE};
@@ -139,7 +138,8 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         }
     })?;
     let results = dir.join(RESULTS_FILE);
-    let basis = Basis::default_for(&planned.header);
+    // One basis for the run table, the analysis and the report (analysis::basis_rule).
+    let basis = scalescope_analysis::basis_rule::rule(&planned.header);
     let set = ResultSet::analysed(
         results.display().to_string(),
         planned.header,
