@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
-use scalescope_analysis::basis_rule;
 use scalescope_report::Exporter;
 use scalescope_session::run::{self, Hooks, Options};
 use scalescope_session::{prepare, SessionError};
@@ -70,18 +69,10 @@ fn flag_hint(e: SessionError) -> anyhow::Error {
 }
 
 fn print_outcome(args: &SweepArgs, done: &run::Finished) -> anyhow::Result<()> {
-    let set = &done.set;
     if args.json {
-        let basis = serde_json::json!({"label": set.analysis.basis.label(),
-            "statement": basis_rule::statement(&set.analysis.basis, &set.header, &set.records)});
-        let doc =
-            serde_json::json!({"schema_version": 1, "basis": basis, "points": done.summaries});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        println!("{}", serde_json::to_string_pretty(&done.json())?);
     } else {
-        print!(
-            "{}",
-            basis_rule::table(&done.summaries, &set.analysis.basis)
-        );
+        print!("{}", done.table());
         let text = scalescope_report::TextExporter.export(std::slice::from_ref(&done.set));
         print!("\n{}", String::from_utf8_lossy(&text));
     }

@@ -10,6 +10,8 @@
 //! would then mostly time the rest (a TPC-H sweep's query is 10% of its run: the
 //! wall-time speedup 0.71x, the figure of merit's 1.70x).
 
+use serde::{Deserialize, Serialize};
+
 use scalescope_results::store::{Header, RunRecord, RunStatus};
 
 use crate::summary::PointSummary;
@@ -62,6 +64,22 @@ pub fn statement(basis: &Basis, header: &Header, records: &[RunRecord]) -> Strin
             pct(s)
         ),
         (Basis::Time, None, _) => "wall time".into(),
+    }
+}
+
+/// The basis and its sentence, as `sweep --json` carries them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Said {
+    pub label: String,
+    pub statement: String,
+}
+
+impl Said {
+    pub fn of(basis: &Basis, header: &Header, records: &[RunRecord]) -> Said {
+        Said {
+            label: basis.label(),
+            statement: statement(basis, header, records),
+        }
     }
 }
 

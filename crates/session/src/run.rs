@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use scalescope_analysis::basis_rule;
 use scalescope_analysis::summary::{self, Baseline, PointSummary};
 use scalescope_report::ResultSet;
 use scalescope_results::plan::Job;
@@ -44,6 +45,20 @@ pub struct Finished {
     pub failed_runs: usize,
     /// What preparing the workload's shared input once cost, before the runs.
     pub prepared: Option<scalescope_results::workload::SetupCosts>,
+}
+
+impl Finished {
+    /// The run table on the analysis's basis, its first line naming it.
+    pub fn table(&self) -> String {
+        basis_rule::table(&self.summaries, &self.set.analysis.basis)
+    }
+
+    /// The `sweep --json` document: the basis and its sentence, every point.
+    pub fn json(&self) -> serde_json::Value {
+        let s = &self.set;
+        let basis = basis_rule::Said::of(&s.analysis.basis, &s.header, &s.records);
+        serde_json::json!({"schema_version": 1, "basis": basis, "points": self.summaries})
+    }
 }
 
 /// Prepares a built-in workload's shared input (cache file and answers) once, on
@@ -139,7 +154,7 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
     })?;
     let results = dir.join(RESULTS_FILE);
     // One basis for the run table, the analysis and the report (analysis::basis_rule).
-    let basis = scalescope_analysis::basis_rule::rule(&planned.header);
+    let basis = basis_rule::rule(&planned.header);
     let set = ResultSet::analysed(
         results.display().to_string(),
         planned.header,

@@ -94,11 +94,11 @@ fn refuted(tops: &[Top], p: &Params, s: &Scales) -> bool {
 /// How many of the best fits of each size the larger ones are grown from.
 const BEAM: usize = 3;
 
-/// `g` is `f` with one value fewer (the same structure otherwise).
+/// `g` is `f` with one value fewer (its structure, if it has one, `f`'s).
 fn parent(g: &Free, f: &Free) -> bool {
     let (a, b) = (g.flags(), f.flags());
     let inside = (0..PARAMS).all(|i| !a[i] || b[i]);
-    inside && g.count() + 1 == f.count() && (g.home_memory == f.home_memory || !g.home_memory)
+    inside && g.count() + 1 == f.count()
 }
 
 /// The scorable subsets of the determinable parameters fitted, smallest first:
@@ -197,10 +197,8 @@ fn simpler(g: &Free, f: &Free) -> bool {
 /// not reject it (p >= [`LACK_OF_FIT_P`]) and no simpler form of it passes too.
 fn scored(points: &[CalPoint], c: &Coverage, start: Params, tops: &[Top]) -> Vec<Rival> {
     let n = c.distinct_points;
-    let s = Scales {
-        cal_distance: c.remote_distance,
-        ..Scales::default()
-    };
+    // The scales every fit is made with.
+    let s = Scales::default();
     let mut fits: Vec<(Free, Fitted, f64)> = fit_subsets(points, c, start)
         .into_iter()
         .filter(|(_, fit)| !refuted(tops, &fit.params, &s))
@@ -245,10 +243,8 @@ fn scored(points: &[CalPoint], c: &Coverage, start: Params, tops: &[Top]) -> Vec
 /// With too few points to score: the choices of as many parameters as the points
 /// allow (every one where the data refute none), those that fit equally well.
 fn unscored(points: &[CalPoint], c: &Coverage, start: Params, tops: &[Top]) -> Vec<Rival> {
-    let s = Scales {
-        cal_distance: c.remote_distance,
-        ..Scales::default()
-    };
+    // The scales every fit is made with.
+    let s = Scales::default();
     let fits: Vec<(Free, Fitted)> = Free::choices(c)
         .into_iter()
         .map(|f| (f, calibrate::fit_points(points, &f, start)))
