@@ -151,6 +151,15 @@ fn bfs_and_pagerank_verify_and_sync_fits_every_mechanism() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("verification unavailable"));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["verdict"], "unavailable");
+        // Nothing ran: no figure, and the reason in words (no `Htm` debug text).
+        for figure in ["seconds", "seconds_per_iteration", "edges_per_s"] {
+            assert!(v.get(figure).is_none(), "{figure} in {v}");
+        }
+        let why = v["verification"].as_str().unwrap();
+        assert!(
+            why.starts_with("htm: this CPU does not offer Intel RTM"),
+            "{why}"
+        );
     }
     let out = scalescope()
         .args(["sync", "--updates", "5000", "--batches", "1,4,16", "--json"])

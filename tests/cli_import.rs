@@ -100,6 +100,15 @@ fn imported_curve_is_analysed_like_a_sweep() {
         .arg(dir.path().join("r"))
         .assert()
         .success();
+    // Nothing of the machine that measured it was checked: its virtualization is
+    // unknown, never "bare metal" or "no sign of a hypervisor".
+    let html = std::fs::read_to_string(dir.path().join("r/index.html")).unwrap();
+    assert!(
+        html.contains("virtualization: unknown (imported)"),
+        "machine line"
+    );
+    assert!(html.contains("unknown (imported: nothing of that machine was checked)"));
+    assert!(!html.contains("bare metal") && !html.contains("no sign of a hypervisor"));
     scalescope()
         .arg("compare")
         .arg(&results)

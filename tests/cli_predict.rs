@@ -58,7 +58,7 @@ fn a_bigger_machine_is_predicted_with_its_extrapolations_marked() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["kind"], "scalescope.prediction");
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["is_prediction"], true);
     let cf = v["curves"]
         .as_array()
@@ -84,6 +84,16 @@ fn a_bigger_machine_is_predicted_with_its_extrapolations_marked() {
     );
     assert!(lo < hi, "{lo} {hi}");
     assert!(v["assumptions"].to_string().contains("no SMT siblings"));
+    // Every explanation the calibration cannot rule out, weighted, best first.
+    let ex = v["explanations"].as_array().unwrap();
+    assert!(!ex.is_empty(), "{v}");
+    let total: f64 = ex.iter().map(|e| e["weight"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{ex:?}");
+    assert_eq!(
+        at(32)["explanations"].as_array().unwrap().len(),
+        ex.len(),
+        "{ex:?}"
+    );
     assert!(v["recommendation"]["sentence"]
         .as_str()
         .unwrap()

@@ -232,7 +232,23 @@ fn tpch_and_is_run_as_sweep_workloads() {
         for p in &params {
             cmd.args(["--param", p]);
         }
-        cmd.assert().success();
+        let done = cmd.output().unwrap();
+        assert!(done.status.success(), "{name}: {done:?}");
+        if name == "tpch" {
+            // The query is a sliver of each run (input, workers, check around it):
+            // the run table and the analysis both use the figure of merit, and the
+            // reason is said once.
+            let stdout = String::from_utf8_lossy(&done.stdout);
+            assert!(
+                stdout.starts_with("speedup and eff: figure of merit `"),
+                "{stdout}"
+            );
+            assert_eq!(stdout.matches("the timed part is").count(), 1, "{stdout}");
+            assert!(
+                stdout.contains("performance: figure of merit `"),
+                "{stdout}"
+            );
+        }
         let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
         for line in text.lines().skip(1) {
             let r: Value = serde_json::from_str(line).unwrap();

@@ -257,7 +257,7 @@ fn check_launched_sweep(dir: &Path, launcher: &str) {
     let doubling: Vec<&str> = findings
         .iter()
         .filter_map(|f| f["title"].as_str())
-        .filter(|t| t.contains("two per core"))
+        .filter(|t| t.contains("oversubscribed") || t.contains("on SMT siblings"))
         .collect();
     assert_eq!(doubling.len(), 1, "{findings:?}");
     println!("sweep through {launcher}: {}", doubling[0]);
@@ -347,7 +347,8 @@ fn check_study(stdout: &str, what: &str) {
     assert_eq!(findings.len(), 1, "{what}: {findings:?}");
     let finding = findings[0].as_str().unwrap();
     assert!(
-        finding.contains("two per core") && finding.contains('x'),
+        (finding.contains("oversubscribed") || finding.contains("on SMT siblings"))
+            && finding.contains('x'),
         "{finding}"
     );
     println!("{what}: {finding}");

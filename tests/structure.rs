@@ -369,7 +369,7 @@ fn string_literals(text: &str) -> Vec<(usize, String)> {
 /// Library files whose literals name flags as their content, not as an error:
 /// commands rendered for other tools, launchers' own argv, and advice that names
 /// the scalescope command to run next.
-const FLAG_TEXT_FILES: [(&str, &str); 8] = [
+const FLAG_TEXT_FILES: [(&str, &str); 9] = [
     (
         "crates/place/src/render.rs",
         "numactl and srun command lines rendered for the user",
@@ -381,6 +381,10 @@ const FLAG_TEXT_FILES: [(&str, &str); 8] = [
     (
         "crates/analysis/src/findings",
         "advice naming the command that would confirm a finding",
+    ),
+    (
+        "crates/analysis/src/basis_rule.rs",
+        "the basis statement's advice naming the option that measures the work",
     ),
     (
         "crates/analysis/src/evidence_findings.rs",

@@ -5,7 +5,6 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
-use scalescope_analysis::summary;
 use scalescope_report::Exporter;
 use scalescope_session::run::{self, Hooks, Options};
 use scalescope_session::{prepare, SessionError};
@@ -102,10 +101,9 @@ fn flag_hint(e: SessionError) -> anyhow::Error {
 
 fn print_outcome(args: &SweepArgs, done: &run::Finished) -> anyhow::Result<()> {
     if args.json {
-        let doc = serde_json::json!({"schema_version": 1, "points": done.summaries});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        println!("{}", serde_json::to_string_pretty(&done.json())?);
     } else {
-        print!("{}", summary::table(&done.summaries));
+        print!("{}", done.table());
         let text = scalescope_report::TextExporter.export(std::slice::from_ref(&done.set));
         print!("\n{}", String::from_utf8_lossy(&text));
     }

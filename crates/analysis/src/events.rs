@@ -75,7 +75,8 @@ pub struct Usage {
     pub numa_nodes: usize,
     pub l3_domains: usize,
     pub cores: usize,
-    /// Some core runs two or more of the threads.
+    /// Some core runs two or more of the threads on distinct PUs (SMT siblings;
+    /// threads beyond the PUs sharing one are oversubscription, not this).
     pub smt_shared: bool,
 }
 
@@ -97,12 +98,14 @@ pub fn usage(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<Usa
         .filter_map(|c| topo.pu(c))
         .collect();
     let cores = distinct(pus.iter().map(|p| p.core));
+    // Two threads on one PU are oversubscription, not SMT: count distinct PUs.
+    let distinct_pus = distinct(pus.iter().map(|p| Some(p.cpu as usize)));
     Some(Usage {
         packages: distinct(pus.iter().map(|p| p.package)),
         numa_nodes: distinct(pus.iter().map(|p| p.numa_node.map(|n| n as usize))),
         l3_domains: distinct(pus.iter().map(|p| p.l3)),
         cores,
-        smt_shared: cores < pus.len(),
+        smt_shared: cores < distinct_pus,
     })
 }
 
@@ -207,6 +210,23 @@ pub fn boundary_threads(topo: &Topology, strategies: &[Strategy], max: usize) ->
 mod tests {
     use super::*;
     use scalescope_topo::Source;
+
+    /// Threads beyond the cores of a machine without SMT are oversubscribed: no
+    /// "two threads share a physical core (SMT siblings)" event.
+    #[test]
+    fn threads_beyond_the_cores_without_smt_are_oversubscribed_not_smt() {
+        let t = Source::Synthetic("package:2 numa:1 core:4".into())
+            .load()
+            .unwrap();
+        let e = events(&t, &Strategy::CoresFirst, 12);
+        assert!(e.iter().all(|e| e.kind != EventKind::SmtSharing), "{e:?}");
+        let over = e
+            .iter()
+            .find(|e| e.kind == EventKind::Oversubscribed)
+            .unwrap();
+        assert_eq!(over.threads, 9);
+        assert!(!usage(&t, &Strategy::CoresFirst, 12).unwrap().smt_shared);
+    }
 
     #[test]
     fn boundaries_have_a_point_on_each_side() {

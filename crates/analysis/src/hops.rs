@@ -55,6 +55,8 @@ pub struct HopInference {
     pub hops: Vec<Vec<usize>>,
     /// Groups of nodes (row indexes) closer to each other than to the rest.
     pub groups: Vec<Vec<usize>>,
+    /// The most hops between two nodes: the one-hop link graph's diameter where
+    /// one was found ([`Self::links`]), else the farthest level (levels - 1).
     pub max_hops: usize,
     /// Distinct SLIT values among the same cells, when a SLIT is known.
     pub slit_levels: Option<usize>,
@@ -86,6 +88,63 @@ pub struct MatrixInput<'a> {
     pub rel_gap: f64,
     /// Why this machine's timings cannot show structure (emulation), if they cannot.
     pub timing_caveat: Option<&'a str>,
+}
+
+impl HopInference {
+    /// The headline: the levels and the hop count (the link graph's diameter where
+    /// there is one, so the two never disagree).
+    pub fn headline(&self) -> String {
+        let hops = match &self.links {
+            Some(l) => format!("{} hop(s) at most over the one-hop links", l.max_hops),
+            None => format!("at most {} hop(s)", self.max_hops),
+        };
+        format!("{} distance level(s), {hops}", self.levels.len())
+    }
+
+    /// The link graph and the groups in words (none without a link graph or
+    /// groups); `ids` names the rows (NUMA node numbers), else rows are numbered.
+    pub fn structure_lines(&self, ids: Option<&[u32]>) -> Vec<String> {
+        let name = |i: usize| match ids.and_then(|v| v.get(i)) {
+            Some(id) => id.to_string(),
+            None => i.to_string(),
+        };
+        let set = |g: &[usize]| g.iter().map(|i| name(*i)).collect::<Vec<_>>().join(", ");
+        let mut out = Vec::new();
+        if let Some(l) = &self.links {
+            let classes: Vec<String> = l
+                .link_classes
+                .iter()
+                .map(|(a, b)| format!("{a:.1}-{b:.1}"))
+                .collect();
+            let links: Vec<String> = l
+                .links
+                .iter()
+                .map(|(i, j, v)| format!("{}-{} ({v:.1})", name(*i), name(*j)))
+                .collect();
+            out.push(format!(
+                "one-hop links: {} per node, speed classes {}: {}",
+                l.k,
+                classes.join(", "),
+                links.join(", ")
+            ));
+            let groups: Vec<String> = l.groups.iter().map(|g| format!("{{{}}}", set(g))).collect();
+            out.push(format!(
+                "groups joined by the fastest links: {}",
+                groups.join(" ")
+            ));
+        } else if self.groups.len() > 1 {
+            let groups: Vec<String> = self
+                .groups
+                .iter()
+                .map(|g| format!("{{{}}}", set(g)))
+                .collect();
+            out.push(format!(
+                "groups nearer each other than the rest: {}",
+                groups.join(" ")
+            ));
+        }
+        out
+    }
 }
 
 /// Natural breaks: sorted costs split where the next is more than `rel_gap` above
@@ -248,11 +307,13 @@ pub fn infer(input: &MatrixInput) -> HopInference {
         .then(|| crate::links::link_graph(input.values, input.higher_is_closer, input.rel_gap))
         .flatten();
     HopInference {
-        links,
         groups: groups(&hops, max_hops),
+        // Hops are counted over the one-hop links where they were found: a slow
+        // link is a farther level but one hop.
+        max_hops: links.as_ref().map_or(max_hops, |l| l.max_hops),
+        links,
         levels,
         hops,
-        max_hops,
         slit_levels: slit_values.map(|v| v.len()),
         flagged,
         disagreements,
@@ -492,6 +553,38 @@ mod tests {
         assert_eq!(h.flagged.len(), 24);
         // Every socket equally near its group: no one-hop structure beyond groups.
         assert!(h.links.is_none(), "{:?}", h.links);
+    }
+
+    /// Four sockets in a ring, two links fast and two slow: four levels (local,
+    /// fast, slow, across), but every node is at most two hops from every other;
+    /// the headline counts hops over the links, never levels.
+    #[test]
+    fn the_hop_headline_is_the_link_graph_diameter() {
+        let ring = |i: usize, j: usize| -> f64 {
+            let (a, b) = (i.min(j), i.max(j));
+            match (a, b) {
+                _ if a == b => 20.0,
+                (0, 1) | (2, 3) => 11.0,
+                (1, 2) | (0, 3) => 8.0,
+                _ => 5.0,
+            }
+        };
+        let (v, s) = measured(4, 3, 0.01, ring);
+        let h = infer(&bw(&v, &s, None));
+        assert_eq!(h.levels.len(), 4);
+        let links = h
+            .links
+            .as_ref()
+            .unwrap_or_else(|| panic!("no links: {h:?}"));
+        assert_eq!((links.k, links.max_hops, h.max_hops), (2, 2, 2));
+        let head = h.headline();
+        assert!(head.contains("2 hop(s)") && !head.contains('3'), "{head}");
+        let lines = h.structure_lines(Some(&[0, 1, 2, 3])).join("\n");
+        assert!(
+            lines.contains("0-1 (11.") && lines.contains("groups"),
+            "{lines}"
+        );
+        assert!(!lines.contains('['), "no debug text: {lines}");
     }
 
     #[test]

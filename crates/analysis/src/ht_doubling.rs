@@ -1,6 +1,8 @@
 //! The hyper-threading-doubling finding: the same program at N ranks per node and
 //! then 2N on the same nodes (one rank per core, then two: on SMT machines the
-//! second rank of a core runs on its sibling hardware thread), like with like:
+//! second rank of a core runs on its sibling hardware thread; beyond the PUs, or
+//! beyond the cores without SMT, the ranks are oversubscribed and said so), like
+//! with like:
 //! same launcher, nodes, kernel and class, only the ranks per node doubled. The gain
 //! is the ratio of the medians of the runs' performance, with its bootstrap 95%
 //! interval: in a sweep, on the basis its speedups use (the figure of merit, or
@@ -13,12 +15,69 @@ use scalescope_results::launch::LaunchCheck;
 use scalescope_results::store::{Header, RunRecord, RunStatus};
 use scalescope_topo::Topology;
 
+use crate::finding::Boundary;
 use crate::Basis;
 
 /// The median of finite values; `None` when there is none.
 fn median(values: &[f64]) -> Option<f64> {
     let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     crate::stats::median_of(&v)
+}
+
+/// Where the doubled ranks of a node ran, judged on the machine record (the one
+/// the sweep started on): the label a sentence may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoubledOn {
+    /// Still at most one rank's thread per core.
+    OnePerCore,
+    /// Beyond the cores, within the PUs: SMT siblings (`cores`).
+    SmtSiblings { cores: usize },
+    /// Beyond the PUs (or the cores where there is no SMT): oversubscribed.
+    Oversubscribed { pus: usize },
+    /// No machine to judge by (a launch check's doublings).
+    Unknown,
+}
+
+impl DoubledOn {
+    /// Where `threads` threads of one node land on `topo`.
+    pub fn on(topo: &Topology, threads: usize) -> DoubledOn {
+        let usable = topo.usable_cpus();
+        let pus = usable.len();
+        let cores = topo
+            .cores
+            .iter()
+            .filter(|c| c.cpus.intersects(&usable))
+            .count();
+        if threads <= cores {
+            DoubledOn::OnePerCore
+        } else if threads <= pus {
+            DoubledOn::SmtSiblings { cores }
+        } else {
+            DoubledOn::Oversubscribed { pus }
+        }
+    }
+
+    fn words(&self) -> String {
+        match self {
+            DoubledOn::OnePerCore => "still at most one per core".into(),
+            DoubledOn::SmtSiblings { cores } => {
+                format!("beyond the {cores} cores: on SMT siblings")
+            }
+            DoubledOn::Oversubscribed { pus } => {
+                format!("beyond the machine's {pus} PUs: oversubscribed")
+            }
+            DoubledOn::Unknown => "on the same nodes".into(),
+        }
+    }
+
+    /// The machine boundary the finding is attributed to.
+    pub fn boundary(&self) -> Boundary {
+        match self {
+            DoubledOn::SmtSiblings { .. } => Boundary::Smt,
+            DoubledOn::Oversubscribed { .. } => Boundary::Oversubscribed,
+            DoubledOn::OnePerCore | DoubledOn::Unknown => Boundary::None,
+        }
+    }
 }
 
 /// One doubling: the base and doubled ranks per node and the gain.
@@ -34,8 +93,8 @@ pub struct Doubling {
     /// Bootstrap 95% interval of the gain (None with one run at either count).
     pub ci95: Option<(f64, f64)>,
     pub runs_each: (usize, usize),
-    /// The doubled count is two ranks on every core of a node.
-    pub two_per_core: bool,
+    /// Where the doubled ranks ran.
+    pub on: DoubledOn,
 }
 
 impl Doubling {
@@ -44,7 +103,7 @@ impl Doubling {
         figure: String,
         base_ranks: usize,
         (base, doubled): (&[f64], &[f64]),
-        cores: usize,
+        on: DoubledOn,
     ) -> Option<Doubling> {
         let (b, d) = (median(base)?, median(doubled)?);
         (b > 0.0).then(|| Doubling {
@@ -61,7 +120,7 @@ impl Doubling {
             )
             .1,
             runs_each: (base.len(), doubled.len()),
-            two_per_core: 2 * base_ranks == 2 * cores,
+            on,
         })
     }
 
@@ -75,7 +134,7 @@ impl Doubling {
             "{}: {} ranks per node ({}) give {:.2}x the {} of {} ({:+.0}%{interval}; medians of {} and {} verified runs)",
             self.workload,
             2 * self.base_ranks,
-            if self.two_per_core { "two per core" } else { "twice as many" },
+            self.on.words(),
             self.gain,
             self.figure,
             self.base_ranks,
@@ -84,15 +143,6 @@ impl Doubling {
             self.runs_each.0
         )
     }
-}
-
-/// The cores of a node with a usable PU.
-fn cores(topo: &Topology) -> usize {
-    let usable = topo.usable_cpus();
-    topo.cores
-        .iter()
-        .filter(|c| c.cpus.intersects(&usable))
-        .count()
 }
 
 /// The verified figures of one launch: (workload, figure name, values, ranks per
@@ -139,7 +189,7 @@ pub fn doublings(launches: &[LaunchCheck], topo: &Topology) -> Vec<Doubling> {
             f.clone(),
             *n,
             (base, doubled),
-            cores(topo),
+            DoubledOn::on(topo, 2 * n),
         ));
     }
     out
@@ -170,6 +220,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord], basis: &Basis)
         .join(" ");
     // (placement, nodes, ranks per node) -> performance of each ok run
     let mut groups: BTreeMap<(String, usize, usize), Vec<f64>> = BTreeMap::new();
+    let mut threads_per_rank = 1;
     for r in records
         .iter()
         .filter(|r| !r.warmup && r.status == RunStatus::Ok)
@@ -177,6 +228,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord], basis: &Basis)
         let (Some(ranks), Some(perf)) = (&r.ranks, basis.perf(r)) else {
             continue;
         };
+        threads_per_rank = ranks.threads_per_rank.max(1);
         let key = (
             r.point.placement.to_string(),
             ranks.nodes,
@@ -184,7 +236,6 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord], basis: &Basis)
         );
         groups.entry(key).or_default().push(perf);
     }
-    let cores = cores(&header.machine.topology);
     let mut out = Vec::new();
     for ((placement, nodes, n), base) in &groups {
         let Some(doubled) = groups.get(&(placement.clone(), *nodes, 2 * n)) else {
@@ -197,7 +248,7 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord], basis: &Basis)
             figure_name(basis),
             *n,
             (base, doubled),
-            cores,
+            DoubledOn::on(&header.machine.topology, 2 * n * threads_per_rank),
         ));
     }
     out
@@ -270,7 +321,7 @@ mod tests {
         let (lo, hi) = d[0].ci95.unwrap();
         assert!(lo <= 1.4 && 1.4 <= hi, "{lo} {hi}");
         let s = d[0].sentence();
-        assert!(s.contains("+40%") && s.contains("two per core"), "{s}");
+        assert!(s.contains("+40%") && s.contains("on SMT siblings"), "{s}");
         assert!(s.contains("95% interval"), "{s}");
     }
 
@@ -295,7 +346,10 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].base_ranks, 2);
         let s = d[0].sentence();
-        assert!(s.contains("4 ranks per node (twice as many)"), "{s}");
+        assert!(
+            s.contains("4 ranks per node (still at most one per core)"),
+            "{s}"
+        );
         assert!(d[0].ci95.is_none(), "one run each has no interval");
     }
 
@@ -378,6 +432,26 @@ mod tests {
     }
 
     #[test]
+    fn doubled_ranks_are_labelled_by_the_machine() {
+        let smt = scalescope_topo::Source::Synthetic("package:1 core:8 pu:2".into())
+            .load()
+            .unwrap();
+        assert_eq!(DoubledOn::on(&smt, 8), DoubledOn::OnePerCore);
+        assert_eq!(DoubledOn::on(&smt, 16), DoubledOn::SmtSiblings { cores: 8 });
+        assert_eq!(
+            DoubledOn::on(&smt, 32),
+            DoubledOn::Oversubscribed { pus: 16 }
+        );
+        let plain = scalescope_topo::Source::Synthetic("package:1 core:8 pu:1".into())
+            .load()
+            .unwrap();
+        assert_eq!(
+            DoubledOn::on(&plain, 16),
+            DoubledOn::Oversubscribed { pus: 8 }
+        );
+    }
+
+    #[test]
     fn a_launched_sweep_gives_the_doubling_over_its_ok_runs() {
         let (h, r) = sweep(&[
             (16, &[100.0, 90.0, 110.0], true),
@@ -397,6 +471,14 @@ mod tests {
             s.starts_with("scalescope-mpi-nas ep B (compact, 1 node): 32 ranks"),
             "{s}"
         );
+        // 32 ranks on a machine of 2 PUs without SMT: oversubscribed, never "SMT"
+        // or "two per core".
+        assert_eq!(d[0].on, DoubledOn::Oversubscribed { pus: 2 });
+        assert!(
+            s.contains("oversubscribed") && !s.contains("per core"),
+            "{s}"
+        );
+        assert_eq!(d[0].on.boundary(), Boundary::Oversubscribed);
         // Without a launch, or without the doubled point, no finding.
         let mut direct = h.clone();
         direct.plan.launch = None;

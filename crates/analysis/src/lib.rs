@@ -5,6 +5,7 @@
 //! placement comparisons; and findings in words with their numbers. No I/O, no clock:
 //! a sweep recorded on a 96-PU machine is analysed here exactly as it would be there.
 
+pub mod basis_rule;
 pub mod ceiling;
 pub mod compare;
 pub mod consistency;
@@ -341,7 +342,7 @@ pub fn analyze_with(
                     Severity::Info,
                     d.sentence(),
                 );
-                f.boundary = finding::Boundary::Smt;
+                f.boundary = d.on.boundary();
                 f
             }),
     );

@@ -80,7 +80,10 @@ fn machine_html(set: &ResultSet) -> Markup {
         .virtualization
         .as_ref()
         .map(|v| v.describe())
-        .unwrap_or_else(|| "not recorded".into());
+        .unwrap_or_else(|| match set.header.command.kind.as_str() {
+            "imported" => "unknown (imported: nothing of that machine was checked)".into(),
+            _ => "not recorded".into(),
+        });
     let rows = [
         ("machine", m.topology.summary()),
         ("virtualization", virtualization),

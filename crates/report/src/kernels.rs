@@ -108,6 +108,13 @@ pub fn graph_document(r: &WorkloadReport, source: &str) -> Value {
             "threads": r.threads, "setup": r.setup}),
     );
     extend(&mut doc, verdict_fields(&r.verification));
+    if nothing_ran(r) {
+        if let Some(d) = doc.as_object_mut() {
+            for figure in ["seconds", "seconds_per_iteration"] {
+                d.remove(figure);
+            }
+        }
+    }
     doc
 }
 
@@ -118,6 +125,12 @@ fn detail_missing(r: &WorkloadReport, kernel: &str) -> Value {
         "threads": r.threads, "detail": "none reported"});
     extend(&mut doc, verdict_fields(&r.verification));
     doc
+}
+
+/// The run could not be made (its verdict unavailable and no figure reported,
+/// e.g. `--sync htm` without RTM): its document carries no seconds.
+fn nothing_ran(r: &WorkloadReport) -> bool {
+    matches!(r.verification, Verification::Unavailable(_)) && r.figures.is_empty()
 }
 
 /// `graph count|bfs|pr` as text: the kernel's line(s) and the verdict.
@@ -619,6 +632,37 @@ mod tests {
         assert_eq!(graph_document(&r, "g")["seconds_per_iteration"], 0.5);
         let text = graph_text(&r, "g");
         assert!(text.starts_with("PageRank (atomic, batch 4) in g: 4 iterations"));
+    }
+
+    /// `--sync htm` without RTM: nothing ran, so the document carries no seconds
+    /// (a run whose check alone was unavailable keeps its measured figures).
+    #[test]
+    fn an_unavailable_run_carries_no_figure() {
+        let why = "htm: this CPU does not offer Intel RTM".to_string();
+        let r = report(
+            graph(GraphKernelDetail::Pr {
+                sync: "htm".into(),
+                batch: 4,
+                iterations: None,
+                transactions: None,
+                aborts: None,
+                aborts_by_cause: None,
+            }),
+            Verification::Unavailable(why.clone()),
+        );
+        let doc = graph_document(&r, "g");
+        assert_eq!(doc["verdict"], "unavailable");
+        assert!(doc.get("seconds").is_none() && doc.get("seconds_per_iteration").is_none());
+        let mut counted = report(
+            graph(GraphKernelDetail::Count {
+                pattern: "triangle".into(),
+                induced: false,
+                count: 9,
+            }),
+            Verification::Unavailable("too large for the reference".into()),
+        );
+        counted.figures.insert("edges_per_s".into(), 4.5);
+        assert_eq!(graph_document(&counted, "g")["seconds"], 2.0);
     }
 
     #[test]

@@ -120,7 +120,7 @@ impl Exporter for TextExporter {
                 "{}\nmachine: {}\nperformance: {}\n",
                 set.label,
                 a.machine,
-                a.basis.label()
+                scalescope_analysis::basis_rule::statement(&a.basis, &set.header, &set.records)
             );
             let _ = writeln!(
                 out,

@@ -124,7 +124,7 @@ fn matrix_section(label: &str, doc: &MatrixDocument<HopInference>, prefix: &str)
         ("bandwidth hops", &doc.bandwidth_hops),
         ("latency hops", &doc.latency_hops),
     ] {
-        notes.extend(h.iter().flat_map(|h| hop_notes(key, h)));
+        notes.extend(h.iter().flat_map(|h| hop_notes(key, h, &m.cpu_nodes)));
     }
     notes.extend(doc.note.clone());
     Section {
@@ -134,13 +134,16 @@ fn matrix_section(label: &str, doc: &MatrixDocument<HopInference>, prefix: &str)
     }
 }
 
-/// The notes of one hop inference: its levels, its noise note and its disagreements.
-fn hop_notes(what: &str, h: &HopInference) -> Vec<String> {
-    let mut notes = vec![format!(
-        "{what}: {} distance levels, at most {} hop(s)",
-        h.levels.len(),
-        h.max_hops
-    )];
+/// The notes of one hop inference: its levels and hops, its links and groups, its
+/// noise note and its disagreements (`ids`: the rows' NUMA nodes).
+fn hop_notes(what: &str, h: &HopInference, ids: &[u32]) -> Vec<String> {
+    let ids = Some(ids);
+    let mut notes = vec![format!("{what}: {}", h.headline())];
+    notes.extend(
+        h.structure_lines(ids)
+            .into_iter()
+            .map(|l| format!("{what}: {l}")),
+    );
     notes.extend(h.noise.note.clone());
     notes.extend(h.disagreements.iter().cloned());
     notes
@@ -306,14 +309,13 @@ pub fn hops_text(
     cpu_nodes: &[u32],
 ) -> String {
     let mut out = format!(
-        "\nInferred from {what}: {} levels ({}), at most {} hop(s)\n",
-        h.levels.len(),
+        "\nInferred from {what}: {} ({})\n",
+        h.headline(),
         if h.noise.levels_from == "slit" {
-            "one per SLIT value"
+            "levels: one per SLIT value"
         } else {
-            "measured, each beyond the spread of repeats"
+            "levels measured, each beyond the spread of repeats"
         },
-        h.max_hops
     );
     if let Some(n) = &h.noise.note {
         out += &format!("  {n}\n");
@@ -333,6 +335,11 @@ pub fn hops_text(
         })
         .collect();
     out += &format!("  groups: {}\n", groups.join(" "));
+    if h.links.is_some() {
+        for l in h.structure_lines(Some(cpu_nodes)) {
+            out += &format!("  {l}\n");
+        }
+    }
     for d in &h.disagreements {
         out += &format!("  ! {d}\n");
     }
@@ -482,18 +489,6 @@ pub fn c2c_text(topo: &scalescope_topo::Topology, m: &C2cText) -> String {
     out
 }
 
-/// Groups of nodes as people write them: `{0,1} {2,3}`.
-fn groups_text(groups: &[Vec<usize>]) -> String {
-    let each: Vec<String> = groups
-        .iter()
-        .map(|g| {
-            let ids: Vec<String> = g.iter().map(|n| n.to_string()).collect();
-            format!("{{{}}}", ids.join(","))
-        })
-        .collect();
-    each.join(" ")
-}
-
 /// `analyze matrix.json` as text: per matrix its levels, the noise and disagreement
 /// notes, and the one-hop link graph where one was found.
 pub fn hop_summary_text(
@@ -503,22 +498,15 @@ pub fn hop_summary_text(
     let mut out = String::new();
     for (what, h) in [("bandwidth", bandwidth), ("latency", latency)] {
         out += &format!(
-            "{what}: {} levels ({}), at most {} hop(s)\n",
-            h.levels.len(),
+            "{what}: {} (levels from the {})\n",
+            h.headline(),
             h.noise.levels_from,
-            h.max_hops
         );
         for n in h.noise.note.iter().chain(&h.disagreements) {
             out += &format!("  {n}\n");
         }
-        if let Some(l) = &h.links {
-            out += &format!(
-                "  one-hop links: {} per node, {} speed class(es), at most {} hop(s); groups {}\n",
-                l.k,
-                l.link_classes.len(),
-                l.max_hops,
-                groups_text(&l.groups)
-            );
+        for l in h.structure_lines(None) {
+            out += &format!("  {l}\n");
         }
     }
     out

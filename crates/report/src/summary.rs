@@ -63,6 +63,9 @@ pub fn machine_line(set: &ResultSet) -> String {
                 .unwrap_or_else(|| "virtual machine".into()),
         ),
         Some(_) => parts.push("bare metal".into()),
+        None if set.header.command.kind == "imported" => {
+            parts.push("virtualization: unknown (imported)".into())
+        }
         None => {}
     }
     parts.push(format!("host {}", m.hostname));
@@ -164,6 +167,11 @@ pub fn summary_html(sets: &[ResultSet]) -> Markup {
         );
     }
     for (i, set) in sets.iter().enumerate() {
+        let basis = scalescope_analysis::basis_rule::statement(
+            &set.analysis.basis,
+            &set.header,
+            &set.records,
+        );
         let diag = Markup::from_iter([
             el("h3").child(
                 el("a")
@@ -171,6 +179,9 @@ pub fn summary_html(sets: &[ResultSet]) -> Markup {
                     .text(&workload_title(set)),
             ),
             diagnosis_html(diagnosis(&set.analysis)),
+            el("p")
+                .attr("class", "basis")
+                .text(&format!("Speedups: {basis}")),
             quality_html(&set.analysis),
         ]);
         let chart = crate::speedup_chart(set, true).to_svg();

@@ -469,6 +469,9 @@ pub fn header(imported: &Imported, topology: &Topology, file: &str, version: &st
     machine.transparent_hugepages = elsewhere.clone();
     machine.numa_balancing = elsewhere.clone();
     machine.load_average = elsewhere;
+    // Nothing of the machine that measured the curve was checked: no verdict
+    // (not "bare metal"), which the report shows as unknown.
+    machine.virtualization = None;
     Header {
         schema: "scalescope.results".into(),
         schema_version: RESULTS_SCHEMA_VERSION,
@@ -500,6 +503,17 @@ mod tests {
             placement: Some(Strategy::CoresFirst),
             lower_is_better: false,
         }
+    }
+
+    #[test]
+    fn an_imported_machine_has_no_virtualization_verdict() {
+        let csv = "threads,seconds\n1,10\n2,5.1\n";
+        let imp = parse_csv(csv, &opts()).unwrap_or_else(|e| panic!("{e}"));
+        let topo = scalescope_topo::Source::Synthetic("core:2".into())
+            .load()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let h = header(&imp, &topo, "q6.csv", "test");
+        assert_eq!(h.machine.virtualization, None);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use scalescope_analysis::basis_rule;
 use scalescope_analysis::summary::{self, Baseline, PointSummary};
-use scalescope_analysis::Basis;
 use scalescope_report::ResultSet;
 use scalescope_results::plan::Job;
 use scalescope_results::store::{RunRecord, RESULTS_FILE};
@@ -45,6 +45,20 @@ pub struct Finished {
     pub failed_runs: usize,
     /// What preparing the workload's shared input once cost, before the runs.
     pub prepared: Option<scalescope_results::workload::SetupCosts>,
+}
+
+impl Finished {
+    /// The run table on the analysis's basis, its first line naming it.
+    pub fn table(&self) -> String {
+        basis_rule::table(&self.summaries, &self.set.analysis.basis)
+    }
+
+    /// The `sweep --json` document: the basis and its sentence, every point.
+    pub fn json(&self) -> serde_json::Value {
+        let s = &self.set;
+        let basis = basis_rule::Said::of(&s.analysis.basis, &s.header, &s.records);
+        serde_json::json!({"schema_version": 1, "basis": basis, "points": self.summaries})
+    }
 }
 
 /// Prepares a built-in workload's shared input (cache file and answers) once, on
@@ -167,7 +181,8 @@ pub fn conclude(
         }
     })?;
     let results = dir.join(RESULTS_FILE);
-    let basis = Basis::default_for(&header);
+    // One basis for the run table, the analysis and the report (analysis::basis_rule).
+    let basis = basis_rule::rule(&header);
     let set = ResultSet::analysed(results.display().to_string(), header, records, &basis);
     // A series file that cannot be read leaves its run without a chart line; the
     // run's totals are in the results file either way.

@@ -3,7 +3,8 @@
 //! by its relative error) with a free scale, one parameter at a time (a grid, then
 //! golden section) until nothing improves. Only the parameters the calibration can
 //! determine are fitted: the remote rate needs threads off the first node, the SMT
-//! yield threads sharing a core, the bandwidth cap two threads on a node. The
+//! yield threads sharing a core, the bandwidth cap two threads on a node; which of
+//! them explain the sweep is decided in [`super::rivals`]. The
 //! intervals come from the bootstrap: each point's repetitions resampled (the
 //! residuals, for curves with one repetition) and the model fitted again.
 
@@ -130,13 +131,29 @@ pub struct Free {
     pub remote: bool,
     pub bandwidth: bool,
     pub smt: bool,
+    /// The per-node memory time (a bandwidth limit approached gradually).
+    #[serde(default)]
+    pub mem_time: bool,
+    /// The shape of the bandwidth cap (only with `bandwidth`).
+    #[serde(default)]
+    pub cap_shape: bool,
+    /// The memory limits apply to the home node's memory serving every thread
+    /// (shared data), not per node: a choice of structure, not a value (only with
+    /// `bandwidth` or `mem_time`).
+    #[serde(default)]
+    pub home_memory: bool,
 }
+
+/// How many parameters and structural choices the model has ([`Free::flags`]
+/// order).
+pub const PARAMS: usize = 8;
 
 impl Free {
     /// What the coverage can determine: the serial part (two thread counts), the
-    /// bandwidth cap (two threads on a node), the remote rate (threads off the first
-    /// node), the SMT yield (siblings sharing a core), the synchronisation cost
-    /// (two thread counts; it competes with the serial part when the points are few).
+    /// bandwidth cap and the memory time (two threads on a node), the remote rate
+    /// (threads off the first node), the SMT yield (siblings sharing a core), the
+    /// synchronisation cost (two thread counts; it competes with the serial part
+    /// when the points are few).
     pub fn determinable(c: &Coverage) -> Free {
         Free {
             serial: c.max_threads >= 2,
@@ -144,8 +161,23 @@ impl Free {
             remote: c.remote,
             smt: c.smt,
             sync: c.max_threads >= 2,
+            mem_time: c.max_per_node >= 2,
+            cap_shape: c.max_per_node >= 3,
+            home_memory: c.max_per_node >= 2,
         }
     }
+
+    /// None of them.
+    pub const NONE: Free = Free {
+        serial: false,
+        sync: false,
+        remote: false,
+        bandwidth: false,
+        smt: false,
+        mem_time: false,
+        cap_shape: false,
+        home_memory: false,
+    };
 
     /// Every subset of the determinable parameters with at most one parameter fewer
     /// than the distinct points (the scale takes one): all of them when the points
@@ -156,45 +188,61 @@ impl Free {
         if all.count() <= room {
             return vec![all];
         }
-        let flags = all.flags();
-        (0u32..32)
-            .filter(|m| m.count_ones() as usize == room)
-            .filter(|m| (0..5).all(|i| m & (1 << i) == 0 || flags[i]))
-            .map(|m| Free::from_flags(|i| m & (1 << i) != 0))
+        all.subsets()
+            .into_iter()
+            .filter(|f| f.count() == room)
             .collect()
     }
 
-    fn flags(&self) -> [bool; 5] {
+    /// Every subset of these parameters, the empty one first (the cap's shape
+    /// only with the cap, the home node's memory only with a memory limit).
+    pub fn subsets(&self) -> Vec<Free> {
+        let flags = self.flags();
+        (0u32..1 << PARAMS)
+            .filter(|m| (0..PARAMS).all(|i| m & (1 << i) == 0 || flags[i]))
+            .map(|m| Free::from_flags(|i| m & (1 << i) != 0))
+            .filter(|f| f.bandwidth || !f.cap_shape)
+            .filter(|f| f.bandwidth || f.mem_time || !f.home_memory)
+            .collect()
+    }
+
+    pub(crate) fn flags(&self) -> [bool; PARAMS] {
         [
             self.serial,
             self.bandwidth,
             self.remote,
             self.smt,
             self.sync,
+            self.mem_time,
+            self.cap_shape,
+            self.home_memory,
         ]
     }
 
-    fn from_flags(f: impl Fn(usize) -> bool) -> Free {
+    pub(crate) fn from_flags(f: impl Fn(usize) -> bool) -> Free {
         Free {
             serial: f(0),
             bandwidth: f(1),
             remote: f(2),
             smt: f(3),
             sync: f(4),
+            mem_time: f(5),
+            cap_shape: f(6),
+            home_memory: f(7),
         }
     }
 
+    /// The values fitted (a structural choice is none).
     pub fn count(&self) -> usize {
-        [
-            self.serial,
-            self.sync,
-            self.remote,
-            self.bandwidth,
-            self.smt,
-        ]
-        .iter()
-        .filter(|b| **b)
-        .count()
+        self.flags()[..PARAMS - 1].iter().filter(|b| **b).count()
+    }
+
+    /// `start` with this choice's structure applied.
+    pub fn shape(&self, start: Params) -> Params {
+        Params {
+            home_memory: self.home_memory,
+            ..start
+        }
     }
 }
 
@@ -238,10 +286,17 @@ fn coords(free: &Free) -> Vec<Coord> {
     if free.sync {
         v.push((|p, x| p.sync = x, |p| p.sync, 0.0, 2.0));
     }
+    if free.mem_time {
+        v.push((|p, x| p.mem_time = x, |p| p.mem_time, 0.0, 2.0));
+    }
+    if free.cap_shape {
+        v.push((|p, x| p.cap_shape = x, |p| p.cap_shape, 0.0, 1.0));
+    }
     v
 }
 
-/// Fits the free parameters from `start` (coordinate descent, at most `sweeps`).
+/// Fits the free parameters from `start` (coordinate descent over each
+/// parameter's whole range, at most `sweeps`, then Nelder-Mead).
 pub fn fit(
     obs: &[(&Layout, f64)],
     free: &Free,
@@ -249,16 +304,47 @@ pub fn fit(
     s: &Scales,
     sweeps: usize,
 ) -> Fitted {
+    descend(obs, free, start, s, sweeps, false)
+}
+
+/// [`fit`] with every sweep after the first searching a window around the current
+/// value that halves each sweep: about a third of the evaluations, for the
+/// hundreds of fits a calibration's rival explanations need.
+pub fn fit_windowed(
+    obs: &[(&Layout, f64)],
+    free: &Free,
+    start: Params,
+    s: &Scales,
+    sweeps: usize,
+) -> Fitted {
+    descend(obs, free, start, s, sweeps, true)
+}
+
+fn descend(
+    obs: &[(&Layout, f64)],
+    free: &Free,
+    start: Params,
+    s: &Scales,
+    sweeps: usize,
+    windowed: bool,
+) -> Fitted {
     let mut p = start;
     let cs = coords(free);
     let mut last = score(&p, s, obs).1;
-    for _ in 0..sweeps {
-        for (set, _, lo, hi) in &cs {
-            let x = minimise(*lo, *hi, |x| {
+    for sweep in 0..sweeps {
+        for (set, get, lo, hi) in &cs {
+            let f = |x: f64| {
                 let mut q = p;
                 set(&mut q, x);
                 score(&q, s, obs).1
-            });
+            };
+            let x = if sweep == 0 || !windowed {
+                minimise(*lo, *hi, f)
+            } else {
+                let w = (hi - lo) * 0.1 / (1u64 << (sweep - 1).min(20)) as f64;
+                let at = get(&p);
+                golden(at - w, at + w, *lo, *hi, f)
+            };
             let mut q = p;
             set(&mut q, x);
             if score(&q, s, obs).1 <= score(&p, s, obs).1 {
@@ -278,6 +364,27 @@ pub fn fit(
         scale,
         sse,
     }
+}
+
+/// Golden-section search of `f` on [a, b] clipped to [lo, hi] (20 steps: the
+/// window shrinks to 1e-4 of its width; Nelder-Mead polishes after).
+fn golden(a: f64, b: f64, lo: f64, hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let (mut a, mut b) = (a.max(lo), b.min(hi));
+    let g = 0.618_033_988_75;
+    let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
+    let (mut fc, mut fd) = (f(c), f(d));
+    for _ in 0..20 {
+        if fc < fd {
+            (b, d, fd) = (d, c, fc);
+            c = b - g * (b - a);
+            fc = f(c);
+        } else {
+            (a, c, fc) = (c, d, fd);
+            d = a + g * (b - a);
+            fd = f(d);
+        }
+    }
+    (a + b) / 2.0
 }
 
 /// Polishes `start` by Nelder-Mead over the free coordinates (each kept inside its
@@ -356,88 +463,16 @@ fn nelder_mead(cs: &[Coord], start: Params, f: impl Fn(&Params) -> f64) -> Param
     }
 }
 
-/// The fit on every point's median.
+/// The fit on every point's median (from `start` with the choice's structure).
 pub fn fit_points(points: &[CalPoint], free: &Free, start: Params) -> Fitted {
     let obs: Vec<(&Layout, f64)> = points.iter().map(|p| (&p.layout, p.median())).collect();
-    fit(&obs, free, start, &Scales::default(), 12)
-}
-
-/// The best fit over the choices of free parameters (the first of equals, so the
-/// order of [`Free::choices`] decides ties), and the choice.
-pub fn fit_best_choice(points: &[CalPoint], choices: &[Free], start: Params) -> (Free, Fitted) {
-    let none = Free::from_flags(|_| false);
-    let mut best: Option<(Free, Fitted)> = None;
-    for f in choices {
-        let fit = fit_points(points, f, start);
-        if best
-            .as_ref()
-            .is_none_or(|b| fit.sse < b.1.sse * (1.0 - 1e-6) - 1e-12)
-        {
-            best = Some((*f, fit));
-        }
-    }
-    best.unwrap_or_else(|| (none, fit_points(points, &none, start)))
-}
-
-/// `p` with parameter `i` (in [`Free::flags`] order) back at its value in `start`:
-/// the warm start of a fit without it.
-fn reset(mut p: Params, i: usize, start: &Params) -> Params {
-    match i {
-        0 => p.serial = start.serial,
-        1 => p.inv_bandwidth = start.inv_bandwidth,
-        2 => p.remote = start.remote,
-        3 => p.smt_yield = start.smt_yield,
-        _ => p.sync = start.sync,
-    }
-    p
+    fit_windowed(&obs, free, free.shape(start), &Scales::default(), 12)
 }
 
 /// Small-sample AIC of a fit on `n` points with the free parameters and the scale
 /// (None when there are too few points for them).
-fn aicc(n: usize, free: &Free, sse: f64) -> Option<f64> {
+pub(crate) fn aicc(n: usize, free: &Free, sse: f64) -> Option<f64> {
     crate::stats::aicc(n, free.count() + 1, sse)
-}
-
-/// The parameters to free and the fit: with too few points, the best choice of as
-/// many as they allow; else backward elimination by AICc from every determinable
-/// one (a parameter is dropped, back to its starting value, while that lowers the
-/// AICc), so a mechanism the data do not need does not steer the extrapolation.
-pub fn select(points: &[CalPoint], c: &Coverage, start: Params) -> (Free, Fitted) {
-    select_from(points, c, start, start)
-}
-
-/// [`select`] starting the fit at `start` but dropping a parameter back to its
-/// value in `dropped` (e.g. "no such mechanism").
-pub fn select_from(
-    points: &[CalPoint],
-    c: &Coverage,
-    start: Params,
-    dropped: Params,
-) -> (Free, Fitted) {
-    let choices = Free::choices(c);
-    let all = Free::determinable(c);
-    if choices.len() != 1 || choices[0] != all {
-        return fit_best_choice(points, &choices, dropped);
-    }
-    let n = c.distinct_points;
-    let (mut free, mut fit) = (all, fit_points(points, &all, start));
-    loop {
-        let score = aicc(n, &free, fit.sse);
-        let flags = free.flags();
-        let best = (0..5)
-            .filter(|i| flags[*i])
-            .map(|i| {
-                let fewer = Free::from_flags(|j| flags[j] && j != i);
-                let f = fit_points(points, &fewer, reset(fit.params, i, &dropped));
-                (fewer, f, aicc(n, &fewer, f.sse))
-            })
-            .min_by(|a, b| a.2.unwrap_or(f64::MAX).total_cmp(&b.2.unwrap_or(f64::MAX)));
-        match (best, score) {
-            (Some((fewer, f, Some(a))), Some(now)) if a < now => (free, fit) = (fewer, f),
-            (Some((fewer, f, _)), None) => (free, fit) = (fewer, f),
-            _ => return (free, fit),
-        }
-    }
 }
 
 /// Bootstrap refits around `best`: repetitions resampled when every point has two
@@ -479,7 +514,7 @@ pub fn draws(points: &[CalPoint], free: &Free, best: &Fitted, n: usize, seed: u6
                 })
                 .collect();
             let obs: Vec<(&Layout, f64)> = points.iter().map(|p| &p.layout).zip(ys).collect();
-            let d = fit(&obs, free, best.params, &s, 6);
+            let d = fit_windowed(&obs, free, best.params, &s, 6);
             widened(best, &d, free, widen)
         })
         .collect()

@@ -165,6 +165,11 @@ fn fitted(c: &Curve) -> Option<(Vec<CalPoint>, Vec<Explanation>)> {
                 remote: bit(2),
                 bandwidth: bit(3),
                 smt: bit(4),
+                // The gradual per-node limit is left to predictions: on the
+                // corpus's multi-node curves it only doubles the subsets fitted.
+                mem_time: false,
+                cap_shape: false,
+                home_memory: false,
             };
             let allowed = (!free.serial || all.serial)
                 && (!free.sync || all.sync)
@@ -431,6 +436,9 @@ fn layout_events(layouts: &[Layout]) -> Vec<usize> {
         remote: 0.5,
         inv_bandwidth: 0.0,
         smt_yield: 0.3,
+        mem_time: 0.0,
+        cap_shape: 0.0,
+        home_memory: false,
     };
     let rate: Vec<f64> = layouts
         .iter()

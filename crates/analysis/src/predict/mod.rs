@@ -1,8 +1,10 @@
 //! Predicting a machine we do not have: a mechanism model of a program's scaling
-//! ([`model`]) fitted to a sweep measured here ([`mod@calibrate`]) and evaluated on
+//! ([`model`]) fitted to a sweep measured here ([`mod@calibrate`]), every
+//! explanation of the sweep it cannot rule out kept ([`rivals`]), and evaluated on
 //! another topology ([`target`]): every placement's speedup curve with 95%
-//! intervals, the thread count and placement it recommends, and the mechanism that
-//! limits it there. Extrapolations (more nodes or packages than measured, SMT when
+//! intervals that cover each explanation, the thread count and placement it
+//! recommends, the mechanism that limits it there, and the measurement that would
+//! tell the explanations apart ([`tell_apart`]). Extrapolations (more nodes or packages than measured, SMT when
 //! the calibration had none, more threads per node than measured) are marked, their
 //! intervals widened by drawing the undetermined parameter from a stated range, and
 //! each is named in a sentence. Equations and limits: docs/ANALYSIS.md.
@@ -16,27 +18,33 @@
 //! Also the knees the model implies when fitted to one whole curve ([`implied`]),
 //! which `analyze` adds to the local test's.
 
+mod band;
 pub mod calibrate;
 pub mod implied;
 pub mod model;
+pub mod rivals;
 pub mod target;
 mod target_text;
+pub mod tell_apart;
 
 use serde::{Deserialize, Serialize};
 
 use scalescope_place::Strategy;
 use scalescope_results::mem;
 use scalescope_results::store::{Header, RunRecord};
+use scalescope_topo::Topology;
 
 use crate::ceiling::Ceiling;
 use crate::{fit, Basis};
 use calibrate::{CalPoint, Coverage, Fitted, Free};
-use model::{Params, Scales};
+use model::Params;
 
 pub use target::{predict, Prediction, TargetBandwidth};
 
 /// Version of the prediction JSON (docs/json.md).
-pub const PREDICTION_SCHEMA_VERSION: u32 = 1;
+/// 2: the band covers every rival explanation, the central value is their
+/// weighted average; `explanations` and `tell_apart` added.
+pub const PREDICTION_SCHEMA_VERSION: u32 = 2;
 
 /// Why a sweep cannot calibrate the model.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -59,12 +67,19 @@ pub struct MeasuredCurve {
 #[derive(Debug, Clone)]
 pub struct Calibration {
     pub machine: String,
+    /// The machine the calibration ran on (where a measurement that tells the
+    /// rivals apart is sought).
+    pub topo: Topology,
     pub basis: Basis,
     pub points: Vec<CalPoint>,
     pub coverage: Coverage,
+    /// The best explanation (the first rival): its parameters, fit and draws.
     pub free: Free,
     pub best: Fitted,
     pub draws: Vec<Fitted>,
+    /// Every explanation the calibration cannot rule out ([`rivals`]), best first,
+    /// each with its own draws.
+    pub rivals: Vec<rivals::Rival>,
     /// Median wall time of the one-thread runs, when measured.
     pub one_thread_secs: Option<f64>,
     /// Bandwidth one node delivers on the calibration machine (GB/s), from a
@@ -98,14 +113,17 @@ pub const START: Params = Params {
     remote: 0.8,
     inv_bandwidth: 0.0,
     smt_yield: 0.15,
+    mem_time: 0.0,
+    cap_shape: 0.0,
+    home_memory: false,
 };
 
-/// Fits the model to the points of a sweep.
+/// Fits the model to the points of a sweep measured on `topo`.
 ///
 /// # Errors
 /// Fewer than three points or thread counts.
 pub fn calibrate_points(
-    machine: String,
+    topo: &Topology,
     basis: Basis,
     points: Vec<CalPoint>,
     opts: &CalibrateOptions,
@@ -120,20 +138,27 @@ pub fn calibrate_points(
         return Err(PredictError::TooFewThreadCounts(counts.len()));
     }
     let coverage = calibrate::coverage(&points);
-    let (free, best) = calibrate::select(&points, &coverage, START);
-    let draws = calibrate::draws(&points, &free, &best, opts.draws, opts.seed);
+    let mut rivals = rivals::rivals(topo, &points, &coverage, START);
+    for (i, r) in rivals.iter_mut().enumerate() {
+        let seed = opts.seed.wrapping_add(i as u64);
+        r.draws = calibrate::draws(&points, &r.free, &r.fit, opts.draws, seed);
+    }
+    let first = &rivals[0];
+    let (free, best, draws) = (first.free, first.fit, first.draws.clone());
     let one_thread_secs = points
         .iter()
         .find(|p| p.layout.threads == 1)
         .map(|p| calibrate::median_of(&p.wall_secs));
     Ok(Calibration {
-        machine,
+        machine: topo.summary(),
+        topo: topo.clone(),
         basis,
         points,
         coverage,
         free,
         best,
         draws,
+        rivals,
         one_thread_secs,
         node_gbps: None,
         demand_gbps: None,
@@ -153,7 +178,7 @@ pub fn calibrate(
 ) -> Result<Calibration, PredictError> {
     let topo = &header.machine.topology;
     let points = calibrate::cal_points(header, records, basis);
-    let mut cal = calibrate_points(topo.summary(), basis.clone(), points, opts)?;
+    let mut cal = calibrate_points(topo, basis.clone(), points, opts)?;
     cal.node_gbps = per_node_gbps(topo, ceilings);
     cal.demand_gbps = one_thread_demand(records, &cal);
     Ok(cal)
@@ -236,15 +261,19 @@ fn matrix_local_mean(m: &mem::NodeMatrix) -> Option<f64> {
         .then(|| (0..rows.len()).map(|i| rows[i][i]).sum::<f64>() / rows.len() as f64)
 }
 
-/// One held-out point: measured and predicted times relative to one thread.
+/// One held-out point: measured and predicted performance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HeldOut {
     pub placement: Strategy,
     pub threads: usize,
     /// Median performance measured.
     pub measured: f64,
-    /// The mechanism model's prediction.
+    /// The mechanism model's prediction (the rival explanations averaged).
     pub ours: f64,
+    /// Its 95% band (the hull of the rivals' bands; None without draws).
+    pub ours_ci95: Option<(f64, f64)>,
+    /// Each rival explanation's prediction ([`Calibration::rivals`] order).
+    pub explanations: Vec<f64>,
     /// The USL's (None when the placement's lower points cannot fit one).
     pub usl: Option<f64>,
 }
@@ -254,41 +283,56 @@ impl HeldOut {
     pub fn time_error(&self, predicted_perf: f64) -> f64 {
         (self.measured / predicted_perf - 1.0).abs()
     }
+
+    /// The measured performance lies inside the predicted band.
+    pub fn inside_band(&self) -> bool {
+        self.ours_ci95
+            .is_some_and(|(lo, hi)| lo <= self.measured && self.measured <= hi)
+    }
 }
 
-/// The lower points (threads <= `half`) and the predictions for the rest; None when
-/// the lower points cannot calibrate the model.
-pub fn leave_top_out(points: &[CalPoint], half: usize) -> Option<Vec<HeldOut>> {
+/// Leave-the-top-out: the model calibrated on the points of `topo` with at most
+/// `half` threads (and `draws` bootstrap draws per rival explanation; with none,
+/// the band comes from the undetermined parameters' ranges alone), and its
+/// predictions for the rest. The calibration, or None when the lower points cannot
+/// calibrate the model.
+pub fn leave_top_out(
+    topo: &Topology,
+    points: &[CalPoint],
+    half: usize,
+    draws: usize,
+) -> Option<(Calibration, Vec<HeldOut>)> {
     let train: Vec<CalPoint> = points
         .iter()
         .filter(|p| p.layout.threads <= half)
         .cloned()
         .collect();
-    let cal = calibrate_points(
-        String::new(),
-        crate::Basis::Time,
-        train.clone(),
-        &CalibrateOptions { draws: 0, seed: 0 },
-    )
-    .ok()?;
-    let scales = Scales {
-        cal_distance: cal.coverage.remote_distance,
-        ..Scales::default()
-    };
-    let p = cal.best.params;
-    Some(
-        points
-            .iter()
-            .filter(|q| q.layout.threads > half)
-            .map(|q| HeldOut {
+    let opts = CalibrateOptions { draws, seed: 0 };
+    let cal = calibrate_points(topo, crate::Basis::Time, train.clone(), &opts).ok()?;
+    let test: Vec<&CalPoint> = points.iter().filter(|q| q.layout.threads > half).collect();
+    let most = test
+        .iter()
+        .map(|q| q.layout.max_per_node())
+        .max()
+        .unwrap_or(0);
+    let ctx = band::context(&cal, most, &TargetBandwidth::default());
+    let rivals = band::Rivals::new(&cal, &ctx, CalibrateOptions::default().draws);
+    let held = test
+        .iter()
+        .map(|q| {
+            let est = rivals.estimate(|p, s, scale| scale / model::time(p, s, &q.layout));
+            HeldOut {
                 placement: q.placement.clone(),
                 threads: q.layout.threads,
                 measured: q.median(),
-                ours: cal.best.scale / model::time(&p, &scales, &q.layout),
+                ours: est.central,
+                ours_ci95: est.ci95,
+                explanations: est.each.iter().map(|e| e.0).collect(),
                 usl: usl_prediction(&train, &q.placement, q.layout.threads),
-            })
-            .collect(),
-    )
+            }
+        })
+        .collect();
+    Some((cal, held))
 }
 
 /// The USL fitted on a placement's lower points (speedup against its one-thread

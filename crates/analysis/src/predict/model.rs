@@ -3,7 +3,9 @@
 //!   C_n = f_n * sum over threads of c_i,  c_i = 1 alone on its core,
 //!                                          (1 + y) / k for k threads sharing a core,
 //!   f_n = 1 on the home node, 1 / (1 + (1/r - 1) g_n) elsewhere,
-//!   D_n = min(C_n, beta_n / m)            (m = 1/b: traffic per unit of work),
+//!   G_n = 1 / (1 / C_n + mu / beta_n)     (mu: memory time per unit of work),
+//!   D_n = (G_n^-q + (beta_n / m)^-q)^(-1/q)   (m = 1/b: traffic per unit of
+//!                                          work; q = 1/h, h = 0: min(G_n, beta_n/m)),
 //!
 //! and the time of a unit of work is
 //!
@@ -15,6 +17,18 @@
 //! in one-thread demands (m = 1/b, 0 for no cap), y the SMT yield per core; beta_n
 //! is the node's bandwidth relative to the calibration's and g_n the remote
 //! distance relative to the calibration's (1 when unknown).
+//!
+//! With the data on the home node (`home_memory`) the limits apply to the sum of
+//! every node's demand instead (its memory serves them all).
+//!
+//! Shapes of a per-node bandwidth limit: b is a cap reached abruptly (h = 0: memory
+//! traffic overlapped with compute until the node saturates, the roofline) or
+//! smoothly (h up to 1: queueing at the memory controllers); mu is one approached
+//! gradually (each node's memory time adds to its threads' compute
+//! time, so a node never delivers more than 1/mu one-thread rates). On one node the
+//! second is Amdahl's law exactly (t = mu + 1/p up to the scale): a sweep that never
+//! left its first node cannot tell a serial part from it, and the two part ways as
+//! soon as threads run on more nodes (docs/ANALYSIS.md, "Rival explanations").
 //!
 //! The [`Layout`] it is evaluated on: where a placement's threads land, reduced to
 //! what the model needs: per NUMA node, how many threads run there and how many
@@ -37,6 +51,19 @@ pub struct Params {
     /// 1/b: the share of one node's bandwidth one thread's traffic takes (0: none).
     pub inv_bandwidth: f64,
     pub smt_yield: f64,
+    /// mu: memory time per unit of work on each node, in one-thread compute times,
+    /// shared by the node's threads (0: none).
+    #[serde(default)]
+    pub mem_time: f64,
+    /// h: how the cap 1/m is approached, 0 abruptly (min) to 1 gradually (the
+    /// harmonic sum): the rate is (C^-q + (b/m)^-q)^(-1/q) with q = 1/h.
+    #[serde(default)]
+    pub cap_shape: f64,
+    /// The data lives on the home node (first-touched by one thread): its memory
+    /// serves every node's threads, so its cap and memory time apply to their sum
+    /// (false: each node's memory serves its own threads, data partitioned).
+    #[serde(default)]
+    pub home_memory: bool,
 }
 
 impl Params {
@@ -47,6 +74,9 @@ impl Params {
         remote: 1.0,
         inv_bandwidth: 0.0,
         smt_yield: 1.0,
+        mem_time: 0.0,
+        cap_shape: 0.0,
+        home_memory: false,
     };
 }
 
@@ -83,7 +113,9 @@ impl Scales {
     }
 }
 
-fn node_rate(p: &Params, s: &Scales, n: &NodeLoad) -> f64 {
+/// What one node's threads deliver before any memory limit: their cores' compute
+/// times the remote penalty off the home node.
+fn node_demand(p: &Params, s: &Scales, n: &NodeLoad) -> f64 {
     let locality = if n.home {
         1.0
     } else {
@@ -101,18 +133,49 @@ fn node_rate(p: &Params, s: &Scales, n: &NodeLoad) -> f64 {
             per * t as f64
         })
         .sum();
-    let demand = compute * locality;
-    if p.inv_bandwidth > 0.0 {
-        demand.min(s.bandwidth / p.inv_bandwidth)
-    } else {
-        demand
+    compute * locality
+}
+
+/// `demand` served by one node's memory: its memory time added, its cap applied.
+fn served(p: &Params, s: &Scales, demand: f64) -> f64 {
+    let mut d = demand;
+    if p.mem_time > 0.0 && d > 0.0 {
+        d = 1.0 / (1.0 / d + p.mem_time / s.bandwidth);
     }
+    if p.inv_bandwidth > 0.0 {
+        smooth_min(d, s.bandwidth / p.inv_bandwidth, p.cap_shape)
+    } else {
+        d
+    }
+}
+
+/// The layout's rate: each node's memory serving its own threads, or (shared data
+/// on the home node) the home node's memory serving them all.
+fn rate(p: &Params, s: &Scales, l: &Layout) -> f64 {
+    let demands = l.nodes.iter().map(|n| node_demand(p, s, n));
+    if p.home_memory {
+        served(p, s, demands.sum())
+    } else {
+        demands.map(|d| served(p, s, d)).sum()
+    }
+}
+
+/// The cap `cap` on a rate `x`, reached abruptly (`h` = 0: min(x, cap)) or
+/// smoothly: (x^-q + cap^-q)^(-1/q) with q = 1/h (the generalised mean; h = 1 is
+/// the harmonic sum, each node's memory time added to its compute time).
+pub fn smooth_min(x: f64, cap: f64, h: f64) -> f64 {
+    let (lo, hi) = (x.min(cap), x.max(cap));
+    if h <= 1e-9 || lo.is_nan() || lo <= 0.0 {
+        return lo;
+    }
+    lo * (1.0 + (lo / hi).powf(1.0 / h)).powf(-h)
 }
 
 /// t(p): the time of a unit of work, in one-thread compute times.
 pub fn time(p: &Params, s: &Scales, l: &Layout) -> f64 {
-    let rate: f64 = l.nodes.iter().map(|n| node_rate(p, s, n)).sum();
-    p.serial + (1.0 - p.serial) / rate.max(1e-12) + p.sync * l.threads.saturating_sub(1) as f64
+    p.serial
+        + (1.0 - p.serial) / rate(p, s, l).max(1e-12)
+        + p.sync * l.threads.saturating_sub(1) as f64
 }
 
 /// The speedup of `l` over `one` (the one-thread layout).
@@ -158,6 +221,7 @@ pub fn limit(p: &Params, s: &Scales, one: &Layout, l: &Layout) -> (Mechanism, f6
             Mechanism::Bandwidth,
             Params {
                 inv_bandwidth: n.inv_bandwidth,
+                mem_time: n.mem_time,
                 ..*p
             },
         ),
@@ -205,14 +269,25 @@ pub struct Layout {
     pub threads: usize,
     pub nodes: Vec<NodeLoad>,
     pub packages: usize,
+    /// Distinct PUs the threads run on (fewer than the threads: oversubscribed).
+    #[serde(default)]
+    pub pus: usize,
+    /// Some core runs threads on two or more of its PUs (SMT siblings).
+    #[serde(default)]
+    pub siblings: bool,
 }
 
 impl Layout {
-    /// Some core runs two or more of the threads.
+    /// Some core runs two or more of the threads (SMT siblings or threads beyond
+    /// the PUs: the model gives both k threads on a core 1 + y).
     pub fn smt(&self) -> bool {
         self.nodes
             .iter()
             .any(|n| n.sharing.iter().any(|(k, t)| *k > 1 && *t > 0))
+    }
+    /// More threads than the PUs they run on.
+    pub fn oversubscribed(&self) -> bool {
+        self.pus > 0 && self.threads > self.pus
     }
     /// Threads off the home node.
     pub fn remote_threads(&self) -> usize {
@@ -268,6 +343,12 @@ pub fn layout(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<La
     let mut packages: Vec<Option<usize>> = pus.iter().map(|p| p.package).collect();
     packages.sort_unstable();
     packages.dedup();
+    let mut distinct: Vec<(Option<usize>, u32)> = pus.iter().map(|p| (p.core, p.cpu)).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let siblings = distinct
+        .windows(2)
+        .any(|w| w[0].0.is_some() && w[0].0 == w[1].0);
     Some(Layout {
         threads: pus.len(),
         nodes: per_node
@@ -280,6 +361,8 @@ pub fn layout(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<La
             })
             .collect(),
         packages: packages.len(),
+        pus: distinct.len(),
+        siblings,
     })
 }
 
@@ -309,6 +392,9 @@ mod tests {
             remote: 0.5,
             inv_bandwidth: 1.0 / 3.0,
             smt_yield: 0.2,
+            mem_time: 0.0,
+            cap_shape: 0.0,
+            home_memory: false,
         };
         let s = Scales::default();
         // 6 threads: 4 on node 0 capped at 3, 2 remote at 0.5 each = 1.
@@ -328,6 +414,57 @@ mod tests {
 }
 
 #[cfg(test)]
+mod memory_tests {
+    use super::*;
+    use scalescope_topo::Source;
+
+    fn at(spec: &str, threads: usize) -> (Layout, Layout) {
+        let t = Source::Synthetic(spec.into())
+            .load()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let l = |n| layout(&t, &Strategy::CoresFirst, n).unwrap_or_else(|| panic!("layout"));
+        (l(1), l(threads))
+    }
+
+    /// On one node the memory time is Amdahl's law with s = mu / (1 + mu); on
+    /// four nodes with the data partitioned it recovers, with the data on the
+    /// home node it does not.
+    #[test]
+    fn memory_time_is_amdahl_on_one_node_and_parts_ways_on_more() {
+        let mu = 0.1;
+        let p = Params {
+            mem_time: mu,
+            ..Params::NEUTRAL
+        };
+        let s = Scales::default();
+        let serial = mu / (1.0 + mu);
+        for t in [2, 5, 8] {
+            let (one, l) = at("package:4 numa:1 core:8", t);
+            let amdahl = 1.0 / (serial + (1.0 - serial) / t as f64);
+            assert!((speedup(&p, &s, &one, &l) - amdahl).abs() < 1e-12, "{t}");
+        }
+        let (one, l) = at("package:4 numa:1 core:8", 32);
+        let per_node = 4.0 * (1.0 + mu) / (1.0 / 8.0 + mu);
+        assert!((speedup(&p, &s, &one, &l) - per_node).abs() < 1e-9);
+        let home = Params {
+            home_memory: true,
+            ..p
+        };
+        let all = (1.0 + mu) / (1.0 / 32.0 + mu);
+        assert!((speedup(&home, &s, &one, &l) - all).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_cap_shape_runs_from_the_minimum_to_the_harmonic_sum() {
+        assert_eq!(smooth_min(3.0, 5.0, 0.0), 3.0);
+        assert!((smooth_min(3.0, 5.0, 1.0) - 1.0 / (1.0 / 3.0 + 1.0 / 5.0)).abs() < 1e-12);
+        let q2 = (3.0f64.powi(-2) + 5.0f64.powi(-2)).powf(-0.5);
+        assert!((smooth_min(3.0, 5.0, 0.5) - q2).abs() < 1e-12);
+        assert!(smooth_min(1e6, 5.0, 0.3) <= 5.0);
+    }
+}
+
+#[cfg(test)]
 mod layout_tests {
     use super::*;
     use scalescope_topo::Source;
@@ -341,9 +478,16 @@ mod layout_tests {
         assert_eq!((l.threads, l.packages, l.remote_threads()), (6, 2, 2));
         assert!(!l.smt());
         let l = layout(&t, &Strategy::CoresFirst, 16).unwrap_or_else(|| panic!("no layout"));
-        assert!(l.smt() && l.max_per_node() == 8);
+        assert!(l.smt() && l.siblings && l.max_per_node() == 8);
         assert_eq!(l.nodes[0].sharing, vec![(2, 8)]);
+        assert!(!l.oversubscribed());
         let l = layout(&t, &Strategy::SmtPairs, 2).unwrap_or_else(|| panic!("no layout"));
         assert_eq!(l.nodes[0].sharing, vec![(2, 2)]);
+        // Without SMT, threads beyond the cores share a PU: oversubscribed.
+        let t = Source::Synthetic("package:1 numa:1 core:4".into())
+            .load()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let l = layout(&t, &Strategy::CoresFirst, 6).unwrap_or_else(|| panic!("no layout"));
+        assert!(l.oversubscribed() && !l.siblings && l.pus == 4);
     }
 }

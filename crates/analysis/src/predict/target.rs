@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 use scalescope_place::Strategy;
 use scalescope_topo::Topology;
 
-use super::calibrate::{Coverage, Fitted};
-use super::model::{self, Mechanism, Params, Scales};
+use super::band::{context, Rivals};
+use super::calibrate::Coverage;
+use super::model::{self, Mechanism, Scales};
 use super::model::{layout, Layout};
+use super::tell_apart::{self, Explanation, TellApart};
 use super::{Calibration, MeasuredCurve, PREDICTION_SCHEMA_VERSION};
-use crate::boot::{percentile_ci, Rng};
 use crate::events::{events, TopologyEvent};
 
 /// The target's per-node bandwidth, measured there or stated.
@@ -38,13 +39,22 @@ pub struct Param {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PredictedPoint {
     pub threads: usize,
+    /// The rival explanations' speedups averaged (their Akaike-weighted mean in
+    /// logarithms).
     pub speedup: f64,
+    /// The hull of every rival explanation's 95% band.
     pub ci95: Option<(f64, f64)>,
+    /// Each rival explanation's own speedup (`Prediction::explanations` order).
+    pub explanations: Vec<f64>,
     /// The calibration's one-thread time times t(p)/t(1) (time basis only).
     pub time_secs: Option<f64>,
     pub nodes: usize,
     pub packages: usize,
+    /// Some core runs threads on two of its PUs (SMT siblings).
     pub smt: bool,
+    /// More threads than the PUs they run on (never called SMT).
+    #[serde(default)]
+    pub oversubscribed: bool,
     /// Share of threads off the first thread's node.
     pub remote_share: f64,
     pub limit: Mechanism,
@@ -95,85 +105,17 @@ pub struct Prediction {
     /// One sentence per assumption a prediction rests on.
     pub assumptions: Vec<String>,
     pub draws: usize,
-}
-
-/// The central values of what the calibration could not determine, and the ranges
-/// drawn for the intervals.
-const REMOTE_PRIOR: (f64, f64) = (0.6, 1.0);
-const SMT_PRIOR: (f64, f64) = (0.0, 0.3);
-
-fn uniform(rng: &mut Rng, (lo, hi): (f64, f64)) -> f64 {
-    lo + (hi - lo) * ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-}
-
-/// What the target changes: the node bandwidth ratio, the override of the
-/// per-thread traffic from evidence, the calibration's remote distance.
-struct Context {
-    scales: Scales,
-    /// inv_bandwidth on the target from the measured demand (GB/s per thread over
-    /// the target node's GB/s), when both are known and the calibration's node
-    /// bandwidth is not.
-    inv_override: Option<f64>,
-    /// The target has more threads per node than measured.
-    beyond_per_node: bool,
-}
-
-fn context(cal: &Calibration, target_max_per_node: usize, bw: &TargetBandwidth) -> Context {
-    let mut scales = Scales {
-        cal_distance: cal.coverage.remote_distance,
-        ..Scales::default()
-    };
-    let mut inv_override = None;
-    match (bw.node_gbps, cal.node_gbps, cal.demand_gbps) {
-        (Some(t), Some(c), _) => scales.bandwidth = t / c,
-        (Some(t), None, Some(d)) => inv_override = Some(d / t),
-        _ => {}
-    }
-    Context {
-        scales,
-        inv_override,
-        beyond_per_node: target_max_per_node > cal.coverage.max_per_node,
-    }
-}
-
-/// The parameters the target is evaluated with for one draw: the fitted ones, and
-/// for each the calibration could not determine, a value from its range.
-fn target_params(
-    cal: &Calibration,
-    ctx: &Context,
-    d: &Params,
-    rng: Option<&mut Rng>,
-) -> (Params, Scales) {
-    let (mut p, mut s) = (*d, ctx.scales);
-    let free = &cal.free;
-    let m = cal.coverage.max_per_node.max(1) as f64;
-    match rng {
-        None => {
-            if let Some(i) = ctx.inv_override {
-                p.inv_bandwidth = i;
-            }
-        }
-        Some(rng) => {
-            if !free.remote {
-                p.remote = uniform(rng, REMOTE_PRIOR);
-            }
-            if !free.smt {
-                p.smt_yield = uniform(rng, SMT_PRIOR);
-            }
-            s.distance_power = uniform(rng, (0.0, 1.0));
-            if let Some(i) = ctx.inv_override {
-                p.inv_bandwidth = i;
-            } else if ctx.beyond_per_node && p.inv_bandwidth < 1.0 / m {
-                // No cap seen up to m threads per node: one may sit just beyond.
-                p.inv_bandwidth = uniform(rng, (0.0, 1.0 / m));
-            }
-        }
-    }
-    (p, s)
+    /// Every explanation the calibration cannot rule out, best first
+    /// (docs/ANALYSIS.md, "Rival explanations"); each point's `explanations`
+    /// follow this order.
+    pub explanations: Vec<Explanation>,
+    /// The measurement on the calibration machine that would tell the leading
+    /// explanation from a rival (None with one explanation).
+    pub tell_apart: Option<TellApart>,
 }
 
 /// The named strategies whose layouts differ on the target (in a fixed order).
-fn placements(topo: &Topology, counts: &[usize]) -> Vec<(Strategy, Vec<Layout>)> {
+pub(crate) fn placements(topo: &Topology, counts: &[usize]) -> Vec<(Strategy, Vec<Layout>)> {
     let order = [
         Strategy::CoresFirst,
         Strategy::Compact,
@@ -194,7 +136,7 @@ fn placements(topo: &Topology, counts: &[usize]) -> Vec<(Strategy, Vec<Layout>)>
 }
 
 /// Thread counts on the target: all of them up to 128, else the boundary design.
-fn counts(topo: &Topology) -> Vec<usize> {
+pub(crate) fn counts(topo: &Topology) -> Vec<usize> {
     let n = scalescope_place::every_usable_cpu(topo).max(1);
     if n <= 128 {
         return (1..=n).collect();
@@ -218,51 +160,32 @@ fn extrapolation(c: &Coverage, l: &Layout) -> Vec<String> {
     why(l.nodes.len() > c.nodes, "numa-nodes");
     why(l.packages > c.packages, "packages");
     why(l.max_per_node() > c.max_per_node, "threads-per-node");
-    why(l.smt() && !c.smt, "smt");
+    why(l.siblings && !c.smt, "smt");
+    why(l.oversubscribed() && !c.smt, "oversubscribed");
     why(l.remote_threads() > 0 && !c.remote, "remote");
     v
 }
 
-/// The draws' parameters on the target (bootstrap fits, or the best fit alone when
-/// there are none, each with the undetermined parameters drawn).
-fn draw_params(cal: &Calibration, ctx: &Context, n: usize) -> Vec<(Params, Scales)> {
-    let mut rng = Rng::new(0x5eed_0021);
-    let fits: Vec<Fitted> = if cal.draws.is_empty() {
-        vec![cal.best; n]
-    } else {
-        cal.draws.clone()
+fn point(cal: &Calibration, rivals: &Rivals, one: &Layout, l: &Layout) -> PredictedPoint {
+    let est = rivals.estimate(|p, s, _| model::speedup(p, s, one, l));
+    let (limit, limit_gain) = match rivals.best() {
+        Some((p, s)) => model::limit(p, s, one, l),
+        None => (Mechanism::Compute, 1.0),
     };
-    fits.iter()
-        .map(|f| target_params(cal, ctx, &f.params, Some(&mut rng)))
-        .collect()
-}
-
-fn point(
-    cal: &Calibration,
-    best: &(Params, Scales),
-    draws: &[(Params, Scales)],
-    one: &Layout,
-    l: &Layout,
-) -> PredictedPoint {
-    let (p, s) = best;
-    let speedup = model::speedup(p, s, one, l);
-    let ds: Vec<f64> = draws
-        .iter()
-        .map(|(q, t)| model::speedup(q, t, one, l))
-        .collect();
-    let (limit, limit_gain) = model::limit(p, s, one, l);
     let time_secs = match cal.basis {
-        crate::Basis::Time => cal.one_thread_secs.map(|t1| t1 / speedup),
+        crate::Basis::Time => cal.one_thread_secs.map(|t1| t1 / est.central),
         _ => None,
     };
     PredictedPoint {
         threads: l.threads,
-        speedup,
-        ci95: percentile_ci(&ds).map(|(a, b)| (a.min(speedup), b.max(speedup))),
+        speedup: est.central,
+        ci95: est.ci95,
+        explanations: est.each.iter().map(|e| e.0).collect(),
         time_secs,
         nodes: l.nodes.len(),
         packages: l.packages,
-        smt: l.smt(),
+        smt: l.siblings,
+        oversubscribed: l.oversubscribed(),
         remote_share: l.remote_share(),
         limit,
         limit_gain,
@@ -280,23 +203,23 @@ pub fn predict(cal: &Calibration, target: &Topology, bw: &TargetBandwidth) -> Pr
         .max()
         .unwrap_or(0);
     let ctx = context(cal, max_per_node, bw);
-    let best = target_params(cal, &ctx, &cal.best.params, None);
-    let draws = draw_params(cal, &ctx, super::CalibrateOptions::default().draws);
+    let rivals = Rivals::new(cal, &ctx, super::CalibrateOptions::default().draws);
     let curves: Vec<PredictedCurve> = pls
         .iter()
         .filter_map(|(s, ls)| {
             let one = ls.first()?;
             Some(PredictedCurve {
                 placement: s.clone(),
-                points: ls
-                    .iter()
-                    .map(|l| point(cal, &best, &draws, one, l))
-                    .collect(),
+                points: ls.iter().map(|l| point(cal, &rivals, one, l)).collect(),
                 events: events(target, s, counts.last().copied().unwrap_or(1)),
             })
         })
         .collect();
     let recommendation = super::target_text::recommend(&curves);
+    let tell = tell_apart::tell_apart(cal);
+    let mut assumptions =
+        super::target_text::assumptions(cal, &curves, bw, ctx.inv_override.is_some());
+    assumptions.extend(tell_apart::sentences(cal, tell.as_ref()));
     Prediction {
         kind: "scalescope.prediction".into(),
         schema_version: PREDICTION_SCHEMA_VERSION,
@@ -307,10 +230,12 @@ pub fn predict(cal: &Calibration, target: &Topology, bw: &TargetBandwidth) -> Pr
         coverage: cal.coverage.clone(),
         params: super::target_text::params(cal, bw),
         measured: measured(cal),
-        assumptions: super::target_text::assumptions(cal, &curves, bw, ctx.inv_override.is_some()),
+        assumptions,
         curves,
         recommendation,
-        draws: draws.len(),
+        draws: rivals.draws(),
+        explanations: tell_apart::explanations(&cal.rivals),
+        tell_apart: tell,
     }
 }
 
@@ -349,5 +274,7 @@ pub fn one_thread() -> Layout {
             distance: None,
         }],
         packages: 1,
+        pus: 1,
+        siblings: false,
     }
 }

@@ -237,6 +237,9 @@ pub(crate) fn assumptions(
     if any(curves, "smt") {
         v.push("The calibration had no SMT siblings sharing a core: the SMT yield is assumed to be 0-30% (15% central), which carries every point with two threads on a core.".into());
     }
+    if any(curves, "oversubscribed") {
+        v.push("Points with more threads than PUs are oversubscribed (threads time-share a PU); the calibration had none, so what a shared PU yields is assumed to be 0-30% (15% central).".into());
+    }
     if any(curves, "threads-per-node") && !evidence_demand {
         v.push(format!("The target runs more threads per NUMA node than measured ({}): a bandwidth cap not reached in the calibration may lie beyond it; the band's lower edge allows one just past it.", c.max_per_node));
     }

@@ -427,7 +427,13 @@ impl Workload for GraphCount {
                 sync,
                 batch,
                 tolerance,
-            } => self.ranks = super::pagerank::pagerank(g, sync, *batch, *tolerance, pool).ok(),
+            } => {
+                self.ranks = super::pagerank::pagerank(g, sync, *batch, *tolerance, pool).ok();
+                if self.ranks.is_none() {
+                    // Nothing ran: no seconds and no figure to report.
+                    return (0.0, Vec::new());
+                }
+            }
         }
         self.seconds = t.elapsed().as_secs_f64();
         (
