@@ -9,13 +9,22 @@ use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::{compare::compare, Basis};
 use scalescope_report::mem::Section;
 use scalescope_report::{Exporter, JsonExporter, ResultSet, TextExporter};
-use scalescope_results::store::{read_results, Header, RunRecord};
+use scalescope_results::store::{read_results_checked, Header, RunRecord};
 
 use crate::cli::{AnalyzeArgs, CompareArgs, ReportArgs};
 
+/// A results file; lines a crash damaged are set aside with a warning each.
 fn load(path: &Path) -> anyhow::Result<(Header, Vec<RunRecord>)> {
-    let (h, r, _) = read_results(path).context("reading results")?;
-    Ok((h, r))
+    let read = read_results_checked(path).context("reading results")?;
+    for s in &read.set_aside {
+        eprintln!("warning: {}: {s}", path.display());
+    }
+    Ok((read.header, read.runs))
+}
+
+/// A JSON document named on the command line, read bounded.
+fn json_doc(p: &Path) -> anyhow::Result<serde_json::Value> {
+    Ok(scalescope_session::read_json(p)?)
 }
 
 fn basis(text: Option<&str>, header: &Header) -> anyhow::Result<Basis> {
@@ -46,9 +55,7 @@ fn ceilings(args: &AnalyzeArgs) -> anyhow::Result<Vec<Ceiling>> {
 /// `analyze matrix.json`: hop inference on a `mem matrix --json` document.
 fn analyze_matrix(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let p = &args.results;
-    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-    let doc: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
+    let doc = json_doc(p)?;
     let (bw, lat) = scalescope_analysis::matrix_doc::infer_doc(&doc)
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     if args.json {
@@ -80,10 +87,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 
 /// A `mem matrix|latency|c2c --json` document as a report section.
 fn mem_section(path: &Path, index: usize) -> anyhow::Result<Section> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let doc: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let doc = json_doc(path)?;
     scalescope_report::mem::section(&path.display().to_string(), &doc, &format!("m{index}-"))
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }

@@ -84,12 +84,27 @@ impl std::fmt::Debug for Input {
 /// [`FileError::Io`] (missing, no permission, a link loop), [`FileError::NotRegular`]
 /// (a FIFO, a device, a directory, a socket) or [`FileError::TooLarge`].
 pub fn open(path: &Path, kind: Kind) -> Result<Input, FileError> {
+    let file = open_regular(path, kind)?;
+    Ok(Input {
+        path: path.to_path_buf(),
+        kind,
+        source: Box::new(file),
+        read: 0,
+    })
+}
+
+/// As [`open`], the checked file itself (for readers that map it or read at
+/// offsets, such as the `.csr` and `.cols` caches).
+///
+/// # Errors
+/// As [`open`].
+pub fn open_regular(path: &Path, kind: Kind) -> Result<File, FileError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32 | rustix::fs::OFlags::NOCTTY.bits() as i32)
         .open(path)
         .map_err(|e| FileError::io(path, e))?;
-    checked(file, path, kind)
+    check_file(file, path, kind)
 }
 
 /// As [`open`], with `-` meaning standard input (for commands that read one
@@ -109,9 +124,20 @@ pub fn open_arg(path: &Path, kind: Kind) -> Result<Input, FileError> {
     open(path, kind)
 }
 
+/// The type and size checks on an open file, as an input.
+pub(crate) fn checked(file: File, path: &Path, kind: Kind) -> Result<Input, FileError> {
+    let file = check_file(file, path, kind)?;
+    Ok(Input {
+        path: path.to_path_buf(),
+        kind,
+        source: Box::new(file),
+        read: 0,
+    })
+}
+
 /// The type and size checks on an open file, and the descriptor made blocking
 /// again for reading.
-pub(crate) fn checked(file: File, path: &Path, kind: Kind) -> Result<Input, FileError> {
+fn check_file(file: File, path: &Path, kind: Kind) -> Result<File, FileError> {
     let meta = file.metadata().map_err(|e| FileError::io(path, e))?;
     if !meta.is_file() {
         return Err(FileError::NotRegular {
@@ -131,12 +157,7 @@ pub(crate) fn checked(file: File, path: &Path, kind: Kind) -> Result<Input, File
     let flags = rustix::fs::fcntl_getfl(&file).map_err(|e| FileError::io(path, e))?;
     rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
         .map_err(|e| FileError::io(path, e))?;
-    Ok(Input {
-        path: path.to_path_buf(),
-        kind,
-        source: Box::new(file),
-        read: 0,
-    })
+    Ok(file)
 }
 
 /// What a file that is not a regular one is, for messages.
@@ -309,6 +330,15 @@ impl Lines {
     /// # Errors
     /// As [`Lines::next_raw`], and [`FileError::NotUtf8`] naming the line.
     pub fn next_text(&mut self, buf: &mut Vec<u8>) -> Result<Option<String>, FileError> {
+        Ok(self.next_str(buf)?.map(str::to_string))
+    }
+
+    /// As [`Lines::next_text`], borrowing the text from `buf` (no allocation per
+    /// line once `buf` has grown).
+    ///
+    /// # Errors
+    /// As [`Lines::next_text`].
+    pub fn next_str<'b>(&mut self, buf: &'b mut Vec<u8>) -> Result<Option<&'b str>, FileError> {
         if !self.next_raw(buf)? {
             return Ok(None);
         }
@@ -318,7 +348,7 @@ impl Lines {
             bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
         }
         match std::str::from_utf8(bytes) {
-            Ok(s) => Ok(Some(s.to_string())),
+            Ok(s) => Ok(Some(s)),
             Err(_) => Err(FileError::NotUtf8 {
                 path: self.path.clone(),
                 line: self.number,

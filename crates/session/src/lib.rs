@@ -30,18 +30,41 @@ pub enum SessionError {
     Workload(#[from] scalescope_workloads::WorkloadError),
     #[error(transparent)]
     Report(#[from] scalescope_report::html::WriteError),
+    #[error("creating a scratch directory in {dir}")]
+    Scratch {
+        dir: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("reading {path}")]
     Read {
         path: String,
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    File(#[from] scalescope_files::FileError),
     #[error("{path}: not JSON: {detail}")]
     NotJson { path: String, detail: String },
     #[error(transparent)]
     Ceiling(#[from] scalescope_analysis::ceiling::CeilingError),
     #[error("{0}")]
     Predict(String),
+}
+
+/// A JSON document a user names (`--ceilings`, `mem ... --json` output), read
+/// through the bounded input layer: a regular file of at most
+/// [`scalescope_files::Kind::JSON`].
+///
+/// # Errors
+/// [`SessionError::File`] (missing, a FIFO, a device, too large) or
+/// [`SessionError::NotJson`].
+pub fn read_json(p: &std::path::Path) -> Result<serde_json::Value, SessionError> {
+    let text = scalescope_files::read_text(p, scalescope_files::Kind::JSON)?;
+    serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
+        path: p.display().to_string(),
+        detail: e.to_string(),
+    })
 }
 
 pub mod ceilings {
@@ -54,22 +77,10 @@ pub mod ceilings {
 
     use crate::SessionError;
 
-    fn read(p: &Path) -> Result<serde_json::Value, SessionError> {
-        let path = p.display().to_string();
-        let text = std::fs::read_to_string(p).map_err(|source| SessionError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
-            path,
-            detail: e.to_string(),
-        })
-    }
-
     fn of_file(p: &Path) -> Result<Ceiling, SessionError> {
         Ok(ceiling::from_stream_doc(
             &p.display().to_string(),
-            &read(p)?,
+            &crate::read_json(p)?,
         )?)
     }
 

@@ -58,16 +58,7 @@ fn target(r: &Request) -> Result<Topology, SessionError> {
 }
 
 fn read_doc(p: &Path) -> Result<(String, serde_json::Value), SessionError> {
-    let path = p.display().to_string();
-    let text = std::fs::read_to_string(p).map_err(|source| SessionError::Read {
-        path: path.clone(),
-        source,
-    })?;
-    let doc = serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
-        path: path.clone(),
-        detail: e.to_string(),
-    })?;
-    Ok((path, doc))
+    Ok((p.display().to_string(), crate::read_json(p)?))
 }
 
 fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionError> {

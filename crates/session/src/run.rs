@@ -132,12 +132,12 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         &options.baseline,
     );
     let summary_csv = dir.join("summary.csv");
-    std::fs::write(&summary_csv, summary::to_csv(&summaries)).map_err(|source| {
-        scalescope_report::html::WriteError {
+    let out = store.out().clone();
+    out.write_file("summary.csv", summary::to_csv(&summaries).as_bytes())
+        .map_err(|e| scalescope_report::html::WriteError {
             path: summary_csv.clone(),
-            source,
-        }
-    })?;
+            source: std::io::Error::other(e.to_string()),
+        })?;
     let results = dir.join(RESULTS_FILE);
     let basis = Basis::default_for(&planned.header);
     let set = ResultSet::analysed(
@@ -150,10 +150,16 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
     // run's totals are in the results file either way.
     let (set, _unreadable) = set.with_series(&dir);
     let report_index = if options.write_report {
-        Some(scalescope_report::html::write_dir(
+        let report = out
+            .subdir("report")
+            .map_err(|e| scalescope_report::html::WriteError {
+                path: dir.join("report"),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        Some(scalescope_report::html::write_into(
             std::slice::from_ref(&set),
             &[],
-            &dir.join("report"),
+            &report,
         )?)
     } else {
         None
