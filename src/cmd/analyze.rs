@@ -27,14 +27,16 @@ fn json_doc(p: &Path) -> anyhow::Result<serde_json::Value> {
     Ok(scalescope_session::read_json(p)?)
 }
 
-fn basis(text: Option<&str>, header: &Header) -> anyhow::Result<Basis> {
-    Basis::parse(text, header).map_err(|e| anyhow::anyhow!("--{e}"))
+fn basis(text: Option<&str>, header: &Header, runs: &[RunRecord]) -> anyhow::Result<Basis> {
+    let b = Basis::parse(text, header).map_err(|e| anyhow::anyhow!("--{e}"))?;
+    b.check_known(header, runs).map_err(|e| anyhow::anyhow!("--{e}"))?;
+    Ok(b)
 }
 
 /// One results file, analysed.
 fn analysed(path: &Path, basis_text: Option<&str>) -> anyhow::Result<ResultSet> {
     let (h, r) = load(path)?;
-    let b = basis(basis_text, &h)?;
+    let b = basis(basis_text, &h, &r)?;
     let set = ResultSet::analysed(path.display().to_string(), h, r, &b);
     let (set, problems) = set.with_series(path.parent().unwrap_or(Path::new(".")));
     for p in problems {
@@ -73,7 +75,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         return analyze_matrix(args);
     }
     let (h, r) = load(&args.results)?;
-    let b = basis(args.basis.as_deref(), &h)?;
+    let b = basis(args.basis.as_deref(), &h, &r)?;
     let label = args.results.display().to_string();
     let sets = [ResultSet::analysed_with(label, h, r, &b, &ceilings(args)?)];
     let bytes = if args.json {
@@ -111,7 +113,7 @@ pub fn run_report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
 pub fn run_compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let (ha, ra) = load(&args.a)?;
     let (hb, rb) = load(&args.b)?;
-    let b = basis(args.basis.as_deref(), &ha)?;
+    let b = basis(args.basis.as_deref(), &ha, &ra)?;
     let c = compare((&ha, &ra), (&hb, &rb), &b);
     if c.rows.is_empty() {
         bail!(

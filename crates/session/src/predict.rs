@@ -89,6 +89,9 @@ fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionErr
 pub fn prediction(r: &Request) -> Result<Prediction, SessionError> {
     let (h, records, _) = read_results(&r.from)?;
     let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| failed(format!("--{e}")))?;
+    basis
+        .check_known(&h, &records)
+        .map_err(|e| failed(format!("--{e}")))?;
     let ceilings = crate::ceilings::discover(&r.from, &r.from_ceilings)?;
     let cal = predict::calibrate(
         &h,

@@ -13,6 +13,9 @@ use crate::{Figure, SetupCosts, Verification, Workload, WorkloadError};
 use super::data::{read_tbl, Layout, Lineitem};
 use super::query::{bytes_per_row, check, fixed, q1, q6, reference};
 
+/// The most timed query runs one command or sweep run may ask for.
+pub const MAX_REPEAT: usize = 10_000;
+
 /// TPC-H Q1 or Q6 as a workload.
 pub struct Tpch {
     pub query: String,
@@ -76,7 +79,8 @@ impl Tpch {
     }
 
     /// # Errors
-    /// [`WorkloadError::BadParam`] for an unknown query or a bad scale factor.
+    /// [`WorkloadError::BadParam`] for an unknown query, a bad scale factor or a
+    /// repeat count outside 1 to [`MAX_REPEAT`].
     pub fn new(
         query: &str,
         sf: f64,
@@ -96,11 +100,17 @@ impl Tpch {
                 detail: format!("scale factor {sf} is not in (0, 1000]"),
             });
         }
+        if !(1..=MAX_REPEAT).contains(&repeat) {
+            return Err(WorkloadError::BadParam {
+                key: "repeat".into(),
+                detail: format!("{repeat} query runs: expected 1 to {MAX_REPEAT} (the fastest counts)"),
+            });
+        }
         Ok(Tpch {
             query: query.into(),
             sf,
             layout,
-            repeat: repeat.max(1),
+            repeat,
             tbl,
             force: false,
             data: Lineitem::default(),
