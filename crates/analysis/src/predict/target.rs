@@ -10,7 +10,7 @@ use scalescope_topo::Topology;
 
 use super::calibrate::{Coverage, Fitted};
 use super::model::{self, Mechanism, Params, Scales};
-use super::model::{layout, Layout};
+use super::model::Layout;
 use super::{Calibration, MeasuredCurve, PREDICTION_SCHEMA_VERSION};
 use crate::boot::{percentile_ci, Rng};
 use crate::events::{events, TopologyEvent};
@@ -183,7 +183,7 @@ fn placements(topo: &Topology, counts: &[usize]) -> Vec<(Strategy, Vec<Layout>)>
     ];
     let mut out: Vec<(Strategy, Vec<Layout>)> = Vec::new();
     for s in order {
-        let ls: Option<Vec<Layout>> = counts.iter().map(|&t| layout(topo, &s, t)).collect();
+        let ls = super::model::layouts(topo, &s, counts);
         if let Some(ls) = ls {
             if !out.iter().any(|(_, o)| *o == ls) {
                 out.push((s, ls));

@@ -47,6 +47,36 @@ fn io_err(what: &str, e: std::io::Error) -> WorkloadError {
     }
 }
 
+/// The memory one cell needs (one buffer at a time, bound to one node), estimated
+/// before anything is mapped: refused when it is more than the machine has
+/// available, or more than a memory node holds (a buffer bound there could not
+/// fit: the kernel would kill the process, not return an error).
+fn check_memory(topo: &Topology, cfg: &MatrixConfig) -> Result<(), WorkloadError> {
+    let need = cfg.bandwidth_bytes.max(cfg.latency_bytes) as u64;
+    let what = format!(
+        "mem matrix (a {} MiB buffer bound to each memory node in turn)",
+        need >> 20
+    );
+    crate::budget::check(&what, need, false)?;
+    let smallest = topo
+        .numa_nodes
+        .iter()
+        .filter(|n| n.allowed && n.memory_bytes != Some(0))
+        .filter_map(|n| Some((n.id, n.memory_bytes?)))
+        .min_by_key(|(_, bytes)| *bytes);
+    match smallest {
+        Some((id, bytes)) if need > bytes => Err(WorkloadError::BadParam {
+            key: "size".into(),
+            detail: format!(
+                "a {} MiB buffer does not fit memory node {id} ({} MiB)",
+                need >> 20,
+                bytes >> 20
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a buffer bound to `node` with the pool's threads; returns (GB/s of every
 /// pass, fraction of pages on `node`).
 fn bandwidth_cell(
@@ -130,6 +160,7 @@ fn latency_cell(
 /// # Errors
 /// Pinning, mapping or binding failures.
 pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, WorkloadError> {
+    check_memory(topo, cfg)?;
     let cpu_nodes: Vec<&scalescope_topo::NumaNode> = topo
         .numa_nodes
         .iter()
