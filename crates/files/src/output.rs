@@ -159,6 +159,7 @@ impl OutDir {
         let rel = rel.as_ref();
         let (dir, leaf) = self.parent_of(rel)?;
         let path = self.path.join(rel);
+        replaceable(&dir, leaf, &path)?;
         match rustix::fs::unlinkat(&dir, leaf, AtFlags::empty()) {
             Ok(()) | Err(Errno::NOENT) => {}
             Err(e) => return Err(FileError::io(&path, e)),
@@ -190,6 +191,7 @@ impl OutDir {
         let rel = rel.as_ref();
         let (dir, leaf) = self.parent_of(rel)?;
         let path = self.path.join(rel);
+        replaceable(&dir, leaf, &path)?;
         let aside = aside_name(leaf);
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&dir, &aside, flags, new_file_mode())
@@ -347,6 +349,34 @@ pub fn is_aside_of(name: &OsStr, leaf: &str) -> bool {
     name.strip_prefix('.')
         .and_then(|n| n.strip_prefix(leaf))
         .is_some_and(|rest| rest.starts_with('.') && rest.ends_with(".partial"))
+}
+
+/// Whether the entry `name` may be replaced by a file: absent, a regular file
+/// or a link (removed, not followed). A device, FIFO, socket or directory of
+/// that name is someone else's: refused, never replaced (`--out /dev/null`).
+fn replaceable(dir: &OwnedFd, name: &OsStr, path: &Path) -> Result<(), FileError> {
+    use rustix::fs::FileType;
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Err(Errno::NOENT) => Ok(()),
+        Err(e) => Err(FileError::io(path, e)),
+        Ok(st) => match FileType::from_raw_mode(st.st_mode) {
+            FileType::RegularFile | FileType::Symlink => Ok(()),
+            other => Err(FileError::io(
+                path,
+                std::io::Error::other(format!(
+                    "exists and is {}; refusing to replace it with a file",
+                    match other {
+                        FileType::Directory => "a directory",
+                        FileType::Fifo => "a FIFO",
+                        FileType::CharacterDevice => "a character device",
+                        FileType::BlockDevice => "a block device",
+                        FileType::Socket => "a socket",
+                        _ => "not a regular file",
+                    }
+                )),
+            )),
+        },
+    }
 }
 
 fn is_link(dir: &OwnedFd, name: &OsStr) -> bool {

@@ -159,6 +159,15 @@ pub fn write(
         .for_each(|c| head.extend_from_slice(&c.to_le_bytes()));
     let sum = crc32fast::hash(&head);
     head.extend_from_slice(&sum.to_le_bytes());
+    // A device, FIFO or directory of that name is not ours to replace.
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if !(m.is_file() || m.is_symlink()) {
+            return Err(BlobError::Bad {
+                file: path.display().to_string(),
+                detail: "exists and is not a regular file; refusing to replace it".into(),
+            });
+        }
+    }
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     // Created fresh: an entry of that name (a link planted there) is removed, never
     // written through.

@@ -88,3 +88,22 @@ fn a_failed_write_leaves_nothing_aside() {
     assert!(is_aside_of(&aside_name(OsStr::new("results.jsonl")), "results.jsonl"));
     assert!(!is_aside_of(OsStr::new("results.jsonl"), "results.jsonl"));
 }
+
+#[test]
+fn a_device_or_fifo_of_that_name_is_never_replaced() {
+    let (_tmp, out, _, _) = setup();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        out.join("fifo"),
+        rustix::fs::FileType::Fifo,
+        Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let e = out.write_file("fifo", b"x").unwrap_err().to_string();
+    assert!(e.contains("exists and is a FIFO; refusing to replace it"), "{e}");
+    assert!(out.create_file("fifo").is_err());
+    let dev = OutDir::open(Path::new("/dev")).unwrap();
+    let e = dev.write_file("null", b"x").unwrap_err().to_string();
+    assert!(e.contains("a character device"), "{e}");
+}
