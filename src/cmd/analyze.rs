@@ -29,7 +29,8 @@ fn json_doc(p: &Path) -> anyhow::Result<serde_json::Value> {
 
 fn basis(text: Option<&str>, header: &Header, runs: &[RunRecord]) -> anyhow::Result<Basis> {
     let b = Basis::parse(text, header).map_err(|e| anyhow::anyhow!("--{e}"))?;
-    b.check_known(header, runs).map_err(|e| anyhow::anyhow!("--{e}"))?;
+    b.check_known(header, runs)
+        .map_err(|e| anyhow::anyhow!("--{e}"))?;
     Ok(b)
 }
 

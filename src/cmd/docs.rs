@@ -71,6 +71,7 @@ fn describe(path: &[String], arg: &clap::Arg, has_subcommands: bool) -> serde_js
         None => "text",
     };
     serde_json::json!({
+        "schema_version": 1,
         "command": path,
         "name": arg.get_long().map(|l| format!("--{l}")).unwrap_or_else(|| arg.get_id().to_string()),
         "positional": arg.is_positional(),

@@ -38,7 +38,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     .map_err(flag_hint)?;
     for s in ready.store.set_aside() {
         let aside = scalescope_results::store::SET_ASIDE_FILE;
-        eprintln!("warning: {}: {s}; kept in {aside}", ready.store.dir().display());
+        eprintln!(
+            "warning: {}: {s}; kept in {aside}",
+            ready.store.dir().display()
+        );
     }
     let interrupt = crate::shared::interrupt_flag()?;
     let mut bar = Bar::new(!crate::progress::may_draw());

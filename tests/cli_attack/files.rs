@@ -94,7 +94,10 @@ fn adjusted(a: &Arg, args: Vec<String>) -> Vec<String> {
         args.insert(at, "--dry-run".into());
     }
     if a.command == ["sweep"] && a.name == "--hostfile" {
-        for (i, x) in ["--launcher", "mpirun", "--launcher-path", "/bin/false"].iter().enumerate() {
+        for (i, x) in ["--launcher", "mpirun", "--launcher-path", "/bin/false"]
+            .iter()
+            .enumerate()
+        {
             args.insert(at + i, x.to_string());
         }
     }
@@ -112,7 +115,13 @@ pub fn run_case(a: &Arg, kind: &str, ext: &str, fx: &Fixtures) -> Vec<String> {
     let args = if a.positional {
         match inventory::with_positional(&base, &filled, &a.name, &target) {
             Some(args) => args,
-            None => return vec![format!("{} {}: not in the base invocation", a.command.join(" "), a.name)],
+            None => {
+                return vec![format!(
+                    "{} {}: not in the base invocation",
+                    a.command.join(" "),
+                    a.name
+                )]
+            }
         }
     } else {
         adjusted(a, inventory::with_flag(&filled, &a.name, &target))

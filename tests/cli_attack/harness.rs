@@ -116,7 +116,11 @@ impl Outcome {
         if self.max_rss_kib > RSS_LIMIT_KIB {
             return Verdict::Bad(format!("peak RSS {} MiB", self.max_rss_kib / 1024));
         }
-        if self.stderr.iter().any(|&b| b == 0x1b || (b < 0x20 && b != b'\n' && b != b'\t' && b != b'\r')) {
+        if self
+            .stderr
+            .iter()
+            .any(|&b| b == 0x1b || (b < 0x20 && b != b'\n' && b != b'\t' && b != b'\r'))
+        {
             return Verdict::Bad("raw control bytes in the error output".into());
         }
         if text.lines().any(|l| l.len() > 4096) {
@@ -129,8 +133,13 @@ impl Outcome {
             Some(2) if text.contains("error:") => Verdict::Refused,
             // mpi-check's documented status when a launch was not as planned
             // (its report is on stdout).
-            Some(1) if self.args.first().is_some_and(|a| a == "mpi-check") => Verdict::RanWithFailures,
-            other => Verdict::Bad(format!("exit status {other:?} without a clear error: {}", tail(&text))),
+            Some(1) if self.args.first().is_some_and(|a| a == "mpi-check") => {
+                Verdict::RanWithFailures
+            }
+            other => Verdict::Bad(format!(
+                "exit status {other:?} without a clear error: {}",
+                tail(&text)
+            )),
         }
     }
 

@@ -38,11 +38,25 @@ pub fn keys(runs: &[Value]) -> (BTreeSet<String>, bool) {
 }
 
 pub fn sweep_args(out: &Path, reps: usize, script: &str) -> Vec<String> {
-    let mut v: Vec<String> = ["sweep", "--quiet", "--threads", "1", "--warmup", "0", "--sample-interval", "0"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    v.extend(["--reps".into(), reps.to_string(), "--out".into(), out.display().to_string()]);
+    let mut v: Vec<String> = [
+        "sweep",
+        "--quiet",
+        "--threads",
+        "1",
+        "--warmup",
+        "0",
+        "--sample-interval",
+        "0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.extend([
+        "--reps".into(),
+        reps.to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
     v.extend(["--".into(), "sh".into(), "-c".into(), script.into()]);
     v
 }
@@ -51,7 +65,11 @@ pub fn sweep_args(out: &Path, reps: usize, script: &str) -> Vec<String> {
 pub fn wait_lines(path: &Path, lines: usize) {
     let t = Instant::now();
     while std::fs::read_to_string(path).map_or(0, |s| s.lines().count()) < lines {
-        assert!(t.elapsed() < Duration::from_secs(30), "{} never reached {lines} lines", path.display());
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{} never reached {lines} lines",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -68,11 +86,43 @@ pub fn big_csv(path: &Path, rows: usize) {
 
 pub fn import(csv: &Path, out: &Path) -> Command {
     let mut c = scalescope();
-    c.args(["import", "--synthetic", "package:1 core:4", "--placement", "cores-first"])
-        .arg(csv)
-        .arg("--out")
-        .arg(out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    c.args([
+        "import",
+        "--synthetic",
+        "package:1 core:4",
+        "--placement",
+        "cores-first",
+    ])
+    .arg(csv)
+    .arg("--out")
+    .arg(out)
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
     c
+}
+
+/// PIDs of live (not zombie) processes whose command line contains `marker`, and
+/// their parents.
+pub fn alive(marker: &str) -> Vec<(i32, i32)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        let after = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>();
+        let zombie = after.first().is_some_and(|s| *s == "Z");
+        let ppid = after.get(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if !zombie && text.contains(marker) {
+            out.push((pid, ppid));
+        }
+    }
+    out
 }

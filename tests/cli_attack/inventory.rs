@@ -25,7 +25,11 @@ pub fn arguments() -> Vec<Arg> {
         .arg("__inventory")
         .output()
         .expect("the inventory runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| {
@@ -65,13 +69,23 @@ impl Fixtures {
         std::fs::write(&tbl, "1|155190|7706|1|17|21168.23|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22|DELIVER IN PERSON|TRUCK|x|\n").expect("tbl");
         let out = dir.path().join("imported");
         let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("scalescope"))
-            .args(["import", "--synthetic", "package:1 core:4", "--placement", "cores-first"])
+            .args([
+                "import",
+                "--synthetic",
+                "package:1 core:4",
+                "--placement",
+                "cores-first",
+            ])
             .arg(&csv)
             .arg("--out")
             .arg(&out)
             .output()
             .expect("import runs");
-        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
         Fixtures {
             results: out.join("results.jsonl"),
             csv,
@@ -88,27 +102,136 @@ pub fn base(command: &[String]) -> Option<Vec<&'static str>> {
     let c: Vec<&str> = command.iter().map(String::as_str).collect();
     let v: &[&'static str] = match c.as_slice() {
         ["topo"] => &["topo", "--synthetic", "package:1 core:2"],
-        ["place"] => &["place", "--synthetic", "package:1 core:2 pu:2", "--threads", "2"],
-        ["sweep"] => &["sweep", "--quiet", "--threads", "1", "--reps", "1", "--warmup", "0", "--sample-interval", "0", "--out", "{out}", "--", "true"],
+        ["place"] => &[
+            "place",
+            "--synthetic",
+            "package:1 core:2 pu:2",
+            "--threads",
+            "2",
+        ],
+        ["sweep"] => &[
+            "sweep",
+            "--quiet",
+            "--threads",
+            "1",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--sample-interval",
+            "0",
+            "--out",
+            "{out}",
+            "--",
+            "true",
+        ],
         ["analyze"] => &["analyze", "@results"],
-        ["import"] => &["import", "@csv", "--synthetic", "package:1 core:4", "--placement", "cores-first", "--out", "{out}"],
-        ["predict"] => &["predict", "--from", "@results", "--to", "package:2 core:4 pu:2"],
+        ["import"] => &[
+            "import",
+            "@csv",
+            "--synthetic",
+            "package:1 core:4",
+            "--placement",
+            "cores-first",
+            "--out",
+            "{out}",
+        ],
+        ["predict"] => &[
+            "predict",
+            "--from",
+            "@results",
+            "--to",
+            "package:2 core:4 pu:2",
+        ],
         ["report"] => &["report", "@results", "--out", "{out}"],
         ["compare"] => &["compare", "@a", "@b"],
-        ["mem", "stream"] => &["mem", "stream", "--size", "1MiB", "--ntimes", "2", "--threads", "1", "--sustain", "0", "--sample-interval", "0"],
-        ["mem", "matrix"] => &["mem", "matrix", "--size", "1MiB", "--latency-size", "1MiB", "--passes", "1"],
+        ["mem", "stream"] => &[
+            "mem",
+            "stream",
+            "--size",
+            "1MiB",
+            "--ntimes",
+            "2",
+            "--threads",
+            "1",
+            "--sustain",
+            "0",
+            "--sample-interval",
+            "0",
+        ],
+        ["mem", "matrix"] => &[
+            "mem",
+            "matrix",
+            "--size",
+            "1MiB",
+            "--latency-size",
+            "1MiB",
+            "--passes",
+            "1",
+        ],
         ["mem", "latency"] => &["mem", "latency", "--max-size", "64KiB"],
-        ["mem", "c2c"] => &["mem", "c2c", "--cpus", "0,1", "--round-trips", "1000", "--samples", "2"],
+        ["mem", "c2c"] => &[
+            "mem",
+            "c2c",
+            "--cpus",
+            "0,1",
+            "--round-trips",
+            "1000",
+            "--samples",
+            "2",
+        ],
         ["npb", "ep"] => &["npb", "ep", "--class", "S", "--threads", "1"],
         ["npb", "is"] => &["npb", "is", "--class", "S", "--threads", "1"],
         ["npb", "ft"] => &["npb", "ft", "--class", "S", "--threads", "1"],
-        ["tpch"] => &["tpch", "q6", "--tbl", "@tbl", "--sf", "0.01", "--threads", "1", "--repeat", "1"],
-        ["graph", "count"] => &["graph", "count", "--pattern", "triangle", "--graph", "kron:6", "--threads", "1"],
+        ["tpch"] => &[
+            "tpch",
+            "q6",
+            "--tbl",
+            "@tbl",
+            "--sf",
+            "0.01",
+            "--threads",
+            "1",
+            "--repeat",
+            "1",
+        ],
+        ["graph", "count"] => &[
+            "graph",
+            "count",
+            "--pattern",
+            "triangle",
+            "--graph",
+            "kron:6",
+            "--threads",
+            "1",
+        ],
         ["graph", "bfs"] => &["graph", "bfs", "--graph", "kron:6", "--threads", "1"],
         ["graph", "pr"] => &["graph", "pr", "--graph", "kron:6", "--threads", "1"],
         ["graph", "export"] => &["graph", "export", "--graph", "kron:6", "--out", "{out}.el"],
-        ["sync"] => &["sync", "--table", "16", "--batches", "1", "--updates", "1000", "--reps", "1", "--threads", "1"],
-        ["mpi-check"] => &["mpi-check", "--launcher", "mpirun", "--launcher-path", "/bin/false", "--ranks-per-node", "1", "--timeout", "5"],
+        ["sync"] => &[
+            "sync",
+            "--table",
+            "16",
+            "--batches",
+            "1",
+            "--updates",
+            "1000",
+            "--reps",
+            "1",
+            "--threads",
+            "1",
+        ],
+        ["mpi-check"] => &[
+            "mpi-check",
+            "--launcher",
+            "mpirun",
+            "--launcher-path",
+            "/bin/false",
+            "--ranks-per-node",
+            "1",
+            "--timeout",
+            "5",
+        ],
         ["completions"] => &["completions", "bash"],
         ["man"] => &["man"],
         _ => return None,
@@ -147,7 +270,12 @@ pub fn with_flag(args: &[String], name: &str, value: &str) -> Vec<String> {
 }
 
 /// `args` with the positional marked `@name` (in the base) set to `value`.
-pub fn with_positional(base: &[&str], args: &[String], name: &str, value: &str) -> Option<Vec<String>> {
+pub fn with_positional(
+    base: &[&str],
+    args: &[String],
+    name: &str,
+    value: &str,
+) -> Option<Vec<String>> {
     let i = base.iter().position(|a| *a == format!("@{name}"))?;
     let mut out = args.to_vec();
     out[i] = value.to_string();

@@ -138,7 +138,11 @@ pub fn attack(args: &[&str], out_is_file: bool) -> Vec<String> {
         if let Verdict::Bad(_) = o.verdict() {
             problems.push(format!("{variant}: {}", o.describe()));
         }
-        problems.extend(v.damage().into_iter().map(|d| format!("{variant}: `{}`: {d}", args.join(" "))));
+        problems.extend(
+            v.damage()
+                .into_iter()
+                .map(|d| format!("{variant}: `{}`: {d}", args.join(" "))),
+        );
     }
     problems
 }

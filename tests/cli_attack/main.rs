@@ -27,7 +27,7 @@ mod numbers;
 use std::time::{Duration, Instant};
 
 use harness::Verdict;
-use integrity::{big_csv, import, keys, runs, scalescope, sweep_args, wait_lines};
+use integrity::{alive, big_csv, import, keys, runs, scalescope, sweep_args, wait_lines};
 
 /// A small deterministic generator (xorshift64*), seeded for reproducible cases.
 pub struct Rng(u64);
@@ -71,7 +71,10 @@ fn every_command_has_a_base_invocation() {
         .filter(|c| !inventory::UNATTACKED.contains(&c.as_str()))
         .collect();
     missing.dedup();
-    assert!(missing.is_empty(), "commands the harness cannot attack: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "commands the harness cannot attack: {missing:?}"
+    );
     // The inventory knows the numbers it must attack.
     let numbers = args.iter().filter(|a| a.kind == "number").count();
     assert!(numbers >= 30, "{numbers} numeric arguments");
@@ -81,6 +84,12 @@ fn every_command_has_a_base_invocation() {
 fn numbers_at_their_limits_are_refused_or_run_never_crash() {
     let args = inventory::arguments();
     let fx = inventory::Fixtures::new();
+    // SCALESCOPE_ATTACK_FLAGS=--timeout,--sustain narrows the cases to those flags.
+    let only = env_or("SCALESCOPE_ATTACK_FLAGS", "");
+    let args: Vec<inventory::Arg> = args
+        .into_iter()
+        .filter(|a| only.is_empty() || only.split(',').any(|f| f == a.name))
+        .collect();
     let mut cases = numbers::matrix(&args);
     let seed: u64 = env_or("SCALESCOPE_ATTACK_SEED", "33").parse().unwrap_or(33);
     let mut rng = Rng::new(seed);
@@ -91,12 +100,20 @@ fn numbers_at_their_limits_are_refused_or_run_never_crash() {
         "all" => cases.len(),
         n => n.parse().unwrap_or(40),
     };
-    let attacked: Vec<inventory::Arg> = args.iter().filter(|a| numbers::matrix(std::slice::from_ref(a)).len() > 0).cloned().collect();
+    let attacked: Vec<inventory::Arg> = args
+        .iter()
+        .filter(|a| numbers::matrix(std::slice::from_ref(a)).len() > 0)
+        .cloned()
+        .collect();
     while cases.len() < wanted {
         let a = attacked[rng.below(attacked.len() as u64) as usize].clone();
         cases.push((a, numbers::random_value(&mut rng)));
     }
-    let hang = Duration::from_secs(env_or("SCALESCOPE_ATTACK_HANG_SECS", "20").parse().unwrap_or(20));
+    let hang = Duration::from_secs(
+        env_or("SCALESCOPE_ATTACK_HANG_SECS", "20")
+            .parse()
+            .unwrap_or(20),
+    );
     let t = Instant::now();
     let mut problems = Vec::new();
     for (a, v) in cases.iter().take(wanted) {
@@ -119,18 +136,35 @@ fn every_file_argument_refuses_what_is_not_a_file_quickly_and_small() {
     let mut problems = Vec::new();
     let t = Instant::now();
     for (a, kind, ext) in &cases {
-        problems.extend(files::run_case(a, kind, ext, &fx).into_iter().map(|p| {
-            format!("{} {}: {p}", a.command.join(" "), a.name)
-        }));
+        problems.extend(
+            files::run_case(a, kind, ext, &fx)
+                .into_iter()
+                .map(|p| format!("{} {}: {p}", a.command.join(" "), a.name)),
+        );
     }
-    eprintln!("files: {} cases in {:.1} s", cases.len(), t.elapsed().as_secs_f64());
+    eprintln!(
+        "files: {} cases in {:.1} s",
+        cases.len(),
+        t.elapsed().as_secs_f64()
+    );
     // Every argument the issue named is among them.
     for (cmd, name) in [
-        ("analyze", "results"), ("compare", "a"), ("predict", "--from"), ("report", "results"),
-        ("import", "csv"), ("graph count", "--graph"), ("tpch", "--tbl"), ("analyze", "--ceilings"),
+        ("analyze", "results"),
+        ("compare", "a"),
+        ("predict", "--from"),
+        ("report", "results"),
+        ("import", "csv"),
+        ("graph count", "--graph"),
+        ("tpch", "--tbl"),
+        ("analyze", "--ceilings"),
         ("mpi-check", "--hostfile"),
     ] {
-        assert!(cases.iter().any(|(a, _, _)| a.command.join(" ") == cmd && a.name == name), "{cmd} {name}");
+        assert!(
+            cases
+                .iter()
+                .any(|(a, _, _)| a.command.join(" ") == cmd && a.name == name),
+            "{cmd} {name}"
+        );
     }
     report("files", &problems);
 }
@@ -140,14 +174,65 @@ fn links_planted_in_output_directories_are_never_followed() {
     let fx = inventory::Fixtures::new();
     let results = fx.results.display().to_string();
     let csv = fx.csv.display().to_string();
-    let sweep = ["sweep", "--quiet", "--threads", "1", "--reps", "2", "--warmup", "1", "--sample-interval", "20", "--out", "{out}", "--", "sh", "-c", "echo hello; sleep 0.05"];
-    let import = ["import", &csv, "--synthetic", "package:1 core:4", "--placement", "cores-first", "--out", "{out}"];
+    let sweep = [
+        "sweep",
+        "--quiet",
+        "--threads",
+        "1",
+        "--reps",
+        "2",
+        "--warmup",
+        "1",
+        "--sample-interval",
+        "20",
+        "--out",
+        "{out}",
+        "--",
+        "sh",
+        "-c",
+        "echo hello; sleep 0.05",
+    ];
+    let import = [
+        "import",
+        &csv,
+        "--synthetic",
+        "package:1 core:4",
+        "--placement",
+        "cores-first",
+        "--out",
+        "{out}",
+    ];
     let report_ = ["report", &results, "--out", "{out}"];
-    let predict = ["predict", "--from", &results, "--to", "package:2 core:4", "--out", "{out}"];
-    let cache = ["graph", "count", "--pattern", "triangle", "--graph", "kron:6", "--threads", "1", "--input-cache", "{out}"];
+    let predict = [
+        "predict",
+        "--from",
+        &results,
+        "--to",
+        "package:2 core:4",
+        "--out",
+        "{out}",
+    ];
+    let cache = [
+        "graph",
+        "count",
+        "--pattern",
+        "triangle",
+        "--graph",
+        "kron:6",
+        "--threads",
+        "1",
+        "--input-cache",
+        "{out}",
+    ];
     let export = ["graph", "export", "--graph", "kron:6", "--out", "{out}"];
     let mut problems = Vec::new();
-    for args in [&sweep[..], &import[..], &report_[..], &predict[..], &cache[..]] {
+    for args in [
+        &sweep[..],
+        &import[..],
+        &report_[..],
+        &predict[..],
+        &cache[..],
+    ] {
         problems.extend(links::attack(args, false));
     }
     problems.extend(links::attack(&export, true));
@@ -157,11 +242,26 @@ fn links_planted_in_output_directories_are_never_followed() {
 #[test]
 fn mpi_check_leaves_no_scratch_directory_and_uses_a_fresh_one() {
     let tmp = tempfile::tempdir().unwrap();
-    let args: Vec<String> = ["mpi-check", "--launcher", "mpirun", "--launcher-path", "/bin/false", "--ranks-per-node", "1", "--timeout", "5"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let o = harness::run_with(&args, tmp.path(), Duration::from_secs(30), &[("TMPDIR", tmp.path())]);
+    let args: Vec<String> = [
+        "mpi-check",
+        "--launcher",
+        "mpirun",
+        "--launcher-path",
+        "/bin/false",
+        "--ranks-per-node",
+        "1",
+        "--timeout",
+        "5",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let o = harness::run_with(
+        &args,
+        tmp.path(),
+        Duration::from_secs(30),
+        &[("TMPDIR", tmp.path())],
+    );
     assert!(!matches!(o.verdict(), Verdict::Bad(_)), "{}", o.describe());
     let left: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
@@ -195,8 +295,16 @@ fn deleting_the_lock_file_mid_sweep_lets_no_second_writer_in() {
     let all = runs(&out.join("results.jsonl"));
     let (k, repeated) = keys(&all);
     assert_eq!((all.len(), k.len(), repeated), (6, 6, false));
-    let analyze = scalescope().arg("analyze").arg(out.join("results.jsonl")).output().unwrap();
-    assert!(analyze.status.success(), "{}", String::from_utf8_lossy(&analyze.stderr));
+    let analyze = scalescope()
+        .arg("analyze")
+        .arg(out.join("results.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        analyze.status.success(),
+        "{}",
+        String::from_utf8_lossy(&analyze.stderr)
+    );
 }
 
 #[test]
@@ -214,17 +322,31 @@ fn a_killed_import_leaves_nothing_that_reads_as_complete_and_can_be_redone() {
         let results = out.join("results.jsonl");
         if results.exists() {
             // Renamed into place only when whole.
-            assert_eq!(runs(&results).len(), 150_000, "delay {delay} ms, {status:?}");
+            assert_eq!(
+                runs(&results).len(),
+                150_000,
+                "delay {delay} ms, {status:?}"
+            );
         } else {
             killed_before_done += 1;
             let analyze = scalescope().arg("analyze").arg(&results).output().unwrap();
             assert!(!analyze.status.success());
             let again = import(&csv, &out).output().unwrap();
-            assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+            assert!(
+                again.status.success(),
+                "{}",
+                String::from_utf8_lossy(&again.stderr)
+            );
             assert_eq!(runs(&results).len(), 150_000);
             let partial = std::fs::read_dir(&out)
                 .unwrap()
-                .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".partial"))
+                .filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .file_name()
+                        .to_string_lossy()
+                        .ends_with(".partial")
+                })
                 .count();
             assert_eq!(partial, 0, "an aside file was left after the re-import");
         }
@@ -236,7 +358,10 @@ fn a_killed_import_leaves_nothing_that_reads_as_complete_and_can_be_redone() {
 fn a_nul_hole_mid_file_is_set_aside_and_the_sweep_finishes_without_duplicates() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    let ok = scalescope().args(sweep_args(&out, 4, "true")).output().unwrap();
+    let ok = scalescope()
+        .args(sweep_args(&out, 4, "true"))
+        .output()
+        .unwrap();
     assert!(ok.status.success());
     let path = out.join("results.jsonl");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -251,7 +376,11 @@ fn a_nul_hole_mid_file_is_set_aside_and_the_sweep_finishes_without_duplicates() 
     let err = String::from_utf8_lossy(&analyze.stderr);
     assert!(analyze.status.success(), "{err}");
     assert!(err.contains("line 4 set aside: 4096 NUL bytes"), "{err}");
-    let resume = scalescope().args(["sweep", "--quiet", "--resume", "--out"]).arg(&out).output().unwrap();
+    let resume = scalescope()
+        .args(["sweep", "--quiet", "--resume", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&resume.stderr);
     assert!(resume.status.success(), "{err}");
     assert!(err.contains("kept in results.jsonl.set-aside"), "{err}");
@@ -259,7 +388,11 @@ fn a_nul_hole_mid_file_is_set_aside_and_the_sweep_finishes_without_duplicates() 
     let (k, repeated) = keys(&all);
     assert_eq!((all.len(), k.len(), repeated), (4, 4, false));
     let clean = scalescope().arg("analyze").arg(&path).output().unwrap();
-    assert!(clean.status.success() && clean.stderr.is_empty(), "{}", String::from_utf8_lossy(&clean.stderr));
+    assert!(
+        clean.status.success() && clean.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&clean.stderr)
+    );
 }
 
 #[test]
@@ -268,19 +401,47 @@ fn refusals_say_what_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let o = scalescope().args(["sweep", "--quiet", "--resume", "--out"]).arg(&empty).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("no results.jsonl here, so there is nothing to resume"), "{err}");
-    let o = scalescope().arg("analyze").arg(&fx.results).args(["--basis", "metric:nonexistent"]).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("metric:nonexistent"), "{err}");
     let o = scalescope()
-        .args(["tpch", "q6", "--sf", "0.01", "--threads", "1", "--repeat", "0", "--tbl"])
+        .args(["sweep", "--quiet", "--resume", "--out"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no results.jsonl here, so there is nothing to resume"),
+        "{err}"
+    );
+    let o = scalescope()
+        .arg("analyze")
+        .arg(&fx.results)
+        .args(["--basis", "metric:nonexistent"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("metric:nonexistent"),
+        "{err}"
+    );
+    let o = scalescope()
+        .args([
+            "tpch",
+            "q6",
+            "--sf",
+            "0.01",
+            "--threads",
+            "1",
+            "--repeat",
+            "0",
+            "--tbl",
+        ])
         .arg(&fx.tbl)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && !String::from_utf8_lossy(&o.stdout).contains("best of 0"), "{err}");
+    assert!(
+        !o.status.success() && !String::from_utf8_lossy(&o.stdout).contains("best of 0"),
+        "{err}"
+    );
     let bom = dir.path().join("bom.csv");
     std::fs::write(&bom, "\u{feff}threads,seconds\n1,10\n2,5\n").unwrap();
     let o = import(&bom, &dir.path().join("bom")).output().unwrap();
@@ -288,5 +449,112 @@ fn refusals_say_what_is_wrong() {
     let esc = dir.path().join("esc.csv");
     std::fs::write(&esc, "threads,seconds\n1,\x1b[2J10\n").unwrap();
     let o = import(&esc, &dir.path().join("esc")).output().unwrap();
-    assert!(!o.stderr.contains(&0x1b), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !o.stderr.contains(&0x1b),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn the_guard_killed_first_is_replaced_so_the_runs_still_die_with_scalescope() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = "31.4159";
+    let script = format!("setsid sleep {marker} & sleep {marker} & sleep {marker}; wait");
+    let mut child = scalescope()
+        .args(sweep_args(&dir.path().join("res"), 1, &script))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let me = child.id() as i32;
+    let t = Instant::now();
+    let guards = |t: &Instant| loop {
+        let g: Vec<i32> = alive("__guard")
+            .into_iter()
+            .filter(|(_, pp)| *pp == me)
+            .map(|(p, _)| p)
+            .collect();
+        if !g.is_empty() || t.elapsed() > Duration::from_secs(20) {
+            return g;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    while alive(marker).len() < 3 {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let first = guards(&t);
+    assert_eq!(first.len(), 1, "one guard: {first:?}");
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(first[0], libc::SIGKILL) };
+    let t = Instant::now();
+    let replaced = loop {
+        let g = guards(&t);
+        if g.iter().any(|p| *p != first[0]) || t.elapsed() > Duration::from_secs(5) {
+            break g;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        replaced.iter().any(|p| *p != first[0]),
+        "no new guard: {replaced:?}"
+    );
+    // SAFETY: as above.
+    unsafe { libc::kill(me, libc::SIGKILL) };
+    let _ = child.wait();
+    std::thread::sleep(Duration::from_millis(1500));
+    let left = alive(marker);
+    assert!(
+        left.is_empty(),
+        "processes of the run outlived scalescope: {left:?}"
+    );
+}
+
+#[test]
+fn a_resume_reads_back_header_numbers_at_their_limits_without_crashing() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean");
+    let ok = scalescope()
+        .args(sweep_args(&clean, 1, "true"))
+        .output()
+        .unwrap();
+    assert!(ok.status.success());
+    let text = std::fs::read_to_string(clean.join("results.jsonl")).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let mut problems = Vec::new();
+    for field in ["timeout_secs", "kill_grace_secs"] {
+        for value in [
+            "0",
+            "-1",
+            "1e19",
+            "1e300",
+            "1.7976931348623157e308",
+            "18446744073709551615",
+        ] {
+            let mut h = header.clone();
+            h[field] = serde_json::from_str(value).unwrap();
+            let out = dir.path().join(format!("{field}-{value}"));
+            std::fs::create_dir(&out).unwrap();
+            // The header alone: every run is still to do.
+            std::fs::write(out.join("results.jsonl"), format!("{h}\n")).unwrap();
+            let args: Vec<String> = [
+                "sweep",
+                "--quiet",
+                "--resume",
+                "--out",
+                &out.display().to_string(),
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            let o = harness::run(&args, dir.path(), Duration::from_secs(20));
+            if let Verdict::Bad(_) = o.verdict() {
+                problems.push(format!("{field} = {value}: {}", o.describe()));
+            }
+        }
+    }
+    report("header numbers on --resume", &problems);
 }

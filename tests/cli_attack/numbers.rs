@@ -30,9 +30,24 @@ fn attacked(a: &Arg) -> bool {
 /// A value drawn for a campaign case.
 pub fn random_value(rng: &mut Rng) -> String {
     const ODD: [&str; 18] = [
-        "-0", "+5", " 1", "1 ", "0x10", "1_000", "\u{661}", "", "-inf", "NaN", "1e-300", "1.5",
-        "4294967296", "18446744073709551616", "-9223372036854775809",
-        "99999999999999999999999999999999999999", "1,2,3", "1-100000000",
+        "-0",
+        "+5",
+        " 1",
+        "1 ",
+        "0x10",
+        "1_000",
+        "\u{661}",
+        "",
+        "-inf",
+        "NaN",
+        "1e-300",
+        "1.5",
+        "4294967296",
+        "18446744073709551616",
+        "-9223372036854775809",
+        "99999999999999999999999999999999999999",
+        "1,2,3",
+        "1-100000000",
     ];
     match rng.below(5) {
         0 => ODD[rng.below(ODD.len() as u64) as usize].to_string(),
@@ -53,8 +68,20 @@ pub fn run_case(arg: &Arg, value: &str, fx: &Fixtures, hang: Duration) -> Vec<St
     let args = inventory::with_flag(&inventory::fill(&base, fx, &out), &arg.name, value);
     let first = harness::run(&args, dir.path(), hang);
     let mut bad = Vec::new();
-    if let Verdict::Bad(_) = first.verdict() {
-        bad.push(first.describe());
+    match first.verdict() {
+        Verdict::Bad(_) => bad.push(first.describe()),
+        // A float flag (a duration, a rate, a tolerance, a scale) that takes NaN,
+        // infinity or a negative value has not run correctly, whatever it printed.
+        Verdict::Ran | Verdict::RanWithFailures
+            if arg.max.contains("e3") && ["nan", "inf", "-1"].contains(&value) =>
+        {
+            bad.push(format!(
+                "accepted {}={value}: {}",
+                arg.name,
+                first.describe()
+            ));
+        }
+        _ => {}
     }
     if arg.command == ["sweep"] && out.join("results.jsonl").exists() {
         let resume: Vec<String> = ["sweep", "--quiet", "--resume", "--out"]
@@ -64,7 +91,11 @@ pub fn run_case(arg: &Arg, value: &str, fx: &Fixtures, hang: Duration) -> Vec<St
             .collect();
         let again = harness::run(&resume, dir.path(), hang);
         if let Verdict::Bad(_) = again.verdict() {
-            bad.push(format!("after `{} {value}`: {}", arg.name, again.describe()));
+            bad.push(format!(
+                "after `{} {value}`: {}",
+                arg.name,
+                again.describe()
+            ));
         }
     }
     bad

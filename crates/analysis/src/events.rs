@@ -139,7 +139,12 @@ fn spread_usages(topo: &Topology, max: usize) -> Vec<Usage> {
     let Ok(p) = place(topo, &req) else {
         return Vec::new();
     };
-    let Some(all) = p.first_cpus().into_iter().map(|c| topo.pu(c)).collect::<Option<Vec<_>>>() else {
+    let Some(all) = p
+        .first_cpus()
+        .into_iter()
+        .map(|c| topo.pu(c))
+        .collect::<Option<Vec<_>>>()
+    else {
         return Vec::new();
     };
     let n = all.len();

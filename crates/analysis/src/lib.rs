@@ -100,9 +100,16 @@ impl Basis {
         let Basis::Metric { name, .. } = self else {
             return Ok(());
         };
-        let mut known: std::collections::BTreeSet<&str> =
-            header.command.metrics.iter().map(|m| m.name.as_str()).collect();
-        known.extend(runs.iter().flat_map(|r| r.metrics.keys().map(String::as_str)));
+        let mut known: std::collections::BTreeSet<&str> = header
+            .command
+            .metrics
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        known.extend(
+            runs.iter()
+                .flat_map(|r| r.metrics.keys().map(String::as_str)),
+        );
         if known.contains(name.as_str()) {
             return Ok(());
         }

@@ -101,7 +101,9 @@ pub fn open(path: &Path, kind: Kind) -> Result<Input, FileError> {
 pub fn open_regular(path: &Path, kind: Kind) -> Result<File, FileError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32 | rustix::fs::OFlags::NOCTTY.bits() as i32)
+        .custom_flags(
+            rustix::fs::OFlags::NONBLOCK.bits() as i32 | rustix::fs::OFlags::NOCTTY.bits() as i32,
+        )
         .open(path)
         .map_err(|e| FileError::io(path, e))?;
     check_file(file, path, kind)
@@ -213,7 +215,10 @@ impl Input {
         String::from_utf8(bytes).map_err(|e| {
             let bytes = e.as_bytes();
             let at = e.utf8_error().valid_up_to();
-            let start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let start = bytes[..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
             FileError::NotUtf8 {
                 path,
                 line: bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1,
@@ -312,7 +317,13 @@ impl Lines {
                 None => (buf, false),
             };
             if line.len() + chunk.len() > limit.saturating_add(1) {
-                return Err(too_long(&self.path, self.kind, self.number + 1, line, chunk));
+                return Err(too_long(
+                    &self.path,
+                    self.kind,
+                    self.number + 1,
+                    line,
+                    chunk,
+                ));
             }
             line.extend_from_slice(chunk);
             let n = chunk.len();

@@ -75,7 +75,12 @@ impl FileError {
 
 /// `64 MiB`, `16 KiB`, `1 GiB`, `100 bytes`: a limit as people read it.
 pub fn bytes_text(n: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
     for (size, unit) in UNITS {
         if n >= size && n % size == 0 {
             return format!("{} {unit}", n / size);

@@ -164,7 +164,8 @@ impl OutDir {
             Ok(()) | Err(Errno::NOENT) => {}
             Err(e) => return Err(FileError::io(&path, e)),
         }
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&dir, leaf, flags, new_file_mode())
             .map_err(|e| link_or_io(&path, e, "write"))?;
         Ok(File::from(fd))
@@ -193,7 +194,8 @@ impl OutDir {
         let path = self.path.join(rel);
         replaceable(&dir, leaf, &path)?;
         let aside = aside_name(leaf);
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&dir, &aside, flags, new_file_mode())
             .map_err(|e| link_or_io(&path, e, "write"))?;
         let mut file = File::from(fd);
@@ -220,12 +222,16 @@ impl OutDir {
         let (leaf, dirs) = parts.split_last().ok_or_else(|| self.outside(rel))?;
         let dir = self.walk(dirs, false)?;
         let path = self.path.join(rel);
-        let flags = OFlags::RDWR | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let flags =
+            OFlags::RDWR | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&dir, *leaf, flags, Mode::empty())
             .map_err(|e| link_or_io(&path, e, "write"))?;
         let st = rustix::fs::fstat(&fd).map_err(|e| FileError::io(&path, e))?;
         if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
-            return Err(FileError::io(&path, std::io::Error::other("not a regular file")));
+            return Err(FileError::io(
+                &path,
+                std::io::Error::other("not a regular file"),
+            ));
         }
         if st.st_nlink != 1 {
             return Err(FileError::io(
@@ -238,7 +244,8 @@ impl OutDir {
         }
         let file = File::from(fd);
         let flags = rustix::fs::fcntl_getfl(&file).map_err(|e| FileError::io(&path, e))?;
-        rustix::fs::fcntl_setfl(&file, flags - OFlags::NONBLOCK).map_err(|e| FileError::io(&path, e))?;
+        rustix::fs::fcntl_setfl(&file, flags - OFlags::NONBLOCK)
+            .map_err(|e| FileError::io(&path, e))?;
         Ok(file)
     }
 
@@ -255,10 +262,14 @@ impl OutDir {
         let (leaf, dirs) = parts.split_last().ok_or_else(|| self.outside(rel))?;
         let path = self.path.join(rel);
         let dir = self.walk(dirs, false).map_err(|e| match e {
-            FileError::Link { path, .. } => FileError::Link { path, action: "read" },
+            FileError::Link { path, .. } => FileError::Link {
+                path,
+                action: "read",
+            },
             e => e,
         })?;
-        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let flags =
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&dir, *leaf, flags, Mode::empty())
             .map_err(|e| link_or_io(&path, e, "read"))?;
         input::checked(File::from(fd), &path, kind)

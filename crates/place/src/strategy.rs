@@ -148,7 +148,8 @@ fn bind_set(slots: &[Slot], chosen: &Slot, granularity: Granularity) -> CpuSet {
         Granularity::Thread => [chosen.cpu].into_iter().collect(),
         // Slots are in hardware order, a core's PUs together: the core's run.
         Granularity::Core => {
-            let start = slots.partition_point(|s| (s.package, s.core) < (chosen.package, chosen.core));
+            let start =
+                slots.partition_point(|s| (s.package, s.core) < (chosen.package, chosen.core));
             slots[start..]
                 .iter()
                 .take_while(|s| s.core == chosen.core)
@@ -167,7 +168,11 @@ fn smt_pairs(slots: &[Slot]) -> Result<Vec<Slot>, PlaceError> {
         let w = width.entry(s.core).or_default();
         *w = (*w).max(s.smt_rank + 1);
     }
-    let mut v: Vec<Slot> = slots.iter().filter(|s| width[&s.core] >= 2).copied().collect();
+    let mut v: Vec<Slot> = slots
+        .iter()
+        .filter(|s| width[&s.core] >= 2)
+        .copied()
+        .collect();
     if v.is_empty() {
         return Err(PlaceError::NoSmt);
     }

@@ -124,7 +124,11 @@ fn read_line(read: &mut ResultsRead, line: &[u8], at: u64, number: usize) -> boo
         } else {
             format!("{} NUL bytes (what a crash can leave)", body.len())
         };
-        read.set_aside.push(SetAside { line: number, why, bytes: line.to_vec() });
+        read.set_aside.push(SetAside {
+            line: number,
+            why,
+            bytes: line.to_vec(),
+        });
         return false;
     }
     let mut whole = pieces.len() == 1 && pieces[0].1 == body.len();
@@ -137,7 +141,11 @@ fn read_line(read: &mut ResultsRead, line: &[u8], at: u64, number: usize) -> boo
             }
             Err(why) => {
                 whole = false;
-                read.set_aside.push(SetAside { line: number, why, bytes: piece.to_vec() });
+                read.set_aside.push(SetAside {
+                    line: number,
+                    why,
+                    bytes: piece.to_vec(),
+                });
             }
         }
     }

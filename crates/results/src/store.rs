@@ -172,7 +172,9 @@ fn take_lock(out: &OutDir) -> Result<DirLock, ResultsError> {
 
 /// The PID the lock holder wrote, when it can be read.
 fn holder(out: &OutDir) -> Option<u32> {
-    let input = out.open_input(LOCK_FILE, Kind::new("lock file", 64, 64)).ok()?;
+    let input = out
+        .open_input(LOCK_FILE, Kind::new("lock file", 64, 64))
+        .ok()?;
     let bytes = input.read_all().ok()?;
     std::str::from_utf8(&bytes).ok()?.trim().parse().ok()
 }
@@ -222,7 +224,11 @@ impl ResultsStore {
         }
         out.write_with(RESULTS_FILE, |f| {
             let mut w = std::io::BufWriter::new(f);
-            writeln!(w, "{}", json_line(&Record::Header(Box::new(header.clone())))?)?;
+            writeln!(
+                w,
+                "{}",
+                json_line(&Record::Header(Box::new(header.clone())))?
+            )?;
             for r in runs {
                 writeln!(w, "{}", json_line(&Record::Run(Box::new(r.clone())))?)?;
             }
@@ -250,14 +256,18 @@ impl ResultsStore {
             });
         }
         let lock = take_lock(&out)?;
-        let read = crate::read::read_input(out.open_input(RESULTS_FILE, Kind::RESULTS)?)
-            .map_err(|e| match e {
-                ResultsError::Malformed { line: 1, ref detail, ref path }
-                    if detail.starts_with("no header record") =>
-                {
-                    ResultsError::NoHeader { path: path.clone() }
+        let read =
+            crate::read::read_input(out.open_input(RESULTS_FILE, Kind::RESULTS)?).map_err(|e| {
+                match e {
+                    ResultsError::Malformed {
+                        line: 1,
+                        ref detail,
+                        ref path,
+                    } if detail.starts_with("no header record") => {
+                        ResultsError::NoHeader { path: path.clone() }
+                    }
+                    e => e,
                 }
-                e => e,
             })?;
         let file = repair(&out, &read)?;
         out.subdir("logs")?;
@@ -357,7 +367,8 @@ fn repair(out: &OutDir, read: &ResultsRead) -> Result<File, ResultsError> {
     let path = out.join(RESULTS_FILE);
     let mut file = out.open_append(RESULTS_FILE)?;
     if !read.needs_rewrite() {
-        file.set_len(read.clean_prefix).map_err(|e| io_err(&path, e))?;
+        file.set_len(read.clean_prefix)
+            .map_err(|e| io_err(&path, e))?;
     }
     // A last record written whole but without its newline: end the line, so the
     // next record starts on its own.

@@ -156,7 +156,10 @@ fn a_non_utf8_line_is_set_aside_and_named() {
     let read = read_results_checked(&path).unwrap();
     assert_eq!(read.runs.len(), 1);
     let warning = read.set_aside[0].to_string();
-    assert_eq!(warning, "line 3 set aside: not UTF-8 text (`\\xff\\xfe\\u{1b}[2J`)");
+    assert_eq!(
+        warning,
+        "line 3 set aside: not UTF-8 text (`\\xff\\xfe\\u{1b}[2J`)"
+    );
 }
 
 fn append_bytes(path: &std::path::Path, bytes: &[u8]) {
@@ -167,7 +170,9 @@ fn append_bytes(path: &std::path::Path, bytes: &[u8]) {
 fn line_of(r: &RunRecord) -> String {
     let v = serde_json::json!({"record": "run"});
     let mut line = serde_json::to_value(r).unwrap();
-    line.as_object_mut().unwrap().extend(v.as_object().unwrap().clone());
+    line.as_object_mut()
+        .unwrap()
+        .extend(v.as_object().unwrap().clone());
     line.to_string()
 }
 
@@ -183,7 +188,10 @@ fn damaged(dir: &std::path::Path) -> std::path::PathBuf {
     append_bytes(&path, b"{\"record\":\"run\",\"thre\n");
     append_bytes(&path, &[0u8; 100]);
     append_bytes(&path, b"\n");
-    append_bytes(&path, format!("{}\n{}\n", line_of(&run(2)), line_of(&run(3))).as_bytes());
+    append_bytes(
+        &path,
+        format!("{}\n{}\n", line_of(&run(2)), line_of(&run(3))).as_bytes(),
+    );
     path
 }
 
@@ -196,8 +204,14 @@ fn nul_holes_and_torn_lines_mid_file_are_set_aside_and_the_rest_kept() {
     assert_eq!(reps, vec![0, 1, 2, 3]);
     let why: Vec<String> = read.set_aside.iter().map(|s| s.to_string()).collect();
     assert_eq!(why.len(), 2, "{why:?}");
-    assert!(why[0].starts_with("line 4 set aside: not a run record"), "{why:?}");
-    assert!(why[1].starts_with("line 5 set aside: 100 NUL bytes (what a crash can leave)"), "{why:?}");
+    assert!(
+        why[0].starts_with("line 4 set aside: not a run record"),
+        "{why:?}"
+    );
+    assert!(
+        why[1].starts_with("line 5 set aside: 100 NUL bytes (what a crash can leave)"),
+        "{why:?}"
+    );
     assert!(read.needs_rewrite());
 }
 
@@ -212,7 +226,10 @@ fn resume_moves_damage_aside_and_appends_after_the_kept_runs() {
     drop(store);
     let read = read_results_checked(&path).unwrap();
     assert!(read.set_aside.is_empty(), "{:?}", read.set_aside);
-    assert_eq!(read.runs.iter().map(|r| r.rep).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    assert_eq!(
+        read.runs.iter().map(|r| r.rep).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3, 4]
+    );
     let aside = std::fs::read(dir.path().join("results.jsonl.set-aside")).unwrap();
     let mut expected = b"{\"record\":\"run\",\"thre\n".to_vec();
     expected.extend([0u8; 100]);
@@ -227,7 +244,11 @@ fn deleting_the_lock_file_lets_no_second_writer_in() {
     std::fs::remove_file(dir.path().join(".scalescope.lock")).unwrap();
     match ResultsStore::resume(dir.path()) {
         Err(e @ ResultsError::InUse { pid: None, .. }) => {
-            assert!(e.to_string().contains("in use by a running scalescope; wait"), "{e}")
+            assert!(
+                e.to_string()
+                    .contains("in use by a running scalescope; wait"),
+                "{e}"
+            )
         }
         Err(e) => panic!("expected InUse, got {e}"),
         Ok(_) => panic!("a second writer got the directory"),
@@ -239,7 +260,10 @@ fn resuming_where_nothing_was_written_says_so() {
     let dir = tempfile::tempdir().unwrap();
     for d in [dir.path().to_path_buf(), dir.path().join("missing")] {
         let e = ResultsStore::resume(&d).err().unwrap().to_string();
-        assert!(e.contains("no results.jsonl here, so there is nothing to resume"), "{e}");
+        assert!(
+            e.contains("no results.jsonl here, so there is nothing to resume"),
+            "{e}"
+        );
     }
 }
 
@@ -247,12 +271,26 @@ fn resuming_where_nothing_was_written_says_so() {
 fn a_complete_write_is_all_or_nothing_and_cleans_up_after_a_killed_one() {
     let dir = tempfile::tempdir().unwrap();
     // What a writer killed before its rename leaves.
-    std::fs::write(dir.path().join(".results.jsonl.999-0.partial"), "{\"record\":\"header\"").unwrap();
+    std::fs::write(
+        dir.path().join(".results.jsonl.999-0.partial"),
+        "{\"record\":\"header\"",
+    )
+    .unwrap();
     assert!(ResultsStore::resume(dir.path()).is_err());
     let path = ResultsStore::create_complete(dir.path(), &header(), &[run(0), run(1)]).unwrap();
     assert_eq!(read_results(&path).unwrap().1.len(), 2);
-    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(!names.iter().any(|n| n.to_string_lossy().ends_with(".partial")), "{names:?}");
-    let e = ResultsStore::create_complete(dir.path(), &header(), &[run(0)]).err().unwrap();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.to_string_lossy().ends_with(".partial")),
+        "{names:?}"
+    );
+    let e = ResultsStore::create_complete(dir.path(), &header(), &[run(0)])
+        .err()
+        .unwrap();
     assert!(matches!(e, ResultsError::ResultsExist { .. }), "{e}");
 }

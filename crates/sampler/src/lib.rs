@@ -301,7 +301,9 @@ impl Sampler {
         let series_file = series.and_then(|(dir, name)| {
             let text = serde_json::to_string(&self.series).ok()?;
             let out = scalescope_files::OutDir::open(dir).ok()?;
-            out.write_file(&name, text.as_bytes()).is_ok().then_some(name)
+            out.write_file(&name, text.as_bytes())
+                .is_ok()
+                .then_some(name)
         });
         self.cost += thread_cpu_time().saturating_sub(before);
         summary::evidence(&self, end, wall_secs, run_cpu_secs, series_file)

@@ -151,9 +151,8 @@ fn a_fake_run_gives_cpu_threads_pages_and_numastat() {
     assert_eq!(e.other_node_pages(), Some(50));
     assert_eq!(e.bandwidth.why(), Some("counters were not asked for"));
 
-    let series: Series =
-        scalescope_results::evidence::read_series(out.path(), "series/run.json")
-            .expect("series file readable");
+    let series: Series = scalescope_results::evidence::read_series(out.path(), "series/run.json")
+        .expect("series file readable");
     assert_eq!(series.samples.len(), 2);
     let first = &series.samples[0];
     assert_eq!(first.cpu_busy[&0], 0.5);

@@ -112,7 +112,10 @@ impl Launch {
 /// The hosts: `--nodes`, a hostfile, `SLURM_JOB_NODELIST`, else this machine.
 fn hosts_of(nodes: Option<&str>, hostfile: Option<&PathBuf>) -> Result<Vec<String>, SessionError> {
     let text = match hostfile {
-        Some(p) => Some(scalescope_files::read_text(p, scalescope_files::Kind::HOSTFILE)?),
+        Some(p) => Some(scalescope_files::read_text(
+            p,
+            scalescope_files::Kind::HOSTFILE,
+        )?),
         None => None,
     };
     let slurm = std::env::var("SLURM_JOB_NODELIST").ok();

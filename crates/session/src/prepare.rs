@@ -46,7 +46,11 @@ fn inputs_of(
         Some(dir) => dir.clone(),
         // The default cache is made inside the results directory, never through
         // a link planted under its name.
-        None if template.workload => store.out().subdir(settings::DEFAULT_INPUT_CACHE)?.path().to_path_buf(),
+        None if template.workload => store
+            .out()
+            .subdir(settings::DEFAULT_INPUT_CACHE)?
+            .path()
+            .to_path_buf(),
         None => store.dir().join(settings::DEFAULT_INPUT_CACHE),
     };
     let dir = std::path::absolute(&dir).unwrap_or(dir);

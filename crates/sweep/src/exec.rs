@@ -278,7 +278,11 @@ fn create_log(path: &Path) -> Result<File, String> {
         (Some(root), Some(sub)) => (root, Path::new(sub).join(name)),
         _ => (logs, PathBuf::from(name)),
     };
-    let root = if root.as_os_str().is_empty() { Path::new(".") } else { root };
+    let root = if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root
+    };
     scalescope_files::OutDir::open(root)
         .and_then(|dir| dir.create_file(&sub))
         .map_err(|e| fail(&e))
@@ -289,7 +293,10 @@ fn create_log(path: &Path) -> Result<File, String> {
 /// stdout and stderr streamed to the log files.
 fn spawn(spec: &ExecSpec) -> Result<(std::process::Child, Instant, Streams), String> {
     let program = spec.argv.first().ok_or("empty command line")?;
-    let (out, err) = (create_log(&spec.stdout_path)?, create_log(&spec.stderr_path)?);
+    let (out, err) = (
+        create_log(&spec.stdout_path)?,
+        create_log(&spec.stderr_path)?,
+    );
     let mut cmd = Command::new(program);
     cmd.args(&spec.argv[1..])
         .envs(spec.env.iter().map(|(k, v)| (k, v)))

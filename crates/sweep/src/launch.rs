@@ -90,7 +90,8 @@ pub fn launch(
         source: std::io::Error::other(e.to_string()),
     };
     if let Some(text) = &rendered.rankfile {
-        dir.write_file("rankfile", text.as_bytes()).map_err(file_err)?;
+        dir.write_file("rankfile", text.as_bytes())
+            .map_err(file_err)?;
     }
     let out = dir.create_file("launch.out").map_err(file_err)?;
     let err = dir.create_file("launch.err").map_err(file_err)?;

@@ -176,12 +176,19 @@ mod tests {
 
     #[test]
     fn a_log_cut_short_by_a_full_disk_is_noted_and_the_scan_goes_on() {
-        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
         let scanner = Scanner::new(&[spec("rate", r"rate ([0-9.]+)")]);
         let scan = copy_capped(&b"hello\nrate 2.5\n"[..], full, 100, Some(scanner));
         assert_eq!(scan.found["rate"], 2.5);
         assert_eq!(scan.log_errors.len(), 1, "{:?}", scan.log_errors);
-        assert!(scan.log_errors[0].starts_with("log cut short after 0 bytes: No space left on device"), "{:?}", scan.log_errors);
+        assert!(
+            scan.log_errors[0].starts_with("log cut short after 0 bytes: No space left on device"),
+            "{:?}",
+            scan.log_errors
+        );
     }
 
     #[test]

@@ -42,9 +42,9 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError
     let kind = Kind::new("topology file", limit, usize::MAX);
     scalescope_files::read(path, kind).map_err(|e| match e {
         FileError::Io { cause, .. } => ReadError::Io(cause),
-        FileError::NotRegular { what, .. } => {
-            ReadError::Refused(format!("is {what}, not a regular file; refusing to read it"))
-        }
+        FileError::NotRegular { what, .. } => ReadError::Refused(format!(
+            "is {what}, not a regular file; refusing to read it"
+        )),
         FileError::TooLarge { .. } => {
             ReadError::Refused(format!("larger than {limit} bytes, refusing to read it"))
         }

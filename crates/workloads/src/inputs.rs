@@ -176,7 +176,11 @@ impl AnswerBook {
         let (Some(dir), Some(name)) = (self.path.parent(), self.path.file_name()) else {
             return Err(err(std::io::Error::other("not a file path")));
         };
-        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
         scalescope_files::OutDir::open(dir)
             .and_then(|d| d.write_file(name, text.as_bytes()))
             .map_err(|e| err(std::io::Error::other(e.to_string())))

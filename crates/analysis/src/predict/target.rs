@@ -9,8 +9,8 @@ use scalescope_place::Strategy;
 use scalescope_topo::Topology;
 
 use super::calibrate::{Coverage, Fitted};
-use super::model::{self, Mechanism, Params, Scales};
 use super::model::Layout;
+use super::model::{self, Mechanism, Params, Scales};
 use super::{Calibration, MeasuredCurve, PREDICTION_SCHEMA_VERSION};
 use crate::boot::{percentile_ci, Rng};
 use crate::events::{events, TopologyEvent};

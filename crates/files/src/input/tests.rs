@@ -24,7 +24,10 @@ fn a_fifo_a_device_and_a_directory_are_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let t = Instant::now();
     let e = read(&fifo(dir.path()), SMALL).unwrap_err().to_string();
-    assert!(e.contains("a FIFO, not a regular file; a test file must be"), "{e}");
+    assert!(
+        e.contains("a FIFO, not a regular file; a test file must be"),
+        "{e}"
+    );
     let e = read(Path::new("/dev/zero"), SMALL).unwrap_err().to_string();
     assert!(e.contains("a character device"), "{e}");
     let e = read(dir.path(), SMALL).unwrap_err().to_string();
@@ -50,14 +53,21 @@ fn a_file_past_the_limit_is_refused_before_reading_it() {
     let f = File::create(&p).unwrap();
     f.set_len(1 << 30).unwrap();
     let e = read(&p, SMALL).unwrap_err().to_string();
-    assert!(e.ends_with("larger than 100 bytes (the limit for a test file)"), "{e}");
+    assert!(
+        e.ends_with("larger than 100 bytes (the limit for a test file)"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_long_line_is_refused_after_its_limit_with_a_short_escaped_start() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("long");
-    std::fs::write(&p, b"ok\n\x1b[2Jxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n").unwrap();
+    std::fs::write(
+        &p,
+        b"ok\n\x1b[2Jxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+    )
+    .unwrap();
     let mut lines = open(&p, SMALL).unwrap().lines();
     assert_eq!(lines.next().unwrap().unwrap(), (1, "ok".to_string()));
     let e = lines.next().unwrap().unwrap_err().to_string();
@@ -71,7 +81,11 @@ fn lines_end_with_or_without_a_newline_and_drop_a_bom() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t");
     std::fs::write(&p, "\u{feff}a,b\r\nc").unwrap();
-    let lines: Vec<_> = open(&p, SMALL).unwrap().lines().map(|l| l.unwrap()).collect();
+    let lines: Vec<_> = open(&p, SMALL)
+        .unwrap()
+        .lines()
+        .map(|l| l.unwrap())
+        .collect();
     assert_eq!(lines, vec![(1, "a,b".to_string()), (2, "c".to_string())]);
     assert_eq!(read_text(&p, SMALL).unwrap(), "a,b\r\nc");
 }
@@ -82,7 +96,10 @@ fn text_that_is_not_utf8_names_its_line() {
     let p = dir.path().join("t");
     std::fs::write(&p, b"a\nb\xff\x1b\n").unwrap();
     let e = read_text(&p, SMALL).unwrap_err().to_string();
-    assert!(e.ends_with(":2: not UTF-8 text: `b\\xff\\u{1b}\\u{a}`"), "{e}");
+    assert!(
+        e.ends_with(":2: not UTF-8 text: `b\\xff\\u{1b}\\u{a}`"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -25,7 +25,9 @@ fn a_planted_file_link_is_replaced_never_written_through() {
     out.write_file("b.txt", b"new").unwrap();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "new");
-    assert!(!std::fs::symlink_metadata(out.join("b.txt")).unwrap().is_symlink());
+    assert!(!std::fs::symlink_metadata(out.join("b.txt"))
+        .unwrap()
+        .is_symlink());
 }
 
 #[test]
@@ -34,7 +36,11 @@ fn a_planted_directory_link_is_refused() {
     symlink(&victim_dir, out.join("logs")).unwrap();
     let e = out.create_file("logs/run.out").unwrap_err();
     assert!(matches!(e, FileError::Link { .. }), "{e}");
-    assert!(e.to_string().contains("logs: a symbolic link; refusing to write"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("logs: a symbolic link; refusing to write"),
+        "{e}"
+    );
     assert!(out.subdir("logs").is_err());
     assert_eq!(std::fs::read_dir(&victim_dir).unwrap().count(), 0);
 }
@@ -43,7 +49,10 @@ fn a_planted_directory_link_is_refused() {
 fn appending_refuses_links_and_shared_files() {
     let (_tmp, out, victim, _) = setup();
     symlink(&victim, out.join("link")).unwrap();
-    assert!(matches!(out.open_append("link"), Err(FileError::Link { .. })));
+    assert!(matches!(
+        out.open_append("link"),
+        Err(FileError::Link { .. })
+    ));
     std::fs::hard_link(&victim, out.join("hard")).unwrap();
     let e = out.open_append("hard").unwrap_err().to_string();
     assert!(e.contains("has 2 names"), "{e}");
@@ -63,7 +72,10 @@ fn reads_named_by_a_results_file_stay_inside() {
     symlink(&victim, out.join("series/b.json")).unwrap();
     let e = out.open_input("series/b.json", Kind::JSON).unwrap_err();
     assert!(e.to_string().contains("refusing to read through it"), "{e}");
-    let e = out.open_input("series", Kind::JSON).unwrap_err().to_string();
+    let e = out
+        .open_input("series", Kind::JSON)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("a directory"), "{e}");
 }
 
@@ -85,7 +97,10 @@ fn a_failed_write_leaves_nothing_aside() {
     let e = out.write_with("x", |_| Err(std::io::Error::other("disk full")));
     assert!(e.is_err());
     assert!(out.names().unwrap().is_empty(), "{:?}", out.names());
-    assert!(is_aside_of(&aside_name(OsStr::new("results.jsonl")), "results.jsonl"));
+    assert!(is_aside_of(
+        &aside_name(OsStr::new("results.jsonl")),
+        "results.jsonl"
+    ));
     assert!(!is_aside_of(OsStr::new("results.jsonl"), "results.jsonl"));
 }
 
@@ -101,7 +116,10 @@ fn a_device_or_fifo_of_that_name_is_never_replaced() {
     )
     .unwrap();
     let e = out.write_file("fifo", b"x").unwrap_err().to_string();
-    assert!(e.contains("exists and is a FIFO; refusing to replace it"), "{e}");
+    assert!(
+        e.contains("exists and is a FIFO; refusing to replace it"),
+        "{e}"
+    );
     assert!(out.create_file("fifo").is_err());
     let dev = OutDir::open(Path::new("/dev")).unwrap();
     let e = dev.write_file("null", b"x").unwrap_err().to_string();

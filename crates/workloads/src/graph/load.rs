@@ -175,7 +175,9 @@ fn matrix_market_from(
         line,
         detail,
     };
-    let (_, banner) = lines.next()?.ok_or_else(|| syntax(1, "empty file".into()))?;
+    let (_, banner) = lines
+        .next()?
+        .ok_or_else(|| syntax(1, "empty file".into()))?;
     let b = banner.to_ascii_lowercase();
     if !b.starts_with("%%matrixmarket matrix coordinate") {
         return Err(syntax(

@@ -103,7 +103,9 @@ impl Tpch {
         if !(1..=MAX_REPEAT).contains(&repeat) {
             return Err(WorkloadError::BadParam {
                 key: "repeat".into(),
-                detail: format!("{repeat} query runs: expected 1 to {MAX_REPEAT} (the fastest counts)"),
+                detail: format!(
+                    "{repeat} query runs: expected 1 to {MAX_REPEAT} (the fastest counts)"
+                ),
             });
         }
         Ok(Tpch {
