@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use scalescope_session::settings::key_value;
 
+pub mod inventory;
 mod kernels;
 mod mpi;
 mod placement;

@@ -9,29 +9,16 @@ use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::{compare::compare, Basis};
 use scalescope_report::mem::Section;
 use scalescope_report::{Exporter, JsonExporter, ResultSet, TextExporter};
-use scalescope_results::store::{read_results_checked, Header, RunRecord};
+use scalescope_results::store::{Header, RunRecord};
 
 use crate::cli::{AnalyzeArgs, CompareArgs, ReportArgs};
 
-/// A results file; lines a crash damaged are set aside with a warning each.
 fn load(path: &Path) -> anyhow::Result<(Header, Vec<RunRecord>)> {
-    let read = read_results_checked(path).context("reading results")?;
-    for s in &read.set_aside {
-        eprintln!("warning: {}: {s}", path.display());
-    }
-    Ok((read.header, read.runs))
-}
-
-/// A JSON document named on the command line, read bounded.
-fn json_doc(p: &Path) -> anyhow::Result<serde_json::Value> {
-    Ok(scalescope_session::read_json(p)?)
+    crate::shared::load_results(path)
 }
 
 fn basis(text: Option<&str>, header: &Header, runs: &[RunRecord]) -> anyhow::Result<Basis> {
-    let b = Basis::parse(text, header).map_err(|e| anyhow::anyhow!("--{e}"))?;
-    b.check_known(header, runs)
-        .map_err(|e| anyhow::anyhow!("--{e}"))?;
-    Ok(b)
+    Basis::parse_known(text, header, runs).map_err(|e| anyhow::anyhow!("--{e}"))
 }
 
 /// One results file, analysed.
@@ -58,7 +45,7 @@ fn ceilings(args: &AnalyzeArgs) -> anyhow::Result<Vec<Ceiling>> {
 /// `analyze matrix.json`: hop inference on a `mem matrix --json` document.
 fn analyze_matrix(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let p = &args.results;
-    let doc = json_doc(p)?;
+    let doc = scalescope_session::read_json(p)?;
     let (bw, lat) = scalescope_analysis::matrix_doc::infer_doc(&doc)
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     if args.json {
@@ -90,7 +77,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 
 /// A `mem matrix|latency|c2c --json` document as a report section.
 fn mem_section(path: &Path, index: usize) -> anyhow::Result<Section> {
-    let doc = json_doc(path)?;
+    let doc = scalescope_session::read_json(path)?;
     scalescope_report::mem::section(&path.display().to_string(), &doc, &format!("m{index}-"))
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }

@@ -20,7 +20,6 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     }
     let topo = crate::shared::load_topology(s)?;
     let file = args.csv.display().to_string();
-    // Bounded (a regular file, or `-` for standard input), a byte-order mark dropped.
     let kind = scalescope_files::Kind::CSV;
     let text = scalescope_files::input::open_arg(&args.csv, kind)?.read_text()?;
     let placement = match &args.placement {
@@ -41,7 +40,6 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     imported.plan.options.oversubscribe = args.oversubscribe;
     check_fits(&imported, &topo, &file)?;
     let h = header(&imported, &topo, &file, env!("CARGO_PKG_VERSION"));
-    // Written aside and renamed when whole: a killed import leaves no results.
     let path = ResultsStore::create_complete(&args.out, &h, &imported.runs)?;
     println!(
         "{}: {} runs at {} thread counts imported (machine: {})",

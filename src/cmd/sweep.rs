@@ -36,13 +36,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         prepare::start(&settings, &topo)
     }
     .map_err(flag_hint)?;
-    for s in ready.store.set_aside() {
-        let aside = scalescope_results::store::SET_ASIDE_FILE;
-        eprintln!(
-            "warning: {}: {s}; kept in {aside}",
-            ready.store.dir().display()
-        );
-    }
+    crate::shared::warn_set_aside(&ready.store);
     let interrupt = crate::shared::interrupt_flag()?;
     let mut bar = Bar::new(!crate::progress::may_draw());
     let hooks = Hooks {

@@ -45,6 +45,8 @@ pub fn run_with(args: &[String], dir: &Path, limit: Duration, env: &[(&str, &Pat
     let start = Instant::now();
     let child = cmd.spawn().expect("scalescope starts");
     let pid = child.id() as i32;
+    // Reaped here with wait4 (for its rusage), not through `Child::wait`.
+    std::mem::forget(child);
     let (status, rusage, timed_out) = wait(pid, limit);
     let stderr = std::fs::read(&err_path).unwrap_or_default();
     let _ = std::fs::remove_file(&err_path);

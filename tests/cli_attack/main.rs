@@ -36,14 +36,14 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed.max(1))
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn draw(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.draw() % n.max(1)
     }
 }
 
@@ -102,7 +102,7 @@ fn numbers_at_their_limits_are_refused_or_run_never_crash() {
     };
     let attacked: Vec<inventory::Arg> = args
         .iter()
-        .filter(|a| numbers::matrix(std::slice::from_ref(a)).len() > 0)
+        .filter(|a| !numbers::matrix(std::slice::from_ref(a)).is_empty())
         .cloned()
         .collect();
     while cases.len() < wanted {

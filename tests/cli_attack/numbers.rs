@@ -51,8 +51,8 @@ pub fn random_value(rng: &mut Rng) -> String {
     ];
     match rng.below(5) {
         0 => ODD[rng.below(ODD.len() as u64) as usize].to_string(),
-        1 => (rng.next() >> rng.below(64)).to_string(),
-        2 => format!("-{}", rng.next() >> rng.below(64)),
+        1 => (rng.draw() >> rng.below(64)).to_string(),
+        2 => format!("-{}", rng.draw() >> rng.below(64)),
         3 => format!("{}e{}", rng.below(1000), rng.below(800) as i64 - 400),
         _ => FIXED[rng.below(FIXED.len() as u64) as usize].to_string(),
     }

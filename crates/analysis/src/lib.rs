@@ -91,6 +91,20 @@ impl Basis {
         }
     }
 
+    /// As [`Basis::parse`], then [`Basis::check_known`] against the results.
+    ///
+    /// # Errors
+    /// As both.
+    pub fn parse_known(
+        text: Option<&str>,
+        header: &Header,
+        runs: &[RunRecord],
+    ) -> Result<Basis, String> {
+        let b = Basis::parse(text, header)?;
+        b.check_known(header, runs)?;
+        Ok(b)
+    }
+
     /// Refuses a `metric:NAME` basis that neither the header nor any run knows,
     /// naming the metrics that exist (an unknown name would analyse nothing).
     ///

@@ -88,9 +88,7 @@ fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionErr
 /// target that cannot be loaded, a bandwidth that is not positive.
 pub fn prediction(r: &Request) -> Result<Prediction, SessionError> {
     let (h, records, _) = read_results(&r.from)?;
-    let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| failed(format!("--{e}")))?;
-    basis
-        .check_known(&h, &records)
+    let basis = Basis::parse_known(r.basis.as_deref(), &h, &records)
         .map_err(|e| failed(format!("--{e}")))?;
     let ceilings = crate::ceilings::discover(&r.from, &r.from_ceilings)?;
     let cal = predict::calibrate(
