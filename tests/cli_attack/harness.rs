@@ -42,13 +42,21 @@ pub fn run_with(args: &[String], dir: &Path, limit: Duration, env: &[(&str, &Pat
     for (k, v) in env {
         cmd.env(k, v);
     }
+    // A child's wait4 figure starts from this process's high-water mark (exec
+    // carries the parent's peak over), so reset ours to what is resident now:
+    // the figure is then an upper bound on the case's own peak.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
     let start = Instant::now();
     let child = cmd.spawn().expect("scalescope starts");
     let pid = child.id() as i32;
     // Reaped here with wait4 (for its rusage), not through `Child::wait`.
     std::mem::forget(child);
     let (status, rusage, timed_out) = wait(pid, limit);
-    let stderr = std::fs::read(&err_path).unwrap_or_default();
+    let mut stderr = Vec::new();
+    if let Ok(f) = std::fs::File::open(&err_path) {
+        use std::io::Read;
+        let _ = f.take(1 << 16).read_to_end(&mut stderr);
+    }
     let _ = std::fs::remove_file(&err_path);
     Outcome {
         args: args.to_vec(),
@@ -57,7 +65,7 @@ pub fn run_with(args: &[String], dir: &Path, limit: Duration, env: &[(&str, &Pat
         timed_out,
         secs: start.elapsed().as_secs_f64(),
         max_rss_kib: rusage.ru_maxrss,
-        stderr: stderr.into_iter().take(1 << 16).collect(),
+        stderr,
     }
 }
 

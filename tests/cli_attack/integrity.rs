@@ -126,3 +126,13 @@ pub fn alive(marker: &str) -> Vec<(i32, i32)> {
     }
     out
 }
+
+/// How many run records a results file holds (counted, not parsed: a file of
+/// 50,000 runs parsed whole would swell this process, and with it the peak RSS
+/// its children report).
+pub fn run_count(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).expect("a results file");
+    text.lines()
+        .filter(|l| l.starts_with("{\"record\":\"run\""))
+        .count()
+}
