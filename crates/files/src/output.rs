@@ -322,6 +322,29 @@ impl OutDir {
         Ok(names)
     }
 
+    /// The process holding this directory's `flock`, as the kernel lists it
+    /// (`/proc/locks`: the lock's own record, which no file can fake or lose);
+    /// `None` where the kernel does not say (another PID namespace, a filesystem
+    /// whose device the listing names differently).
+    pub fn lock_holder(&self) -> Option<u32> {
+        let st = rustix::fs::fstat(&*self.fd).ok()?;
+        let dev = rustix::fs::major(st.st_dev);
+        let want = format!(
+            "{dev:02x}:{:02x}:{}",
+            rustix::fs::minor(st.st_dev),
+            st.st_ino
+        );
+        let text = crate::read_text(Path::new("/proc/locks"), Kind::SYSFS).ok()?;
+        text.lines().find_map(|l| {
+            // `N: FLOCK  ADVISORY  WRITE PID MAJ:MIN:INODE START END` (waiters read `N: -> FLOCK`).
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let held = f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&want.as_str());
+            held.then(|| f.get(4)?.parse::<u32>().ok())
+                .flatten()
+                .filter(|p| *p > 0)
+        })
+    }
+
     /// Takes the directory's exclusive lock, or `Ok(None)` while another process
     /// holds it. The lock is on the directory itself: deleting any file in it
     /// does not release it.

@@ -149,7 +149,9 @@ fn read_line(read: &mut ResultsRead, line: &[u8], at: u64, number: usize) -> boo
             }
         }
     }
-    whole && complete
+    // A record written whole without its newline is kept in place: the repair
+    // only ends the line.
+    whole
 }
 
 /// The pieces of a line between NUL bytes (a hole a crash left, then a record

@@ -170,13 +170,21 @@ fn take_lock(out: &OutDir) -> Result<DirLock, ResultsError> {
     Ok(lock)
 }
 
-/// The PID the lock holder wrote, when it can be read.
+/// The lock holder's PID: the kernel's record of the lock, else the PID the
+/// holder wrote if that process is alive (never a stale or empty one).
 fn holder(out: &OutDir) -> Option<u32> {
+    if let Some(pid) = out.lock_holder() {
+        return Some(pid);
+    }
     let input = out
         .open_input(LOCK_FILE, Kind::new("lock file", 64, 64))
         .ok()?;
     let bytes = input.read_all().ok()?;
-    std::str::from_utf8(&bytes).ok()?.trim().parse().ok()
+    let pid: u32 = std::str::from_utf8(&bytes).ok()?.trim().parse().ok()?;
+    Path::new("/proc")
+        .join(pid.to_string())
+        .exists()
+        .then_some(pid)
 }
 
 impl ResultsStore {
@@ -247,8 +255,15 @@ impl ResultsStore {
     /// [`ResultsError::Malformed`] naming the line that cannot be read, or I/O
     /// errors.
     pub fn resume(dir: &Path) -> Result<(Self, Header, Vec<RunRecord>), ResultsError> {
-        let out = OutDir::open(dir).map_err(|_| ResultsError::NothingToResume {
-            dir: dir.to_path_buf(),
+        let out = OutDir::open(dir).map_err(|e| match e {
+            scalescope_files::FileError::Io { ref cause, .. }
+                if cause.kind() == std::io::ErrorKind::NotFound =>
+            {
+                ResultsError::NothingToResume {
+                    dir: dir.to_path_buf(),
+                }
+            }
+            e => e.into(),
         })?;
         if !out.exists(RESULTS_FILE) {
             return Err(ResultsError::NothingToResume {

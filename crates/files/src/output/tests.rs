@@ -87,6 +87,10 @@ fn the_lock_holds_while_the_lock_file_is_deleted() {
     out.remove_file(".lock").unwrap();
     let again = OutDir::open(out.path()).unwrap();
     assert!(again.try_lock().unwrap().is_none());
+    // The kernel names the holder (this process) where it lists the lock.
+    if let Some(pid) = again.lock_holder() {
+        assert_eq!(pid, std::process::id());
+    }
     drop(held);
     assert!(again.try_lock().unwrap().is_some());
 }
