@@ -30,10 +30,29 @@ fn main() -> ExitCode {
     match cmd::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("scalescope: error: {:#}", cli::flags::explain(e, given));
+            eprintln!(
+                "scalescope: error: {}",
+                printable(&format!("{:#}", cli::flags::explain(e, given)))
+            );
             ExitCode::from(1)
         }
     }
+}
+
+/// An error as one printable line: control characters that reached a message
+/// from an input file (a terminal escape in a CSV cell, say) are written as
+/// escapes, never sent to the terminal.
+fn printable(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// `scalescope topo --json | head -1`: when the reader goes away, end quietly as

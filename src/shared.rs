@@ -100,3 +100,25 @@ pub fn execute_sampled(
     let evidence = sampler.finish();
     Ok((report?, evidence))
 }
+
+/// A results file; each line a crash damaged is set aside with a warning.
+pub fn load_results(
+    path: &std::path::Path,
+) -> anyhow::Result<(
+    scalescope_results::store::Header,
+    Vec<scalescope_results::store::RunRecord>,
+)> {
+    let read = scalescope_results::store::read_results_checked(path).context("reading results")?;
+    for s in &read.set_aside {
+        eprintln!("warning: {}: {s}", path.display());
+    }
+    Ok((read.header, read.runs))
+}
+
+/// What a resume set aside, one warning a line.
+pub fn warn_set_aside(store: &scalescope_results::store::ResultsStore) {
+    let aside = scalescope_results::store::SET_ASIDE_FILE;
+    for s in store.set_aside() {
+        eprintln!("warning: {}: {s}; kept in {aside}", store.dir().display());
+    }
+}

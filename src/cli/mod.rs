@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use scalescope_session::settings::key_value;
 
 pub mod flags;
+pub mod inventory;
 mod kernels;
 mod mpi;
 mod placement;
@@ -182,6 +183,10 @@ Examples:
     /// process marked with TOKEN (what a sweep starts once).
     #[command(name = "__guard", hide = true)]
     Guard { token: String },
+    /// Prints every command's arguments as JSON lines, from clap's own model of
+    /// this command line (what the attack harness, tests/cli_attack, enumerates).
+    #[command(name = "__inventory", hide = true)]
+    Inventory,
 }
 
 #[derive(Debug, Args)]

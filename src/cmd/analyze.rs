@@ -4,28 +4,27 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::{compare::compare, Basis};
 use scalescope_report::mem::Section;
 use scalescope_report::{Exporter, JsonExporter, ResultSet, TextExporter};
-use scalescope_results::store::{read_results, Header, RunRecord};
+use scalescope_results::store::{Header, RunRecord};
 
 use crate::cli::{AnalyzeArgs, CompareArgs, ReportArgs};
 
 fn load(path: &Path) -> anyhow::Result<(Header, Vec<RunRecord>)> {
-    let (h, r, _) = read_results(path).context("reading results")?;
-    Ok((h, r))
+    crate::shared::load_results(path)
 }
 
-fn basis(text: Option<&str>, header: &Header) -> anyhow::Result<Basis> {
-    Basis::parse(text, header).map_err(|e| anyhow::anyhow!("--{e}"))
+fn basis(text: Option<&str>, header: &Header, runs: &[RunRecord]) -> anyhow::Result<Basis> {
+    Basis::parse_known(text, header, runs).map_err(|e| anyhow::anyhow!("--{e}"))
 }
 
 /// One results file, analysed.
 fn analysed(path: &Path, basis_text: Option<&str>) -> anyhow::Result<ResultSet> {
     let (h, r) = load(path)?;
-    let b = basis(basis_text, &h)?;
+    let b = basis(basis_text, &h, &r)?;
     let set = ResultSet::analysed(path.display().to_string(), h, r, &b);
     let (set, problems) = set.with_series(path.parent().unwrap_or(Path::new(".")));
     for p in problems {
@@ -46,9 +45,7 @@ fn ceilings(args: &AnalyzeArgs) -> anyhow::Result<Vec<Ceiling>> {
 /// `analyze matrix.json`: hop inference on a `mem matrix --json` document.
 fn analyze_matrix(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let p = &args.results;
-    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-    let doc: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
+    let doc = scalescope_session::read_json(p)?;
     let (bw, lat) = scalescope_analysis::matrix_doc::infer_doc(&doc)
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     if args.json {
@@ -66,7 +63,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         return analyze_matrix(args);
     }
     let (h, r) = load(&args.results)?;
-    let b = basis(args.basis.as_deref(), &h)?;
+    let b = basis(args.basis.as_deref(), &h, &r)?;
     let label = args.results.display().to_string();
     let sets = [ResultSet::analysed_with(label, h, r, &b, &ceilings(args)?)];
     let bytes = if args.json {
@@ -80,10 +77,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 
 /// A `mem matrix|latency|c2c --json` document as a report section.
 fn mem_section(path: &Path, index: usize) -> anyhow::Result<Section> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let doc: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let doc = scalescope_session::read_json(path)?;
     scalescope_report::mem::section(&path.display().to_string(), &doc, &format!("m{index}-"))
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
@@ -107,7 +101,7 @@ pub fn run_report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
 pub fn run_compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let (ha, ra) = load(&args.a)?;
     let (hb, rb) = load(&args.b)?;
-    let b = basis(args.basis.as_deref(), &ha)?;
+    let b = basis(args.basis.as_deref(), &ha, &ra)?;
     let c = compare((&ha, &ra), (&hb, &rb), &b);
     if c.rows.is_empty() {
         bail!(

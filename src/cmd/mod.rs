@@ -44,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Sync(args)) => kernels::sync(&args),
         Some(Command::Completions(args)) => docs::completions(args.shell),
         Some(Command::Man) => docs::man(),
+        Some(Command::Inventory) => docs::inventory(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
         Some(Command::MpiCheck(args)) => mpi::run(&args),
         Some(Command::Probe) => mpi::probe(),

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use scalescope_results::import::{check_fits, header, parse_csv_for, ImportOptions};
 use scalescope_results::store::ResultsStore;
 use scalescope_session::predict::{prediction, Request};
@@ -20,7 +20,8 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     }
     let topo = crate::shared::load_topology(s)?;
     let file = args.csv.display().to_string();
-    let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {file}"))?;
+    let kind = scalescope_files::Kind::CSV;
+    let text = scalescope_files::input::open_arg(&args.csv, kind)?.read_text()?;
     let opts = ImportOptions {
         file: file.clone(),
         placement: args.placement.clone(),
@@ -30,16 +31,10 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     imported.plan.options.oversubscribe = args.oversubscribe;
     check_fits(&imported, &topo, &file)?;
     let h = header(&imported, &topo, &file, env!("CARGO_PKG_VERSION"));
-    let mut store = ResultsStore::create(&args.out, &h)?;
-    for r in &imported.runs {
-        store.append(r)?;
-    }
+    let path = ResultsStore::create_complete(&args.out, &h, &imported.runs)?;
     println!(
         "{}: {} runs at {} thread counts imported (machine: {})",
-        store
-            .dir()
-            .join(scalescope_results::store::RESULTS_FILE)
-            .display(),
+        path.display(),
         imported.runs.len(),
         imported.plan.threads.len(),
         topo.summary()

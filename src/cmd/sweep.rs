@@ -41,6 +41,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         prepare::start(&settings, &topo)
     }
     .map_err(flag_hint)?;
+    crate::shared::warn_set_aside(&ready.store);
     let interrupt = crate::shared::interrupt_flag()?;
     let mut bar = Bar::new(!crate::progress::may_draw());
     let hooks = Hooks {

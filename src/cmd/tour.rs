@@ -55,7 +55,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     let (said, sections) = tour::prediction(&topo, &sets);
     print!("{said}");
-    let index = scalescope_report::html::write_dir(&sets, &sections, &dir.join("report"))?;
+    let report = scalescope_files::OutDir::create(&dir)?.subdir("report")?;
+    let index = scalescope_report::html::write_into(&sets, &sections, &report)?;
     println!("\nMain findings:");
     for set in &sets {
         let name = set.header.command.workload.clone().unwrap_or_default();

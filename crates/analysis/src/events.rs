@@ -87,6 +87,111 @@ fn distinct(v: impl Iterator<Item = Option<usize>>) -> usize {
     v.len()
 }
 
+/// What 1, 2, ... `max` threads use under `strategy`, up to the first count the
+/// machine cannot host. Near-linear in PUs: every strategy but `spread` hands
+/// threads out in one order (thread i takes the i-th position of the full
+/// ordering), so one placement of `max` threads and running counts give every
+/// prefix; `spread` places each count apart, by its rule (runs of cores).
+pub fn usages(topo: &Topology, strategy: &Strategy, max: usize) -> Vec<Usage> {
+    if max == 0 {
+        return Vec::new();
+    }
+    if matches!(strategy, Strategy::Spread) {
+        return spread_usages(topo, max);
+    }
+    let limit = scalescope_place::max_threads(topo.usable_cpus().len());
+    let placed = |n: usize| {
+        let mut req = PlaceRequest::new(strategy.clone(), n);
+        req.oversubscribe = true;
+        place(topo, &req).ok()
+    };
+    let Some(p) = placed(max).or_else(|| placed(max.min(limit))) else {
+        return Vec::new();
+    };
+    let mut seen = Seen::default();
+    p.first_cpus()
+        .into_iter()
+        .map_while(|c| topo.pu(c))
+        .map(|pu| seen.add(pu))
+        .collect()
+}
+
+/// Running distinct counts over the PUs threads were given, in order.
+#[derive(Default)]
+struct Seen {
+    packages: std::collections::HashSet<Option<usize>>,
+    nodes: std::collections::HashSet<Option<u32>>,
+    l3: std::collections::HashSet<Option<usize>>,
+    cores: std::collections::HashSet<Option<usize>>,
+    threads: usize,
+}
+
+impl Seen {
+    fn add(&mut self, pu: &scalescope_topo::Pu) -> Usage {
+        self.packages.insert(pu.package);
+        self.nodes.insert(pu.numa_node);
+        self.l3.insert(pu.l3);
+        self.cores.insert(pu.core);
+        self.threads += 1;
+        self.usage()
+    }
+
+    fn usage(&self) -> Usage {
+        let count = |n: usize, has_none: bool| n - usize::from(has_none);
+        Usage {
+            packages: count(self.packages.len(), self.packages.contains(&None)),
+            numa_nodes: count(self.nodes.len(), self.nodes.contains(&None)),
+            l3_domains: count(self.l3.len(), self.l3.contains(&None)),
+            cores: count(self.cores.len(), self.cores.contains(&None)),
+            smt_shared: count(self.cores.len(), self.cores.contains(&None)) < self.threads,
+        }
+    }
+}
+
+/// `spread` at every count: with t <= P cores, thread i takes the first PU of run
+/// i of t runs of consecutive cores (OpenMP 5.2, 10.1.3); placed at t = P, the
+/// threads are exactly each core's first PU in order, from which every smaller
+/// count's run starts are picked (O(t) each). Past P every core is used, and
+/// shared, up to the placement limit.
+fn spread_usages(topo: &Topology, max: usize) -> Vec<Usage> {
+    let usable: Vec<&scalescope_topo::Pu> = topo.usable_pus().collect();
+    let cores: std::collections::HashSet<Option<usize>> = usable.iter().map(|p| p.core).collect();
+    let mut req = PlaceRequest::new(Strategy::Spread, cores.len());
+    req.oversubscribe = true;
+    let Ok(p) = place(topo, &req) else {
+        return Vec::new();
+    };
+    let Some(all) = p
+        .first_cpus()
+        .into_iter()
+        .map(|c| topo.pu(c))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Vec::new();
+    };
+    let n = all.len();
+    let mut out: Vec<Usage> = (1..=max.min(n))
+        .map(|t| {
+            let (base, extra) = (n / t, n % t);
+            let mut seen = Seen::default();
+            let mut start = 0;
+            for i in 0..t {
+                seen.add(all[start]);
+                start += base + usize::from(i < extra);
+            }
+            seen.usage()
+        })
+        .collect();
+    let limit = scalescope_place::max_threads(usable.len());
+    if let Some(full) = out.last().copied() {
+        out.extend((n + 1..=max.min(limit)).map(|_| Usage {
+            smt_shared: true,
+            ..full
+        }));
+    }
+    out
+}
+
 /// What `threads` threads use under `strategy` (None if the machine cannot host them).
 pub fn usage(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<Usage> {
     let mut req = PlaceRequest::new(strategy.clone(), threads);
@@ -111,18 +216,17 @@ pub fn usage(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<Usa
 
 /// Every event along `strategy` from 1 to `max_threads` threads.
 pub fn events(topo: &Topology, strategy: &Strategy, max_threads: usize) -> Vec<TopologyEvent> {
+    let usable_set = topo.usable_cpus();
     let total_cores = topo
         .cores
         .iter()
-        .filter(|c| c.cpus.intersects(&topo.usable_cpus()))
+        .filter(|c| c.cpus.intersects(&usable_set))
         .count();
-    let usable = topo.usable_cpus().len();
+    let usable = usable_set.len();
     let mut out = Vec::new();
     let mut prev: Option<Usage> = None;
-    for n in 1..=max_threads {
-        let Some(u) = usage(topo, strategy, n) else {
-            break;
-        };
+    for (i, u) in usages(topo, strategy, max_threads).into_iter().enumerate() {
+        let n = i + 1;
         if let Some(p) = prev {
             let mut push = |kind: EventKind, description: String| {
                 out.push(TopologyEvent {
@@ -226,6 +330,32 @@ mod tests {
             .unwrap();
         assert_eq!(over.threads, 9);
         assert!(!usage(&t, &Strategy::CoresFirst, 12).unwrap().smt_shared);
+    }
+
+    #[test]
+    fn usages_at_once_equal_each_count_placed_apart() {
+        let specs = [
+            "package:2 numa:1 core:6 pu:2 numbering=smt-last",
+            "package:2 numa:2 core:5 pu:3",
+            "package:3 core:4 pu:1 numbering=interleaved",
+            "core:7 pu:2",
+        ];
+        let strategies = [
+            Strategy::Compact,
+            Strategy::Scatter,
+            Strategy::CoresFirst,
+            Strategy::SmtPairs,
+            Strategy::Spread,
+            Strategy::Cpus("S0:0-3".into()),
+        ];
+        for spec in specs {
+            let t = Source::Synthetic(spec.into()).load().unwrap();
+            let max = t.usable_cpus().len() * 2 + 3;
+            for s in &strategies {
+                let each: Vec<Usage> = (1..=max).map_while(|n| usage(&t, s, n)).collect();
+                assert_eq!(usages(&t, s, max), each, "{spec} {s}");
+            }
+        }
     }
 
     #[test]

@@ -101,6 +101,53 @@ impl Basis {
         }
     }
 
+    /// As [`Basis::parse`], then [`Basis::check_known`] against the results.
+    ///
+    /// # Errors
+    /// As both.
+    pub fn parse_known(
+        text: Option<&str>,
+        header: &Header,
+        runs: &[RunRecord],
+    ) -> Result<Basis, String> {
+        let b = Basis::parse(text, header)?;
+        b.check_known(header, runs)?;
+        Ok(b)
+    }
+
+    /// Refuses a `metric:NAME` basis that neither the header nor any run knows,
+    /// naming the metrics that exist (an unknown name would analyse nothing).
+    ///
+    /// # Errors
+    /// A message naming the basis and the metrics recorded.
+    pub fn check_known(&self, header: &Header, runs: &[RunRecord]) -> Result<(), String> {
+        let Basis::Metric { name, .. } = self else {
+            return Ok(());
+        };
+        let mut known: std::collections::BTreeSet<&str> = header
+            .command
+            .metrics
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        known.extend(
+            runs.iter()
+                .flat_map(|r| r.metrics.keys().map(String::as_str)),
+        );
+        if known.contains(name.as_str()) {
+            return Ok(());
+        }
+        let list: Vec<&str> = known.into_iter().collect();
+        Err(if list.is_empty() {
+            format!("basis `metric:{name}`: these results record no metric; use `time`")
+        } else {
+            format!(
+                "basis `metric:{name}`: no such metric in these results (recorded: {}); or use `time`",
+                list.join(", ")
+            )
+        })
+    }
+
     pub(crate) fn perf(&self, r: &RunRecord) -> Option<f64> {
         let v = match self {
             // A launched run's time without the launcher's own start-up.

@@ -152,31 +152,38 @@ fn check_count(threads: usize, available: usize, req: &PlaceRequest) -> Result<(
 fn bind_set(slots: &[Slot], chosen: &Slot, granularity: Granularity) -> CpuSet {
     match granularity {
         Granularity::Thread => [chosen.cpu].into_iter().collect(),
-        Granularity::Core => slots
-            .iter()
-            .filter(|s| s.core == chosen.core)
-            .map(|s| s.cpu)
-            .collect(),
+        // Slots are in hardware order, a core's PUs together: the core's run.
+        Granularity::Core => {
+            let start =
+                slots.partition_point(|s| (s.package, s.core) < (chosen.package, chosen.core));
+            slots[start..]
+                .iter()
+                .take_while(|s| s.core == chosen.core)
+                .map(|s| s.cpu)
+                .collect()
+        }
     }
 }
 
 /// Pairs of hardware threads on cores that have at least two: core k's first two
 /// threads for threads 2k and 2k+1, then (on SMT4 and wider) its next two.
 fn smt_pairs(slots: &[Slot]) -> Result<Vec<Slot>, PlaceError> {
-    let wide: Vec<&Slot> = slots
+    // Usable threads per core (smt ranks are 0..width), counted once: linear in PUs.
+    let mut width: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for s in slots {
+        let w = width.entry(s.core).or_default();
+        *w = (*w).max(s.smt_rank + 1);
+    }
+    let mut v: Vec<Slot> = slots
         .iter()
-        .filter(|s| slots.iter().any(|o| o.core == s.core && o.smt_rank == 1))
+        .filter(|s| width[&s.core] >= 2)
+        .copied()
         .collect();
-    if wide.is_empty() {
+    if v.is_empty() {
         return Err(PlaceError::NoSmt);
     }
-    let mut v: Vec<Slot> = wide.into_iter().copied().collect();
     // Drop an unpaired last thread of an odd-width core, then order by round.
-    v.retain(|s| {
-        slots
-            .iter()
-            .any(|o| o.core == s.core && o.smt_rank == (s.smt_rank ^ 1))
-    });
+    v.retain(|s| (s.smt_rank ^ 1) < width[&s.core]);
     v.sort_by_key(|s| (s.smt_rank / 2, s.package, s.core_rank, s.smt_rank));
     Ok(v)
 }
@@ -247,9 +254,10 @@ fn threads_per_core(cores: &[Vec<Slot>], t: usize) -> Vec<usize> {
 /// A likwid-pin expression or plain list, checked against the usable PUs.
 fn expression(topo: &Topology, slots: &[Slot], expr: &str) -> Result<Vec<Slot>, PlaceError> {
     let cpus = likwid::resolve(topo, expr)?;
+    let by_cpu: std::collections::HashMap<u32, &Slot> = slots.iter().map(|s| (s.cpu, s)).collect();
     cpus.into_iter()
         .map(|cpu| {
-            slots.iter().find(|s| s.cpu == cpu).copied().ok_or_else(|| PlaceError::BadExpression {
+            by_cpu.get(&cpu).map(|s| **s).ok_or_else(|| PlaceError::BadExpression {
                 expr: expr.to_string(),
                 detail: format!("CPU {cpu} is not usable here (offline, outside the cgroup, or outside the restriction)"),
             })

@@ -321,13 +321,33 @@ pub fn write_dir(
     sections: &[Section],
     dir: &Path,
 ) -> Result<PathBuf, WriteError> {
-    std::fs::create_dir_all(dir).map_err(|source| WriteError {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let out = scalescope_files::OutDir::create(dir).map_err(|e| WriteError::of(dir, e))?;
+    write_into(sets, sections, &out)
+}
+
+impl WriteError {
+    fn of(path: &Path, e: scalescope_files::FileError) -> WriteError {
+        WriteError {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        }
+    }
+}
+
+/// As [`write_dir`], into a directory already owned (a results directory's
+/// `report/`): every file is written aside and renamed, so a link planted under
+/// a report file's name is replaced, never written through.
+///
+/// # Errors
+/// [`WriteError`] naming the file that could not be written.
+pub fn write_into(
+    sets: &[ResultSet],
+    sections: &[Section],
+    out: &scalescope_files::OutDir,
+) -> Result<PathBuf, WriteError> {
     let write = |name: &str, bytes: &[u8]| -> Result<(), WriteError> {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|source| WriteError { path, source })
+        out.write_file(name, bytes)
+            .map_err(|e| WriteError::of(&out.join(name), e))
     };
     write(
         "index.html",
@@ -348,7 +368,7 @@ pub fn write_dir(
     for c in sections.iter().flat_map(|s| &s.charts) {
         write(&c.file, c.svg.as_str().as_bytes())?;
     }
-    Ok(dir.join("index.html"))
+    Ok(out.join("index.html"))
 }
 
 #[cfg(test)]

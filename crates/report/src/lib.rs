@@ -82,7 +82,7 @@ impl ResultSet {
             let Some(name) = r.evidence.as_ref().and_then(|e| e.series_file.as_ref()) else {
                 continue;
             };
-            match scalescope_results::evidence::read_series(&dir.join(name)) {
+            match scalescope_results::evidence::read_series(dir, name) {
                 Ok(s) => {
                     self.series.insert(name.clone(), s);
                 }

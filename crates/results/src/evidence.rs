@@ -441,18 +441,35 @@ pub enum SeriesError {
     Io { path: String, cause: std::io::Error },
     #[error("{path}: {detail}")]
     Malformed { path: String, detail: String },
+    /// Not a file that may be read (outside the directory, a link, a FIFO, too large).
+    #[error("{0}")]
+    File(String),
 }
 
-/// Reads and checks a series file.
+/// Reads and checks the series file `name`, a path a results file names,
+/// confined to the results directory `dir`: plain names only, no link followed,
+/// a regular file of bounded size (so `../../etc/shadow`, a FIFO or `/dev/zero`
+/// named there is an error, never opened or waited on).
 ///
 /// # Errors
-/// I/O errors, malformed JSON or an unknown schema, naming the file.
-pub fn read_series(path: &std::path::Path) -> Result<Series, SeriesError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|cause| SeriesError::Io {
-        path: name.clone(),
-        cause,
-    })?;
+/// I/O errors, a path leaving the directory, malformed JSON or an unknown schema,
+/// naming the file.
+pub fn read_series(dir: &std::path::Path, name: &str) -> Result<Series, SeriesError> {
+    use scalescope_files::{FileError, Kind, OutDir};
+    let path = dir.join(name);
+    let shown = scalescope_files::excerpt::escaped(path.as_os_str().as_encoded_bytes(), 200);
+    let malformed = |e: FileError| match e {
+        FileError::Io { cause, .. } => SeriesError::Io {
+            path: shown.clone(),
+            cause,
+        },
+        e => SeriesError::File(e.to_string()),
+    };
+    let text = OutDir::open(dir)
+        .and_then(|d| d.open_input(name, Kind::SERIES))
+        .and_then(|input| input.read_text())
+        .map_err(malformed)?;
+    let name = shown.clone();
     let series: Series = serde_json::from_str(&text).map_err(|e| SeriesError::Malformed {
         path: name.clone(),
         detail: e.to_string(),
@@ -548,7 +565,7 @@ mod tests {
         let mut s = Series::new(100.0, CpuSet::new(), Measured::Measured("x".into()));
         s.schema_version = 99;
         std::fs::write(&path, serde_json::to_string(&s).unwrap()).unwrap();
-        let err = read_series(&path).unwrap_err().to_string();
+        let err = read_series(dir.path(), "s.json").unwrap_err().to_string();
         assert!(err.contains("version 99"), "{err}");
     }
 }

@@ -32,7 +32,7 @@ pub struct Fingerprint {
 }
 
 fn read_under(root: &Path, rel: &str, why_missing: &str) -> String {
-    match std::fs::read_to_string(root.join(rel)) {
+    match scalescope_files::read_text(&root.join(rel), scalescope_files::Kind::SYSFS) {
         Ok(s) => s.trim().to_string(),
         Err(_) => format!("unavailable here: {why_missing}"),
     }

@@ -21,6 +21,7 @@ pub mod import;
 pub mod launch;
 pub mod mem;
 pub mod plan;
+pub mod read;
 pub mod setting;
 pub mod store;
 pub mod threads;
@@ -41,8 +42,10 @@ pub enum ResultsError {
     },
     #[error("{}: already holds results; resume that sweep, or choose another output directory", path.display())]
     ResultsExist { path: PathBuf },
-    #[error("{}: in use by a running scalescope (PID {pid}); wait for it to finish, or choose another output directory", dir.display())]
-    InUse { dir: PathBuf, pid: String },
+    #[error("{}: in use by a running scalescope{}; wait for it to finish, or choose another output directory", dir.display(), pid.map(|p| format!(" (PID {p})")).unwrap_or_default())]
+    InUse { dir: PathBuf, pid: Option<u32> },
+    #[error("{}: no results.jsonl here, so there is nothing to resume; start the sweep without --resume", dir.display())]
+    NothingToResume { dir: PathBuf },
     #[error("{}: no complete header record (the sweep ended while writing its first line), so there is nothing to resume; start the sweep again with the same output directory", path.display())]
     NoHeader { path: PathBuf },
     #[error("{}:{line}: {detail}", path.display())]
@@ -51,6 +54,8 @@ pub enum ResultsError {
         line: usize,
         detail: String,
     },
+    #[error(transparent)]
+    File(#[from] scalescope_files::FileError),
     #[error("{}", path.display())]
     Io {
         path: PathBuf,

@@ -1,12 +1,16 @@
 //! The results directory: `results.jsonl` (a header record, then one record per run,
 //! each appended, flushed and synced as the run ends) and the logs. Results survive a
 //! crash of the program under test, of scalescope, or of the machine: at most the
-//! line being written is lost, and a torn last line is dropped on resume.
+//! line being written is lost, and lines a crash tore or filled with NUL bytes are
+//! set aside on resume ([`crate::read`]). The directory is locked with an `flock`
+//! on itself and written through `scalescope-files` (no link below it followed).
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use scalescope_files::{DirLock, Kind, OutDir};
 
 use serde::{Deserialize, Serialize};
 
@@ -163,54 +167,48 @@ pub enum Record {
 
 /// An open results directory, ready to append.
 pub struct ResultsStore {
-    dir: PathBuf,
+    out: OutDir,
     file: File,
-    /// Held (locked) while the store is open, so a second writer is refused.
+    /// Held while the store is open, so a second writer is refused.
     _lock: DirLock,
+    set_aside: Vec<SetAside>,
 }
 
-/// Name of the lock file in a results directory.
+/// Name of the file that says which process holds a results directory. The lock
+/// itself is on the directory: deleting this file lets no second writer in.
 pub const LOCK_FILE: &str = ".scalescope.lock";
+/// Where a resume moves the lines it could not read (appended, newest last).
+pub const SET_ASIDE_FILE: &str = "results.jsonl.set-aside";
 
-/// An exclusive `flock` on `DIR/.scalescope.lock`, holding the writer's PID. The
-/// kernel drops it when the process ends, however it ends, so a crashed sweep never
-/// leaves a stale lock behind.
-struct DirLock {
-    _file: File,
+/// Takes the directory's `flock` (the kernel drops it when the process ends,
+/// however it ends, so a crashed sweep never leaves a stale lock) and records
+/// this process's PID beside it for the next one's message.
+fn take_lock(out: &OutDir) -> Result<DirLock, ResultsError> {
+    let Some(lock) = out.try_lock()? else {
+        return Err(ResultsError::InUse {
+            dir: out.path().to_path_buf(),
+            pid: holder(out),
+        });
+    };
+    out.write_file(LOCK_FILE, std::process::id().to_string().as_bytes())?;
+    Ok(lock)
 }
 
-impl DirLock {
-    fn take(dir: &Path) -> Result<DirLock, ResultsError> {
-        use std::os::fd::AsRawFd;
-        let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| io_err(&path, e))?;
-        // SAFETY: flock takes a file descriptor we own (it lives as long as `file`)
-        // and a flag constant; it touches no memory of ours.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let holder = std::fs::read_to_string(&path).unwrap_or_default();
-            return Err(ResultsError::InUse {
-                dir: dir.to_path_buf(),
-                pid: holder.trim().to_string(),
-            });
-        }
-        file.set_len(0).map_err(|e| io_err(&path, e))?;
-        write!(file, "{}", std::process::id()).map_err(|e| io_err(&path, e))?;
-        Ok(DirLock { _file: file })
+/// The lock holder's PID: the kernel's record of the lock, else the PID the
+/// holder wrote if that process is alive (never a stale or empty one).
+fn holder(out: &OutDir) -> Option<u32> {
+    if let Some(pid) = out.lock_holder() {
+        return Some(pid);
     }
-}
-
-fn io_err(path: &Path, e: std::io::Error) -> ResultsError {
-    ResultsError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    }
+    let input = out
+        .open_input(LOCK_FILE, Kind::new("lock file", 64, 64))
+        .ok()?;
+    let bytes = input.read_all().ok()?;
+    let pid: u32 = std::str::from_utf8(&bytes).ok()?.trim().parse().ok()?;
+    Path::new("/proc")
+        .join(pid.to_string())
+        .exists()
+        .then_some(pid)
 }
 
 impl ResultsStore {
@@ -218,76 +216,121 @@ impl ResultsStore {
     ///
     /// # Errors
     /// [`ResultsError::ResultsExist`] if the directory already holds results (use
-    /// resume), or an I/O error naming the path.
+    /// resume), [`ResultsError::InUse`], or an I/O error naming the path.
     pub fn create(dir: &Path, header: &Header) -> Result<Self, ResultsError> {
-        std::fs::create_dir_all(dir.join("logs")).map_err(|e| io_err(dir, e))?;
-        let lock = DirLock::take(dir)?;
-        let path = dir.join(RESULTS_FILE);
-        if path.exists() && holds_header(&path) {
-            return Err(ResultsError::ResultsExist { path });
-        }
+        let out = OutDir::create(dir)?;
+        let lock = take_lock(&out)?;
+        refuse_existing(&out)?;
+        out.subdir("logs")?;
         // A file without a complete header (a sweep killed while writing its first
         // line) holds no run: starting afresh loses nothing.
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| io_err(&path, e))?;
+        let file = out.create_file(RESULTS_FILE)?;
         let mut store = ResultsStore {
-            dir: dir.to_path_buf(),
+            out,
             file,
             _lock: lock,
+            set_aside: Vec::new(),
         };
         store.write(&Record::Header(Box::new(header.clone())))?;
         Ok(store)
     }
 
-    /// Reopens a results directory to finish it: returns the store, the header and
-    /// the runs already recorded. A torn last line (no newline) is cut off.
+    /// Writes a whole results file at once (an import): aside, synced, then
+    /// renamed into place, so a writer killed midway leaves no `results.jsonl`
+    /// that reads as complete, and the next try starts clean.
     ///
     /// # Errors
-    /// [`ResultsError::Malformed`] naming the line that cannot be read, or I/O errors.
-    pub fn resume(dir: &Path) -> Result<(Self, Header, Vec<RunRecord>), ResultsError> {
-        let path = dir.join(RESULTS_FILE);
-        if !path.exists() {
-            return Err(io_err(
-                &path,
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            ));
-        }
-        let lock = DirLock::take(dir)?;
-        let (header, runs, good_len) = read_results(&path).map_err(|e| match e {
-            ResultsError::Malformed { line: 1, .. } if !first_line_complete(&path) => {
-                ResultsError::NoHeader { path: path.clone() }
+    /// As [`ResultsStore::create`].
+    pub fn create_complete(
+        dir: &Path,
+        header: &Header,
+        runs: &[RunRecord],
+    ) -> Result<PathBuf, ResultsError> {
+        let out = OutDir::create(dir)?;
+        let _lock = take_lock(&out)?;
+        refuse_existing(&out)?;
+        for name in out.names()? {
+            if scalescope_files::output::is_aside_of(&name, RESULTS_FILE) {
+                out.remove_file(&name)?;
             }
-            e => e,
-        })?;
-        let mut file = OpenOptions::new()
-            .append(true)
-            .read(true)
-            .open(&path)
-            .map_err(|e| io_err(&path, e))?;
-        file.set_len(good_len).map_err(|e| io_err(&path, e))?;
-        // A last record written whole but without its newline: end the line, so the
-        // next record starts on its own.
-        if !ends_with_newline(&mut file).map_err(|e| io_err(&path, e))? {
-            file.write_all(b"\n").map_err(|e| io_err(&path, e))?;
         }
-        std::fs::create_dir_all(dir.join("logs")).map_err(|e| io_err(dir, e))?;
-        Ok((
-            ResultsStore {
+        out.write_with(RESULTS_FILE, |f| {
+            let mut w = std::io::BufWriter::new(f);
+            writeln!(
+                w,
+                "{}",
+                json_line(&Record::Header(Box::new(header.clone())))?
+            )?;
+            for r in runs {
+                writeln!(w, "{}", json_line(&Record::Run(Box::new(r.clone())))?)?;
+            }
+            w.flush()
+        })?;
+        Ok(out.join(RESULTS_FILE))
+    }
+
+    /// Reopens a results directory to finish it: returns the store, the header and
+    /// the runs already recorded. Lines that are not run records (torn by a crash,
+    /// NUL bytes) are moved to [`SET_ASIDE_FILE`] and the file is repaired
+    /// without them ([`ResultsStore::set_aside`] says which).
+    ///
+    /// # Errors
+    /// [`ResultsError::NothingToResume`], [`ResultsError::NoHeader`],
+    /// [`ResultsError::Malformed`] naming the line that cannot be read, or I/O
+    /// errors.
+    pub fn resume(dir: &Path) -> Result<(Self, Header, Vec<RunRecord>), ResultsError> {
+        let out = OutDir::open(dir).map_err(|e| match e {
+            scalescope_files::FileError::Io { ref cause, .. }
+                if cause.kind() == std::io::ErrorKind::NotFound =>
+            {
+                ResultsError::NothingToResume {
+                    dir: dir.to_path_buf(),
+                }
+            }
+            e => e.into(),
+        })?;
+        if !out.exists(RESULTS_FILE) {
+            return Err(ResultsError::NothingToResume {
                 dir: dir.to_path_buf(),
-                file,
-                _lock: lock,
-            },
-            header,
-            runs,
-        ))
+            });
+        }
+        let lock = take_lock(&out)?;
+        let read =
+            crate::read::read_input(out.open_input(RESULTS_FILE, Kind::RESULTS)?).map_err(|e| {
+                match e {
+                    ResultsError::Malformed {
+                        line: 1,
+                        ref detail,
+                        ref path,
+                    } if detail.starts_with("no header record") => {
+                        ResultsError::NoHeader { path: path.clone() }
+                    }
+                    e => e,
+                }
+            })?;
+        let file = repair(&out, &read)?;
+        out.subdir("logs")?;
+        let store = ResultsStore {
+            out,
+            file,
+            _lock: lock,
+            set_aside: read.set_aside,
+        };
+        Ok((store, read.header, read.runs))
     }
 
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.out.path()
+    }
+
+    /// The directory, held open: files below it are written without following links.
+    pub fn out(&self) -> &OutDir {
+        &self.out
+    }
+
+    /// The lines a resume set aside (empty for a new store).
+    pub fn set_aside(&self) -> &[SetAside] {
+        &self.set_aside
     }
 
     /// Appends one run and makes it durable before returning.
@@ -299,12 +342,8 @@ impl ResultsStore {
     }
 
     fn write(&mut self, record: &Record) -> Result<(), ResultsError> {
-        let path = self.dir.join(RESULTS_FILE);
-        let mut line = serde_json::to_string(record).map_err(|e| ResultsError::Malformed {
-            path: path.clone(),
-            line: 0,
-            detail: e.to_string(),
-        })?;
+        let path = self.out.join(RESULTS_FILE);
+        let mut line = json_line(record).map_err(|e| io_err(&path, e))?;
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
@@ -314,31 +353,91 @@ impl ResultsStore {
     }
 }
 
-/// Whether the file's first line is a complete header record.
-fn holds_header(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
-        return false;
-    };
-    let mut first = String::new();
-    let mut limited = BufReader::new(file.take(MAX_LINE_BYTES));
-    if limited.read_line(&mut first).is_err() || !first.ends_with('\n') {
-        return false;
+fn io_err(path: &Path, e: std::io::Error) -> ResultsError {
+    ResultsError::Io {
+        path: path.to_path_buf(),
+        source: e,
     }
-    matches!(
-        serde_json::from_str(first.trim_end()),
-        Ok(Record::Header(_))
-    )
 }
 
-/// Whether the file's first line is whole (ends with a newline): a first line that
-/// is not is a header torn by a crash, not some other file.
-fn first_line_complete(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
-        return false;
+fn json_line(record: &Record) -> std::io::Result<String> {
+    serde_json::to_string(record).map_err(std::io::Error::other)
+}
+
+/// Refuses a directory whose `results.jsonl` is a regular file starting with a
+/// whole header (anything else there, a link included, holds no results of ours
+/// and is replaced).
+fn refuse_existing(out: &OutDir) -> Result<(), ResultsError> {
+    let Ok(input) = out.open_input(RESULTS_FILE, Kind::RESULTS) else {
+        return Ok(());
     };
+    let mut lines = input.lines();
     let mut first = Vec::new();
-    let mut limited = BufReader::new(file.take(MAX_LINE_BYTES));
-    limited.read_until(b'\n', &mut first).is_ok() && first.ends_with(b"\n")
+    let whole = lines.next_raw(&mut first).unwrap_or(false) && first.ends_with(b"\n");
+    if whole && matches!(serde_json::from_slice(&first), Ok(Record::Header(_))) {
+        return Err(ResultsError::ResultsExist {
+            path: out.join(RESULTS_FILE),
+        });
+    }
+    Ok(())
+}
+
+/// Moves what `read` set aside to [`SET_ASIDE_FILE`], repairs the results file
+/// (cut after its clean prefix, or rewritten from the kept records) and opens it
+/// to append, its last line ended.
+fn repair(out: &OutDir, read: &ResultsRead) -> Result<File, ResultsError> {
+    if !read.set_aside.is_empty() {
+        let mut aside = match out.open_append(SET_ASIDE_FILE) {
+            Ok(f) => f,
+            Err(_) => out.create_file(SET_ASIDE_FILE)?,
+        };
+        let path = out.join(SET_ASIDE_FILE);
+        for s in &read.set_aside {
+            aside.write_all(&s.bytes).map_err(|e| io_err(&path, e))?;
+            if !s.bytes.ends_with(b"\n") {
+                aside.write_all(b"\n").map_err(|e| io_err(&path, e))?;
+            }
+        }
+        aside.sync_data().map_err(|e| io_err(&path, e))?;
+    }
+    if read.needs_rewrite() {
+        rewrite(out, read)?;
+    }
+    let path = out.join(RESULTS_FILE);
+    let mut file = out.open_append(RESULTS_FILE)?;
+    if !read.needs_rewrite() {
+        file.set_len(read.clean_prefix)
+            .map_err(|e| io_err(&path, e))?;
+    }
+    // A last record written whole but without its newline: end the line, so the
+    // next record starts on its own.
+    if !ends_with_newline(&mut file).map_err(|e| io_err(&path, e))? {
+        file.write_all(b"\n").map_err(|e| io_err(&path, e))?;
+    }
+    Ok(file)
+}
+
+/// The results file again from its kept records, written aside and renamed.
+fn rewrite(out: &OutDir, read: &ResultsRead) -> Result<(), ResultsError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut old = out.open_append(RESULTS_FILE)?;
+    let path = out.join(RESULTS_FILE);
+    let mut buf = Vec::new();
+    out.write_with(RESULTS_FILE, |f| {
+        let mut w = std::io::BufWriter::new(f);
+        for &(at, len) in &read.kept {
+            old.seek(SeekFrom::Start(at))?;
+            buf.clear();
+            (&mut old).take(len).read_to_end(&mut buf)?;
+            w.write_all(&buf)?;
+            w.write_all(b"\n")?;
+        }
+        w.flush()
+    })
+    .map_err(|e| match e {
+        scalescope_files::FileError::Io { cause, .. } => io_err(&path, cause),
+        e => e.into(),
+    })
 }
 
 /// Whether a non-empty file's last byte is a newline (an empty file counts as ended).
@@ -355,86 +454,6 @@ fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
 
 /// The longest line a results file may hold (a run record with long logs paths
 /// and many metrics is a few KiB; a header with a 1,000-PU topology ~1 MiB).
-pub const MAX_LINE_BYTES: u64 = 64 << 20;
+pub const MAX_LINE_BYTES: u64 = Kind::RESULTS.max_line_bytes as u64;
 
-/// Reads a results file: header, runs, and the byte length of the well-formed part.
-///
-/// # Errors
-/// [`ResultsError::Malformed`] with the line number, or I/O errors.
-pub fn read_results(path: &Path) -> Result<(Header, Vec<RunRecord>, u64), ResultsError> {
-    let file = File::open(path).map_err(|e| io_err(path, e))?;
-    let mut reader = BufReader::new(file);
-    let mut header = None;
-    let mut runs = Vec::new();
-    let mut good_len = 0u64;
-    let mut line = String::new();
-    let mut number = 0;
-    loop {
-        line.clear();
-        let n = (&mut reader)
-            .take(MAX_LINE_BYTES)
-            .read_line(&mut line)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::InvalidData => ResultsError::Malformed {
-                    path: path.into(),
-                    line: number + 1,
-                    detail: "not UTF-8 text".into(),
-                },
-                _ => io_err(path, e),
-            })?;
-        if n as u64 == MAX_LINE_BYTES && !line.ends_with('\n') {
-            return Err(ResultsError::Malformed {
-                path: path.into(),
-                line: number + 1,
-                detail: format!("a line longer than {} MiB", MAX_LINE_BYTES >> 20),
-            });
-        }
-        if n == 0 {
-            break;
-        }
-        number += 1;
-        let complete = line.ends_with('\n');
-        let parsed: Result<Record, _> = serde_json::from_str(line.trim_end());
-        match parsed {
-            Ok(Record::Header(h)) if number == 1 => header = Some(*h),
-            Ok(Record::Header(_)) => {
-                return Err(ResultsError::Malformed {
-                    path: path.into(),
-                    line: number,
-                    detail: "a second header record".into(),
-                })
-            }
-            Ok(Record::Run(r)) if header.is_some() => runs.push(*r),
-            Ok(Record::Run(_)) => {
-                return Err(ResultsError::Malformed {
-                    path: path.into(),
-                    line: number,
-                    detail: "a run record before the header".into(),
-                })
-            }
-            // A line cut short by a crash: everything before it is good.
-            Err(_) if !complete => break,
-            Err(e) => {
-                return Err(ResultsError::Malformed {
-                    path: path.into(),
-                    line: number,
-                    detail: e.to_string(),
-                })
-            }
-        }
-        good_len += n as u64;
-    }
-    let header = header.ok_or_else(|| ResultsError::Malformed {
-        path: path.into(),
-        line: 1,
-        detail: "no header record".into(),
-    })?;
-    if header.schema_version > RESULTS_SCHEMA_VERSION {
-        return Err(ResultsError::Malformed {
-            path: path.into(),
-            line: 1,
-            detail: format!("results schema version {} is newer than this scalescope understands ({RESULTS_SCHEMA_VERSION})", header.schema_version),
-        });
-    }
-    Ok((header, runs, good_len))
-}
+pub use crate::read::{read_results, read_results_checked, ResultsRead, SetAside};

@@ -10,7 +10,8 @@ use scalescope_place::{MemPolicy, Strategy};
 use scalescope_results::fingerprint::Fingerprint;
 use scalescope_results::plan::{Plan, Point};
 use scalescope_results::store::{
-    read_results, CommandSpec, Header, ResultsStore, RunRecord, RunStatus, RESULTS_FILE,
+    read_results, read_results_checked, CommandSpec, Header, ResultsStore, RunRecord, RunStatus,
+    RESULTS_FILE,
 };
 use scalescope_results::ResultsError;
 use scalescope_topo::Source;
@@ -83,7 +84,7 @@ fn a_second_writer_is_refused_with_the_holders_pid() {
     let dir = tempfile::tempdir().unwrap();
     let _first = ResultsStore::create(dir.path(), &header()).unwrap();
     match ResultsStore::resume(dir.path()) {
-        Err(ResultsError::InUse { pid, .. }) => assert_eq!(pid, std::process::id().to_string()),
+        Err(ResultsError::InUse { pid, .. }) => assert_eq!(pid, Some(std::process::id())),
         Err(e) => panic!("expected InUse, got {e}"),
         Ok(_) => panic!("a second writer got the directory"),
     }
@@ -147,18 +148,156 @@ fn a_complete_sweep_is_never_overwritten() {
 }
 
 #[test]
-fn non_utf8_and_overlong_lines_are_named() {
+fn a_non_utf8_line_is_set_aside_and_named() {
     let dir = tempfile::tempdir().unwrap();
-    drop(ResultsStore::create(dir.path(), &header()).unwrap());
+    let mut store = ResultsStore::create(dir.path(), &header()).unwrap();
+    store.append(&run(0)).unwrap();
+    drop(store);
     let path = dir.path().join(RESULTS_FILE);
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
+    append_bytes(&path, b"\xff\xfe\x1b[2J\n");
+    let read = read_results_checked(&path).unwrap();
+    assert_eq!(read.runs.len(), 1);
+    let warning = read.set_aside[0].to_string();
+    assert_eq!(
+        warning,
+        "line 3 set aside: not UTF-8 text (`\\xff\\xfe\\u{1b}[2J`)"
+    );
+}
+
+fn append_bytes(path: &std::path::Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+fn line_of(r: &RunRecord) -> String {
+    let v = serde_json::json!({"record": "run"});
+    let mut line = serde_json::to_value(r).unwrap();
+    line.as_object_mut()
+        .unwrap()
+        .extend(v.as_object().unwrap().clone());
+    line.to_string()
+}
+
+/// A file whose middle holds a NUL hole (4 KiB of zeros then a record on the same
+/// line), a torn record, then two whole records.
+fn damaged(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut store = ResultsStore::create(dir, &header()).unwrap();
+    store.append(&run(0)).unwrap();
+    drop(store);
+    let path = dir.join(RESULTS_FILE);
+    append_bytes(&path, &[0u8; 4096]);
+    append_bytes(&path, format!("{}\n", line_of(&run(1))).as_bytes());
+    append_bytes(&path, b"{\"record\":\"run\",\"thre\n");
+    append_bytes(&path, &[0u8; 100]);
+    append_bytes(&path, b"\n");
+    append_bytes(
+        &path,
+        format!("{}\n{}\n", line_of(&run(2)), line_of(&run(3))).as_bytes(),
+    );
+    path
+}
+
+#[test]
+fn nul_holes_and_torn_lines_mid_file_are_set_aside_and_the_rest_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = damaged(dir.path());
+    let read = read_results_checked(&path).unwrap();
+    let reps: Vec<usize> = read.runs.iter().map(|r| r.rep).collect();
+    assert_eq!(reps, vec![0, 1, 2, 3]);
+    let why: Vec<String> = read.set_aside.iter().map(|s| s.to_string()).collect();
+    assert_eq!(why.len(), 2, "{why:?}");
+    assert!(
+        why[0].starts_with("line 4 set aside: not a run record"),
+        "{why:?}"
+    );
+    assert!(
+        why[1].starts_with("line 5 set aside: 100 NUL bytes (what a crash can leave)"),
+        "{why:?}"
+    );
+    assert!(read.needs_rewrite());
+}
+
+#[test]
+fn resume_moves_damage_aside_and_appends_after_the_kept_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = damaged(dir.path());
+    let (mut store, _, runs) = ResultsStore::resume(dir.path()).unwrap();
+    assert_eq!(runs.len(), 4);
+    assert_eq!(store.set_aside().len(), 2);
+    store.append(&run(4)).unwrap();
+    drop(store);
+    let read = read_results_checked(&path).unwrap();
+    assert!(read.set_aside.is_empty(), "{:?}", read.set_aside);
+    assert_eq!(
+        read.runs.iter().map(|r| r.rep).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3, 4]
+    );
+    let aside = std::fs::read(dir.path().join("results.jsonl.set-aside")).unwrap();
+    let mut expected = b"{\"record\":\"run\",\"thre\n".to_vec();
+    expected.extend([0u8; 100]);
+    expected.push(b'\n');
+    assert_eq!(aside, expected);
+}
+
+#[test]
+fn deleting_the_lock_file_lets_no_second_writer_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = ResultsStore::create(dir.path(), &header()).unwrap();
+    std::fs::remove_file(dir.path().join(".scalescope.lock")).unwrap();
+    match ResultsStore::resume(dir.path()) {
+        // The kernel's record of the lock still names the holder (where it lists
+        // it); a deleted file never makes the message show an empty PID.
+        Err(e @ ResultsError::InUse { pid, .. }) => {
+            assert!(pid.is_none_or(|p| p == std::process::id()), "{e}");
+            assert!(
+                e.to_string().contains("in use by a running scalescope"),
+                "{e}"
+            );
+            assert!(!e.to_string().contains("(PID )"), "{e}");
+        }
+        Err(e) => panic!("expected InUse, got {e}"),
+        Ok(_) => panic!("a second writer got the directory"),
+    }
+}
+
+#[test]
+fn resuming_where_nothing_was_written_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    for d in [dir.path().to_path_buf(), dir.path().join("missing")] {
+        let e = ResultsStore::resume(&d).err().unwrap().to_string();
+        assert!(
+            e.contains("no results.jsonl here, so there is nothing to resume"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_complete_write_is_all_or_nothing_and_cleans_up_after_a_killed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a writer killed before its rename leaves.
+    std::fs::write(
+        dir.path().join(".results.jsonl.999-0.partial"),
+        "{\"record\":\"header\"",
+    )
+    .unwrap();
+    assert!(ResultsStore::resume(dir.path()).is_err());
+    let path = ResultsStore::create_complete(dir.path(), &header(), &[run(0), run(1)]).unwrap();
+    assert_eq!(read_results(&path).unwrap().1.len(), 2);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.to_string_lossy().ends_with(".partial")),
+        "{names:?}"
+    );
+    let e = ResultsStore::create_complete(dir.path(), &header(), &[run(0)])
+        .err()
         .unwrap();
-    f.write_all(b"\xff\xfe\n").unwrap();
-    drop(f);
-    let e = read_results(&path).err().unwrap().to_string();
-    assert!(e.contains(":2: not UTF-8"), "{e}");
+    assert!(matches!(e, ResultsError::ResultsExist { .. }), "{e}");
 }
 
 /// A launched run on two nodes: its point names the nodes, each node's evidence

@@ -311,8 +311,9 @@ impl Sampler {
         rates
     }
 
-    /// Ends sampling: reads the final counters, writes the series to `series_path`
-    /// (named in the evidence as `series_name`) and sums everything up.
+    /// Ends sampling: reads the final counters, writes the series as `name` inside
+    /// the results directory `dir` (`series: Some((dir, name))`; the evidence names
+    /// it) and sums everything up.
     /// `wall_secs` and `run_cpu_secs` come from the executor's `wait4`.
     pub fn finish(
         mut self,
@@ -330,17 +331,13 @@ impl Sampler {
                 _ => None,
             },
         };
-        let series_file = series.and_then(|(path, name)| {
-            let written = path
-                .parent()
-                .map(std::fs::create_dir_all)
-                .unwrap_or(Ok(()))
-                .and_then(|()| {
-                    let text =
-                        serde_json::to_string(&self.series).map_err(std::io::Error::other)?;
-                    std::fs::write(path, text)
-                });
-            written.is_ok().then_some(name)
+        // Written inside the results directory, never through a link planted there.
+        let series_file = series.and_then(|(dir, name)| {
+            let text = serde_json::to_string(&self.series).ok()?;
+            let out = scalescope_files::OutDir::open(dir).ok()?;
+            out.write_file(&name, text.as_bytes())
+                .is_ok()
+                .then_some(name)
         });
         self.cost += thread_cpu_time().saturating_sub(before);
         summary::evidence(&self, end, wall_secs, run_cpu_secs, series_file)

@@ -114,8 +114,7 @@ fn a_fake_run_gives_cpu_threads_pages_and_numastat() {
     assert_eq!(s.sample().len(), 2);
 
     let out = tempfile::tempdir().unwrap();
-    let path = out.path().join("series/run.json");
-    let e = s.finish(2.0, Some(4.0), Some((&path, "series/run.json".into())));
+    let e = s.finish(2.0, Some(4.0), Some((out.path(), "series/run.json".into())));
     assert_eq!(e.samples, 2);
     assert_eq!(e.series_file.as_deref(), Some("series/run.json"));
 
@@ -152,8 +151,8 @@ fn a_fake_run_gives_cpu_threads_pages_and_numastat() {
     assert_eq!(e.other_node_pages(), Some(50));
     assert_eq!(e.bandwidth.why(), Some("counters were not asked for"));
 
-    let series: Series =
-        scalescope_results::evidence::read_series(&path).expect("series file readable");
+    let series: Series = scalescope_results::evidence::read_series(out.path(), "series/run.json")
+        .expect("series file readable");
     assert_eq!(series.samples.len(), 2);
     let first = &series.samples[0];
     assert_eq!(first.cpu_busy[&0], 0.5);

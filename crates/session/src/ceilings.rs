@@ -7,22 +7,10 @@ use scalescope_analysis::ceiling::{self, Ceiling};
 
 use crate::SessionError;
 
-fn read(p: &Path) -> Result<serde_json::Value, SessionError> {
-    let path = p.display().to_string();
-    let text = std::fs::read_to_string(p).map_err(|source| SessionError::Read {
-        path: path.clone(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
-        path,
-        detail: e.to_string(),
-    })
-}
-
 fn of_file(p: &Path) -> Result<Ceiling, SessionError> {
     Ok(ceiling::from_stream_doc(
         &p.display().to_string(),
-        &read(p)?,
+        &crate::read_json(p)?,
     )?)
 }
 

@@ -64,6 +64,15 @@ pub fn check(
             })
         }
     };
+    // A fresh directory of its own (mkdtemp: an unpredictable name, mode 0700,
+    // never one that already existed), where the rankfiles and outputs go.
+    let scratch = tempfile::Builder::new()
+        .prefix("scalescope-mpi-")
+        .tempdir()
+        .map_err(|source| SessionError::Scratch {
+            dir: std::env::temp_dir().display().to_string(),
+            source,
+        })?;
     let req = CheckRequest {
         launcher: l.launcher,
         program: l.program,
@@ -76,8 +85,9 @@ pub fn check(
         probe: probe_argv()?,
         run: s.program.clone(),
         reps: s.reps,
-        work_dir: std::env::temp_dir().join(format!("scalescope-mpi-{}", std::process::id())),
+        work_dir: scratch.path().to_path_buf(),
     };
+    // `scratch` is removed when it drops: on success, on an error, on a panic.
     let mut doc = check_all(topo, &req, each)?;
     let doublings = scalescope_analysis::ht_doubling::doublings(&doc.launches, topo);
     doc.findings = doublings.iter().map(|d| d.sentence()).collect();
@@ -158,12 +168,10 @@ fn hosts_of(
     hostfile: Option<&PathBuf>,
 ) -> Result<(Vec<String>, HostsFrom), SessionError> {
     let text = match hostfile {
-        Some(p) => Some(
-            std::fs::read_to_string(p).map_err(|source| SessionError::Read {
-                path: p.display().to_string(),
-                source,
-            })?,
-        ),
+        Some(p) => Some(scalescope_files::read_text(
+            p,
+            scalescope_files::Kind::HOSTFILE,
+        )?),
         None => None,
     };
     let slurm = std::env::var("SLURM_JOB_NODELIST")

@@ -47,18 +47,41 @@ pub enum SessionError {
     Workload(#[from] scalescope_workloads::WorkloadError),
     #[error(transparent)]
     Report(#[from] scalescope_report::html::WriteError),
+    #[error("creating a scratch directory in {dir}")]
+    Scratch {
+        dir: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("reading {path}")]
     Read {
         path: String,
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    File(#[from] scalescope_files::FileError),
     #[error("{path}: not JSON: {detail}")]
     NotJson { path: String, detail: String },
     #[error(transparent)]
     Ceiling(#[from] scalescope_analysis::ceiling::CeilingError),
     #[error("{0}")]
     Predict(String),
+}
+
+/// A JSON document a user names (`--ceilings`, `mem ... --json` output), read
+/// through the bounded input layer: a regular file of at most
+/// [`scalescope_files::Kind::JSON`].
+///
+/// # Errors
+/// [`SessionError::File`] (missing, a FIFO, a device, too large) or
+/// [`SessionError::NotJson`].
+pub fn read_json(p: &std::path::Path) -> Result<serde_json::Value, SessionError> {
+    let text = scalescope_files::read_text(p, scalescope_files::Kind::JSON)?;
+    serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
+        path: p.display().to_string(),
+        detail: e.to_string(),
+    })
 }
 
 fn list(settings: &[Setting]) -> String {

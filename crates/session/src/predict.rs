@@ -65,16 +65,7 @@ fn target(r: &Request) -> Result<Topology, SessionError> {
 }
 
 fn read_doc(p: &Path) -> Result<(String, serde_json::Value), SessionError> {
-    let path = p.display().to_string();
-    let text = std::fs::read_to_string(p).map_err(|source| SessionError::Read {
-        path: path.clone(),
-        source,
-    })?;
-    let doc = serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
-        path: path.clone(),
-        detail: e.to_string(),
-    })?;
-    Ok((path, doc))
+    Ok((p.display().to_string(), crate::read_json(p)?))
 }
 
 fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionError> {
@@ -108,9 +99,11 @@ fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionErr
 /// target that cannot be loaded, a bandwidth that is not positive.
 pub fn prediction(r: &Request) -> Result<Prediction, SessionError> {
     let (h, records, _) = read_results(&r.from)?;
-    let basis = Basis::parse(r.basis.as_deref(), &h).map_err(|e| SessionError::Setting {
-        setting: Setting::Basis,
-        detail: e.strip_prefix("basis ").unwrap_or(&e).to_string(),
+    let basis = Basis::parse_known(r.basis.as_deref(), &h, &records).map_err(|e| {
+        SessionError::Setting {
+            setting: Setting::Basis,
+            detail: e.strip_prefix("basis ").unwrap_or(&e).to_string(),
+        }
     })?;
     let ceilings = crate::ceilings::discover(&r.from, &r.from_ceilings)?;
     let cal = predict::calibrate(

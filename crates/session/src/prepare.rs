@@ -37,11 +37,22 @@ pub struct Ready {
 
 /// The sweep's input cache (given, else `OUT/inputs`, made absolute so the runs find
 /// it wherever they start) and verification policy; a workload's child is told both.
-fn inputs_of(s: &SweepSettings, out: &Path, template: &mut JobTemplate) -> Inputs {
-    let dir = s
-        .input_cache
-        .clone()
-        .unwrap_or_else(|| out.join(settings::DEFAULT_INPUT_CACHE));
+fn inputs_of(
+    s: &SweepSettings,
+    store: &ResultsStore,
+    template: &mut JobTemplate,
+) -> Result<Inputs, SessionError> {
+    let dir = match &s.input_cache {
+        Some(dir) => dir.clone(),
+        // The default cache is made inside the results directory, never through
+        // a link planted under its name.
+        None if template.workload => store
+            .out()
+            .subdir(settings::DEFAULT_INPUT_CACHE)?
+            .path()
+            .to_path_buf(),
+        None => store.dir().join(settings::DEFAULT_INPUT_CACHE),
+    };
     let dir = std::path::absolute(&dir).unwrap_or(dir);
     if template.workload {
         template.argv.extend([
@@ -51,11 +62,11 @@ fn inputs_of(s: &SweepSettings, out: &Path, template: &mut JobTemplate) -> Input
             s.verify.to_string(),
         ]);
     }
-    Inputs {
+    Ok(Inputs {
         cache: Some(dir),
         verify: s.verify,
         verified: None,
-    }
+    })
 }
 
 fn bad(setting: Setting, detail: impl Into<String>) -> SessionError {
@@ -365,7 +376,7 @@ pub fn start(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError> 
         let (plan, timeout) = (&planned.header.plan, planned.header.timeout_secs);
         planned.points = crate::launch::points_of(topo, plan, timeout, &out, true)?;
     }
-    let inputs = inputs_of(s, &out, &mut planned.template);
+    let inputs = inputs_of(s, &store, &mut planned.template)?;
     Ok(Ready {
         planned,
         store,
@@ -442,7 +453,7 @@ pub fn resume(s: &SweepSettings, topo: &Topology) -> Result<Ready, SessionError>
     template.sample_interval = s.sample_interval();
     template.node_sampler = node_sampler(&header.plan)?;
     let points = crate::launch::points_of(topo, &header.plan, header.timeout_secs, out, true)?;
-    let inputs = inputs_of(s, out, &mut template);
+    let inputs = inputs_of(s, &store, &mut template)?;
     Ok(Ready {
         planned: Planned {
             header,

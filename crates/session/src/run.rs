@@ -138,13 +138,12 @@ pub fn run(ready: Ready, hooks: Hooks, options: &Options) -> Result<Finished, Se
         hooks.interrupt,
         &SystemClock,
     )?;
-    let dir = store.dir().to_path_buf();
     let ended = Ended {
         interrupted: outcome.interrupted,
         failed_runs: outcome.failed_runs,
         prepared,
     };
-    conclude(planned.header, outcome.records, &dir, options, ended)
+    conclude(planned.header, outcome.records, store.out(), options, ended)
 }
 
 /// How the runs of a session ended, beside the runs themselves.
@@ -155,18 +154,19 @@ pub struct Ended {
     pub prepared: Option<scalescope_results::workload::SetupCosts>,
 }
 
-/// Summarises, analyses and (if asked) reports the runs of the results in `dir`.
+/// Summarises, analyses and (if asked) reports the runs of the results in `out`
+/// (the results directory, owned: nothing is written outside it).
 ///
 /// # Errors
 /// I/O on `summary.csv` or the report directory.
 pub fn conclude(
     header: scalescope_results::store::Header,
     records: Vec<RunRecord>,
-    dir: &Path,
+    out: &scalescope_files::OutDir,
     options: &Options,
     ended: Ended,
 ) -> Result<Finished, SessionError> {
-    let dir = dir.to_path_buf();
+    let dir = out.path().to_path_buf();
     let summaries = summary::summarize_points(
         &header.plan,
         &records,
@@ -174,12 +174,11 @@ pub fn conclude(
         &options.baseline,
     );
     let summary_csv = dir.join("summary.csv");
-    std::fs::write(&summary_csv, summary::to_csv(&summaries)).map_err(|source| {
-        scalescope_report::html::WriteError {
+    out.write_file("summary.csv", summary::to_csv(&summaries).as_bytes())
+        .map_err(|e| scalescope_report::html::WriteError {
             path: summary_csv.clone(),
-            source,
-        }
-    })?;
+            source: std::io::Error::other(e.to_string()),
+        })?;
     let results = dir.join(RESULTS_FILE);
     // One basis for the run table, the analysis and the report (analysis::basis_rule).
     let basis = basis_rule::rule(&header);
@@ -188,10 +187,16 @@ pub fn conclude(
     // run's totals are in the results file either way.
     let (set, _unreadable) = set.with_series(&dir);
     let report_index = if options.write_report {
-        Some(scalescope_report::html::write_dir(
+        let report = out
+            .subdir("report")
+            .map_err(|e| scalescope_report::html::WriteError {
+                path: dir.join("report"),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        Some(scalescope_report::html::write_into(
             std::slice::from_ref(&set),
             &[],
-            &dir.join("report"),
+            &report,
         )?)
     } else {
         None

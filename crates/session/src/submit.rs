@@ -399,11 +399,10 @@ pub fn wait(
         .iter()
         .filter(|r| !r.warmup && r.status == scalescope_results::store::RunStatus::Ok)
         .count();
-    let dir = s.store.dir().to_path_buf();
     let ended = Ended {
         interrupted,
         failed_runs: measured.saturating_sub(ok),
         prepared: None,
     };
-    conclude(s.header, s.records, &dir, options, ended)
+    conclude(s.header, s.records, s.store.out(), options, ended)
 }

@@ -237,7 +237,7 @@ impl JobTemplate {
                     let dir = logs.parent().unwrap_or(logs);
                     SampleSpec {
                         interval,
-                        series_path: dir.join(&name),
+                        results_dir: dir.to_path_buf(),
                         series_name: name,
                     }
                 }),
@@ -463,6 +463,14 @@ fn record_of(
             "metric not found in the output: {}",
             missing.join(", ")
         ));
+    }
+    // A log cut short (a full disk) leaves the run's result standing, with a note.
+    if !scan.log_errors.is_empty() {
+        let note = scan.log_errors.join("; ");
+        error = Some(match error {
+            Some(e) => format!("{e}; {note}"),
+            None => note,
+        });
     }
     let rel = |p: &Path| p.strip_prefix(dir).unwrap_or(p).display().to_string();
     RunRecord {

@@ -13,7 +13,7 @@
 
 use std::fs::File;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -55,8 +55,8 @@ pub struct ExecSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleSpec {
     pub interval: Duration,
-    /// The series file, and its name as recorded (relative to the results directory).
-    pub series_path: PathBuf,
+    /// The results directory, and the series file's name inside it (as recorded).
+    pub results_dir: PathBuf,
     pub series_name: String,
 }
 
@@ -218,7 +218,7 @@ impl Executor for ProcessExecutor {
         outcome.stdout_scan = streams.finish(spec.grace + Duration::from_secs(1));
         if let (Some(s), Some(sample)) = (sampler, &spec.sample) {
             let cpu = outcome.user_secs.zip(outcome.sys_secs).map(|(u, s)| u + s);
-            let series = Some((sample.series_path.as_path(), sample.series_name.clone()));
+            let series = Some((sample.results_dir.as_path(), sample.series_name.clone()));
             outcome.evidence = Some(Box::new(s.finish(outcome.wall_secs, cpu, series)));
         }
         outcome
@@ -237,8 +237,17 @@ impl Streams {
     fn finish(self, patience: Duration) -> Option<crate::output::Scan> {
         let deadline = Instant::now() + patience;
         let left = || deadline.saturating_duration_since(Instant::now());
-        let out = self.stdout.recv_timeout(left()).ok();
-        let _ = self.stderr.recv_timeout(left());
+        let mut out = self.stdout.recv_timeout(left()).ok();
+        let err = self.stderr.recv_timeout(left()).ok();
+        if let (Some(out), Some(err)) = (&mut out, err) {
+            let stderr = err.log_errors.into_iter().map(|e| format!("stderr {e}"));
+            out.log_errors = out
+                .log_errors
+                .drain(..)
+                .map(|e| format!("stdout {e}"))
+                .chain(stderr)
+                .collect();
+        }
         out
     }
 }
@@ -257,14 +266,37 @@ fn stream(
     rx
 }
 
+/// A fresh log file `DIR/logs/NAME`: `logs` and the file are reached from the
+/// results directory without following a link (one planted there is refused or
+/// replaced, never written through).
+fn create_log(path: &Path) -> Result<File, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("creating log {}: {e}", path.display());
+    let (Some(logs), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(fail(&"not a file path"));
+    };
+    let (root, sub) = match (logs.parent(), logs.file_name()) {
+        (Some(root), Some(sub)) => (root, Path::new(sub).join(name)),
+        _ => (logs, PathBuf::from(name)),
+    };
+    let root = if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root
+    };
+    scalescope_files::OutDir::open(root)
+        .and_then(|dir| dir.create_file(&sub))
+        .map_err(|e| fail(&e))
+}
+
 /// Starts the child: its own process group, the run's mark in its environment,
 /// death with its parent, affinity and memory policy set between fork and exec,
 /// stdout and stderr streamed to the log files.
 fn spawn(spec: &ExecSpec) -> Result<(std::process::Child, Instant, Streams), String> {
     let program = spec.argv.first().ok_or("empty command line")?;
-    let open =
-        |p: &PathBuf| File::create(p).map_err(|e| format!("creating log {}: {e}", p.display()));
-    let (out, err) = (open(&spec.stdout_path)?, open(&spec.stderr_path)?);
+    let (out, err) = (
+        create_log(&spec.stdout_path)?,
+        create_log(&spec.stderr_path)?,
+    );
     let mut cmd = Command::new(program);
     cmd.args(&spec.argv[1..])
         .envs(spec.env.iter().map(|(k, v)| (k, v)))

@@ -27,6 +27,8 @@ pub struct Scan {
     pub last_line: String,
     /// Bytes the stream held, logged or not.
     pub total_bytes: u64,
+    /// Why a log was cut short (a full disk, say): the run's record notes it.
+    pub log_errors: Vec<String>,
 }
 
 /// Compiled metric patterns; a pattern matches within one line.
@@ -128,7 +130,12 @@ pub fn copy_capped(pipe: impl Read, mut log: File, cap: u64, scanner: Option<Sca
         let n = buf.len();
         let room = cap.saturating_sub(written).min(n as u64) as usize;
         if log_ok && room > 0 {
-            log_ok = log.write_all(&buf[..room]).is_ok();
+            if let Err(e) = log.write_all(&buf[..room]) {
+                log_ok = false;
+                scanner.scan.log_errors.push(format!(
+                    "log cut short after {written} bytes: {e}; the output past it was scanned but not kept"
+                ));
+            }
             written += room as u64;
         }
         dropped += (n - room) as u64;
@@ -165,6 +172,23 @@ mod tests {
             regex: Some(re.into()),
             higher_is_better: true,
         }
+    }
+
+    #[test]
+    fn a_log_cut_short_by_a_full_disk_is_noted_and_the_scan_goes_on() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let scanner = Scanner::new(&[spec("rate", r"rate ([0-9.]+)")]);
+        let scan = copy_capped(&b"hello\nrate 2.5\n"[..], full, 100, Some(scanner));
+        assert_eq!(scan.found["rate"], 2.5);
+        assert_eq!(scan.log_errors.len(), 1, "{:?}", scan.log_errors);
+        assert!(
+            scan.log_errors[0].starts_with("log cut short after 0 bytes: No space left on device"),
+            "{:?}",
+            scan.log_errors
+        );
     }
 
     #[test]

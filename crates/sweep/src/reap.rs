@@ -9,7 +9,13 @@
 //! - a guard process (`scalescope __guard TOKEN`, started once per session, in its
 //!   own process group and ignoring terminal signals) waits for its stdin pipe to
 //!   close. That happens when scalescope exits, however it ends, SIGKILL included;
-//!   the guard then kills every process carrying the token and exits.
+//!   the guard then kills every process carrying the token and exits. Scalescope
+//!   watches the guard in turn (end-of-file on the guard's stdout): a guard killed
+//!   first is replaced at once, so killing the guard and then scalescope still
+//!   leaves nothing (if no new guard can start, the runs' processes are killed
+//!   then). A process-group or subreaper scheme was not chosen: the runs' own
+//!   `wait4` figures and thread counts must stay the program's, with no
+//!   intermediate process between scalescope and the run.
 //!
 //! A descendant that drops the variable from its environment *and* leaves the
 //! process group is not found; a cgroup would find it, but needs a delegated
@@ -60,16 +66,53 @@ pub fn ensure_guard() -> Result<(), String> {
     {
         return Ok(());
     }
-    let child = Command::new(program)
+    *guard = Some(spawn_guard(program)?);
+    Ok(())
+}
+
+/// Starts a guard and a thread that watches it: the guard holds its stdout pipe
+/// open for life, so end-of-file there means it died (SIGKILL included). Then
+/// the watcher starts another at once, so a run's descendants are never left
+/// without the layer that kills them when scalescope dies; if none can start,
+/// it kills them now (the run ends as killed by a signal) rather than leave
+/// them unguarded.
+fn spawn_guard(program: &Path) -> Result<Child, String> {
+    let mut child = Command::new(program)
         .args([OsString::from("__guard"), OsString::from(token())])
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .env_remove(RUN_ID_VAR)
         .process_group(0)
         .spawn()
         .map_err(|e| format!("cannot start the guard {}: {e}", program.display()))?;
-    *guard = Some(child);
-    Ok(())
+    if let Some(mut out) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut sink = [0u8; 64];
+            while matches!(out.read(&mut sink), Ok(n) if n > 0) {}
+            guard_lost();
+        });
+    }
+    Ok(child)
+}
+
+/// The guard died while scalescope lives: reap it and start another; if that
+/// fails, kill the runs' processes now.
+fn guard_lost() {
+    let Some(program) = GUARD_PROGRAM.get() else {
+        return;
+    };
+    let Ok(mut guard) = GUARD.lock() else {
+        return;
+    };
+    if let Some(mut old) = guard.take() {
+        let _ = old.wait();
+    }
+    match spawn_guard(program) {
+        Ok(child) => *guard = Some(child),
+        Err(_) => {
+            kill_marked(Path::new("/proc"), token(), Duration::from_secs(5));
+        }
+    }
 }
 
 /// The guard's whole life: ignore terminal signals, wait for stdin to close, kill

@@ -359,3 +359,42 @@ fn an_existing_results_directory_is_not_overwritten() {
     let e = ResultsStore::resume(dir.path()).err().unwrap().to_string();
     assert!(e.contains("results.jsonl:1:"), "{e}");
 }
+
+#[test]
+fn a_log_cut_short_keeps_the_result_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan();
+    (p.threads, p.placements, p.reps, p.warmup) = (vec![1], vec![Strategy::Compact], 1, 0);
+    let h = header(p);
+    let points = engine::prepare_points(&topo(), &h.plan.points()).unwrap();
+    let mut store = ResultsStore::create(dir.path(), &h).unwrap();
+    let mut exec = FakeExecutor::new(|_: &ExecSpec| Outcome {
+        stdout_scan: Some(scalescope_sweep::output::Scan {
+            found: [("rate".to_string(), 100.0)].into_iter().collect(),
+            log_errors: vec!["stdout log cut short after 10 bytes: No space left on device".into()],
+            ..Default::default()
+        }),
+        ..ok_outcome(1.0)
+    });
+    let setup = SweepSetup {
+        header: &h,
+        template: &template(),
+        points: &points,
+    };
+    let out = engine::run(
+        &setup,
+        &mut store,
+        vec![],
+        &mut exec,
+        &mut Silent,
+        &AtomicBool::new(false),
+        &FixedClock,
+    )
+    .unwrap();
+    let run = &out.records[0];
+    assert_eq!(run.status, RunStatus::Ok);
+    assert_eq!(
+        run.error.as_deref(),
+        Some("stdout log cut short after 10 bytes: No space left on device")
+    );
+}

@@ -96,7 +96,8 @@ pub fn cpuid_hypervisor() -> Option<CpuidHypervisor> {
 }
 
 fn read_trimmed(root: &Path, rel: &str) -> Option<String> {
-    std::fs::read_to_string(root.join(rel))
+    // Bounded, regular files only: a recorded tree may hold a FIFO or a device.
+    scalescope_files::read_text(&root.join(rel), scalescope_files::Kind::SYSFS)
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())

@@ -22,7 +22,7 @@
 use std::fs::File;
 use std::io::Write;
 use std::ops::Range;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::pool::{chunk, Pool};
@@ -45,6 +45,9 @@ pub enum BlobError {
     },
     #[error("{file}: {detail}")]
     Bad { file: String, detail: String },
+    /// Not a regular file (a FIFO, a device), refused before reading.
+    #[error(transparent)]
+    File(#[from] scalescope_files::FileError),
 }
 
 /// Integers every bit pattern of which is a value, stored as their little-endian
@@ -156,8 +159,25 @@ pub fn write(
         .for_each(|c| head.extend_from_slice(&c.to_le_bytes()));
     let sum = crc32fast::hash(&head);
     head.extend_from_slice(&sum.to_le_bytes());
+    // A device, FIFO or directory of that name is not ours to replace.
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if !(m.is_file() || m.is_symlink()) {
+            return Err(BlobError::Bad {
+                file: path.display().to_string(),
+                detail: "exists and is not a regular file; refusing to replace it".into(),
+            });
+        }
+    }
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let file = File::create(&tmp).map_err(io(&tmp))?;
+    // Created fresh: an entry of that name (a link planted there) is removed, never
+    // written through.
+    let _ = std::fs::remove_file(&tmp);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .map_err(io(&tmp))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let mut written = head.len() as u64;
     w.write_all(&head).map_err(io(&tmp))?;
@@ -205,7 +225,9 @@ impl Blob {
             file: name.clone(),
             detail,
         };
-        let file = File::open(path).map_err(io(path))?;
+        // A regular file only (a FIFO or a device named as a cache is refused,
+        // never waited on).
+        let file = scalescope_files::input::open_regular(path, scalescope_files::Kind::CACHE)?;
         let meta = file.metadata().map_err(io(path))?;
         let size = meta.len();
         let mut fixed = [0u8; 32];

@@ -149,7 +149,8 @@ impl AnswerBook {
     /// The file's answers if it belongs to this input; an unreadable or stale file
     /// reads as empty (and is replaced on the next write).
     fn read(&self) -> BookFile {
-        std::fs::read(&self.path)
+        let kind = scalescope_files::Kind::new("answers file", 64 << 20, 64 << 20);
+        scalescope_files::read(&self.path, kind)
             .ok()
             .and_then(|b| serde_json::from_slice::<BookFile>(&b).ok())
             .filter(|b| {
@@ -170,15 +171,22 @@ impl AnswerBook {
             file: self.path.display().to_string(),
             detail: e.to_string(),
         };
-        let tmp = self
-            .path
-            .with_extension(format!("tmp-{}", std::process::id()));
         let text = serde_json::to_string_pretty(book).map_err(|e| WorkloadError::Cache {
             file: self.path.display().to_string(),
             detail: e.to_string(),
         })?;
-        std::fs::write(&tmp, text).map_err(err)?;
-        std::fs::rename(&tmp, &self.path).map_err(err)
+        // Written aside and renamed, never through a link planted at the name.
+        let (Some(dir), Some(name)) = (self.path.parent(), self.path.file_name()) else {
+            return Err(err(std::io::Error::other("not a file path")));
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        scalescope_files::OutDir::open(dir)
+            .and_then(|d| d.write_file(name, text.as_bytes()))
+            .map_err(|e| err(std::io::Error::other(e.to_string())))
     }
 
     pub fn get(&self, kernel: &str) -> Option<Answer> {

@@ -69,6 +69,8 @@ pub enum WorkloadError {
     Cache { file: String, detail: String },
     #[error(transparent)]
     Blob(#[from] blob::BlobError),
+    #[error(transparent)]
+    File(#[from] scalescope_files::FileError),
     #[error("{what} needs about {need} (estimated before allocating), more than the {available} this machine has available (MemAvailable); force it to try anyway")]
     TooBig {
         what: String,

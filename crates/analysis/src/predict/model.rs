@@ -317,22 +317,52 @@ fn distance(topo: &Topology, from: Option<u32>, to: Option<u32>) -> Option<u32> 
 /// The layout of `threads` threads under `strategy` (None when the machine cannot
 /// place them; more threads than PUs wrap around and share).
 pub fn layout(topo: &Topology, strategy: &Strategy, threads: usize) -> Option<Layout> {
+    layout_of(topo, &placed_pus(topo, strategy, threads)?)
+}
+
+/// The PUs `threads` threads of `strategy` get (their first CPU each).
+fn placed_pus<'a>(
+    topo: &'a Topology,
+    strategy: &Strategy,
+    threads: usize,
+) -> Option<Vec<&'a scalescope_topo::Pu>> {
     let mut req = PlaceRequest::new(strategy.clone(), threads);
     req.oversubscribe = true;
     let p = place(topo, &req).ok()?;
-    let pus: Vec<_> = p
-        .first_cpus()
-        .into_iter()
-        .filter_map(|c| topo.pu(c))
-        .collect();
+    Some(
+        p.first_cpus()
+            .into_iter()
+            .filter_map(|c| topo.pu(c))
+            .collect(),
+    )
+}
+
+/// The layouts at each of `counts` (None when any cannot be placed). Every
+/// strategy but `spread` hands threads out in one order, so one placement of the
+/// largest count serves every count as a prefix: one placement per strategy
+/// instead of one per count.
+pub fn layouts(topo: &Topology, strategy: &Strategy, counts: &[usize]) -> Option<Vec<Layout>> {
+    if matches!(strategy, Strategy::Spread) {
+        return counts.iter().map(|&t| layout(topo, strategy, t)).collect();
+    }
+    let max = counts.iter().copied().max()?;
+    let pus = placed_pus(topo, strategy, max)?;
+    counts
+        .iter()
+        .map(|&t| layout_of(topo, pus.get(..t).filter(|p| !p.is_empty())?))
+        .collect()
+}
+
+/// Where threads on `pus` (one each, in order) run.
+fn layout_of(topo: &Topology, pus: &[&scalescope_topo::Pu]) -> Option<Layout> {
     let home = pus.first()?.numa_node;
     let mut per_core: BTreeMap<(Option<usize>, u32), usize> = BTreeMap::new();
-    for pu in &pus {
+    for pu in pus {
         // A PU without a core is its own core.
         *per_core.entry(core_key(pu)).or_default() += 1;
     }
     let mut per_node: BTreeMap<Option<u32>, BTreeMap<usize, usize>> = BTreeMap::new();
-    for pu in &pus {
+    for pu in pus {
         let k = per_core[&core_key(pu)];
         *per_node
             .entry(pu.numa_node)

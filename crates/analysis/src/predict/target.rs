@@ -10,8 +10,8 @@ use scalescope_topo::Topology;
 
 use super::band::{context, Rivals};
 use super::calibrate::Coverage;
+use super::model::Layout;
 use super::model::{self, Mechanism, Scales};
-use super::model::{layout, Layout};
 use super::tell_apart::{self, Explanation, TellApart};
 use super::{Calibration, MeasuredCurve, PREDICTION_SCHEMA_VERSION};
 use crate::events::{events, TopologyEvent};
@@ -125,7 +125,7 @@ pub(crate) fn placements(topo: &Topology, counts: &[usize]) -> Vec<(Strategy, Ve
     ];
     let mut out: Vec<(Strategy, Vec<Layout>)> = Vec::new();
     for s in order {
-        let ls: Option<Vec<Layout>> = counts.iter().map(|&t| layout(topo, &s, t)).collect();
+        let ls = super::model::layouts(topo, &s, counts);
         if let Some(ls) = ls {
             if !out.iter().any(|(_, o)| *o == ls) {
                 out.push((s, ls));

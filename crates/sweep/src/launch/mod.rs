@@ -140,7 +140,7 @@ pub fn launch(
     if spec.launcher == Launcher::Srun {
         check_allocation(&spec.plan, &spec.hosts)?;
     }
-    std::fs::create_dir_all(&spec.work_dir).map_err(io(&spec.work_dir))?;
+    let dir = work_dir(&spec.work_dir)?;
     let rankfile = spec.work_dir.join("rankfile");
     let rendered = render(
         topo,
@@ -153,15 +153,16 @@ pub fn launch(
         point: format!("{} ranks per node", spec.plan.ranks.len()),
         detail: e.to_string(),
     })?;
+    let file_err = |e: scalescope_files::FileError| SweepError::Io {
+        path: spec.work_dir.clone(),
+        source: std::io::Error::other(e.to_string()),
+    };
     if let Some(text) = &rendered.rankfile {
-        std::fs::write(&rankfile, text).map_err(io(&rankfile))?;
+        dir.write_file("rankfile", text.as_bytes())
+            .map_err(file_err)?;
     }
-    let (out_path, err_path) = (
-        spec.work_dir.join("launch.out"),
-        spec.work_dir.join("launch.err"),
-    );
-    let out = std::fs::File::create(&out_path).map_err(io(&out_path))?;
-    let err = std::fs::File::create(&err_path).map_err(io(&err_path))?;
+    let out = dir.create_file("launch.out").map_err(file_err)?;
+    let err = dir.create_file("launch.err").map_err(file_err)?;
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.extra_args)
         .args(&rendered.args)
@@ -181,16 +182,39 @@ pub fn launch(
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(io(Path::new(&spec.program)))?;
     let (status, timed_out) = wait_bounded(&mut child, spec.timeout);
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    // What the launcher printed, bounded (a chatty program is cut, not held whole).
+    let read = |name: &str| {
+        let kind = scalescope_files::Kind::new("launcher output", 64 << 20, 64 << 20);
+        let bytes = dir.open_input(name, kind).and_then(|i| i.read_all());
+        String::from_utf8_lossy(&bytes.unwrap_or_default()).into_owned()
+    };
     Ok(LaunchOutcome {
         rendered,
         command,
         exit_code: status.and_then(|s| s.code()),
         timed_out,
         wall_secs: started.elapsed().as_secs_f64(),
-        stdout: read(&out_path),
-        stderr: read(&err_path),
+        stdout: read("launch.out"),
+        stderr: read("launch.err"),
     })
+}
+
+/// A launch's directory, made below its parent without following a link there
+/// (the parent, a fresh `mkdtemp` directory or a results directory's `logs`, is
+/// the program's own).
+fn work_dir(path: &Path) -> Result<scalescope_files::OutDir, SweepError> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return scalescope_files::OutDir::create(path).map_err(|e| SweepError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        });
+    };
+    scalescope_files::OutDir::create(parent)
+        .and_then(|d| d.subdir(name))
+        .map_err(|e| SweepError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })
 }
 
 /// Waits for `child` at most `timeout`; past it, kills its process group.

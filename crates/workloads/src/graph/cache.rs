@@ -68,6 +68,7 @@ fn blob_err(e: BlobError) -> LoadError {
             line: 0,
             detail,
         },
+        BlobError::File(e) => LoadError::File(e),
     }
 }
 
@@ -117,7 +118,8 @@ pub fn load_trusting(
     token: Option<&str>,
 ) -> Result<(Graph, Loaded), LoadError> {
     let mut start = [0u8; 20];
-    let version = std::fs::File::open(path)
+    let version = scalescope_files::input::open_regular(path, scalescope_files::Kind::CACHE)
+        .map_err(std::io::Error::other)
         .and_then(|f| std::os::unix::fs::FileExt::read_exact_at(&f, &mut start, 0))
         .ok()
         .filter(|()| &start[..16] == MAGIC)
@@ -200,10 +202,8 @@ fn load_v2(blob: &Blob, pool: &Pool, trusted: bool) -> Result<(Graph, Loaded), B
 /// Reads a format-1 cache, checking it.
 fn load_v1(path: &Path) -> Result<Graph, LoadError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|cause| LoadError::Io {
-        file: file.clone(),
-        cause,
-    })?;
+    let kind = scalescope_files::Kind::new("scalescope CSR cache", u64::MAX, 0);
+    let bytes = scalescope_files::read(path, kind)?;
     let bad = |detail: String| LoadError::Syntax {
         file: file.clone(),
         line: 0,

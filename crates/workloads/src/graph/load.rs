@@ -27,6 +27,9 @@ pub enum LoadError {
     /// chain prints it once.
     #[error("{file}: {cause}")]
     Io { file: String, cause: std::io::Error },
+    /// A file the input layer refused (not a regular file, a line too long).
+    #[error(transparent)]
+    File(#[from] scalescope_files::FileError),
 }
 
 /// Writes `g` as an edge list that [`load`] (and other tools) read back: `u v` with
@@ -36,34 +39,64 @@ pub enum LoadError {
 /// [`LoadError::Io`] naming the file.
 pub fn write_edge_list(g: &super::Graph, path: &Path) -> Result<(), LoadError> {
     use std::io::Write;
-    let io = |cause| LoadError::Io {
-        file: path.display().to_string(),
-        cause,
-    };
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    for u in 0..g.vertices() as u32 {
-        for &v in g.neighbors(u).iter().filter(|&&v| u < v) {
-            writeln!(w, "{u} {v}").map_err(io)?;
+    let (dir, name) = match (path.parent(), path.file_name()) {
+        (Some(d), Some(n)) if !d.as_os_str().is_empty() => (d, n),
+        (_, Some(n)) => (Path::new("."), n),
+        _ => {
+            return Err(LoadError::Io {
+                file: path.display().to_string(),
+                cause: std::io::Error::other("not a file path"),
+            })
         }
-    }
-    w.flush().map_err(io)
+    };
+    // Written aside and renamed: a link at the name is replaced, not followed.
+    let out = scalescope_files::OutDir::open(dir)?;
+    out.write_with(name, |f| {
+        let mut w = std::io::BufWriter::new(f);
+        for u in 0..g.vertices() as u32 {
+            for &v in g.neighbors(u).iter().filter(|&&v| u < v) {
+                writeln!(w, "{u} {v}")?;
+            }
+        }
+        w.flush()
+    })?;
+    Ok(())
 }
 
 /// Vertex count and edges of a file, by its extension (`.mtx` is Matrix Market,
-/// anything else an edge list).
+/// anything else an edge list), read line by line through the bounded input
+/// layer (a regular file; lines of at most 64 KiB), so a FIFO, `/dev/zero` or a
+/// 1 GiB line is an error naming the file, not a hang or 1 GiB held.
 ///
 /// # Errors
 /// [`LoadError`] with the file and line.
 pub fn load(path: &Path) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|cause| LoadError::Io {
-        file: file.clone(),
-        cause,
-    })?;
+    let input = scalescope_files::open(path, scalescope_files::Kind::GRAPH)?;
+    let mut source = Source::File(input.lines(), Vec::new());
     if path.extension().is_some_and(|e| e == "mtx") {
-        matrix_market(&text, &file)
+        matrix_market_from(&mut source, &file)
     } else {
-        edge_list(&text, &file)
+        edge_list_from(&mut source, &file)
+    }
+}
+
+/// Where a graph's lines come from: text in memory, or a file read bounded.
+enum Source<'a> {
+    Text(std::iter::Enumerate<std::str::Lines<'a>>),
+    File(scalescope_files::Lines, Vec<u8>),
+}
+
+impl Source<'_> {
+    /// The next line and its number (1-based).
+    fn next(&mut self) -> Result<Option<(usize, &str)>, LoadError> {
+        match self {
+            Source::Text(lines) => Ok(lines.next().map(|(i, l)| (i + 1, l))),
+            Source::File(lines, buf) => {
+                let text = lines.next_str(buf)?;
+                Ok(text.map(|t| (lines.number(), t)))
+            }
+        }
     }
 }
 
@@ -76,7 +109,10 @@ fn id(tok: Option<&str>, file: &str, line: usize, what: &str) -> Result<u64, Loa
     t.parse::<u64>().map_err(|_| LoadError::Syntax {
         file: file.into(),
         line,
-        detail: format!("{what} `{t}` is not a non-negative integer"),
+        detail: format!(
+            "{what} `{}` is not a non-negative integer",
+            scalescope_files::excerpt::of(t.as_bytes())
+        ),
     })
 }
 
@@ -92,17 +128,24 @@ fn vertex(v: u64, file: &str, line: usize) -> Result<u32, LoadError> {
 }
 
 /// Edge lists: `u v` per line (extra columns, such as weights, ignored).
+///
+/// # Errors
+/// [`LoadError::Syntax`] naming the line.
 pub fn edge_list(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
+    edge_list_from(&mut Source::Text(text.lines().enumerate()), file)
+}
+
+fn edge_list_from(source: &mut Source, file: &str) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
     let mut edges = Vec::new();
     let mut max = 0u32;
-    for (i, raw) in text.lines().enumerate() {
+    while let Some((n, raw)) = source.next()? {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') || line.starts_with('%') {
             continue;
         }
         let mut it = line.split_whitespace();
-        let a = vertex(id(it.next(), file, i + 1, "source")?, file, i + 1)?;
-        let b = vertex(id(it.next(), file, i + 1, "target")?, file, i + 1)?;
+        let a = vertex(id(it.next(), file, n, "source")?, file, n)?;
+        let b = vertex(id(it.next(), file, n, "target")?, file, n)?;
         max = max.max(a).max(b);
         edges.push((a, b));
     }
@@ -117,14 +160,25 @@ pub fn edge_list(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>), Loa
 }
 
 /// Matrix Market coordinate format.
+///
+/// # Errors
+/// [`LoadError::Syntax`] naming the line.
 pub fn matrix_market(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
-    let mut lines = text.lines().enumerate();
+    matrix_market_from(&mut Source::Text(text.lines().enumerate()), file)
+}
+
+fn matrix_market_from(
+    lines: &mut Source,
+    file: &str,
+) -> Result<(usize, Vec<(u32, u32)>), LoadError> {
     let syntax = |line: usize, detail: String| LoadError::Syntax {
         file: file.into(),
         line,
         detail,
     };
-    let (_, banner) = lines.next().ok_or_else(|| syntax(1, "empty file".into()))?;
+    let (_, banner) = lines
+        .next()?
+        .ok_or_else(|| syntax(1, "empty file".into()))?;
     let b = banner.to_ascii_lowercase();
     if !b.starts_with("%%matrixmarket matrix coordinate") {
         return Err(syntax(
@@ -135,7 +189,7 @@ pub fn matrix_market(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>),
     let mut size: Option<(u64, u64, u64)> = None;
     let mut size_line = 1;
     let mut edges = Vec::new();
-    for (i, raw) in lines {
+    while let Some((n, raw)) = lines.next()? {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('%') {
             continue;
@@ -143,22 +197,22 @@ pub fn matrix_market(text: &str, file: &str) -> Result<(usize, Vec<(u32, u32)>),
         let mut it = line.split_whitespace();
         match size {
             None => {
-                let r = id(it.next(), file, i + 1, "row count")?;
-                let c = id(it.next(), file, i + 1, "column count")?;
-                let nnz = id(it.next(), file, i + 1, "entry count")?;
+                let r = id(it.next(), file, n, "row count")?;
+                let c = id(it.next(), file, n, "column count")?;
+                let nnz = id(it.next(), file, n, "entry count")?;
                 size = Some((r, c, nnz));
-                size_line = i + 1;
+                size_line = n;
             }
             Some((r, c, _)) => {
-                let a = id(it.next(), file, i + 1, "row")?;
-                let b = id(it.next(), file, i + 1, "column")?;
+                let a = id(it.next(), file, n, "row")?;
+                let b = id(it.next(), file, n, "column")?;
                 if a == 0 || b == 0 || a > r || b > c {
                     return Err(syntax(
-                        i + 1,
+                        n,
                         format!("entry ({a}, {b}) is outside the 1-based {r} x {c} matrix"),
                     ));
                 }
-                edges.push((vertex(a - 1, file, i + 1)?, vertex(b - 1, file, i + 1)?));
+                edges.push((vertex(a - 1, file, n)?, vertex(b - 1, file, n)?));
             }
         }
     }

@@ -50,6 +50,39 @@ fn io_err(what: &str, e: std::io::Error) -> WorkloadError {
     }
 }
 
+/// The memory one cell needs (one buffer at a time, bound to one node), estimated
+/// before anything is mapped: refused when it is more than the machine has
+/// available, or more than a memory node holds (a buffer bound there could not
+/// fit: the kernel would kill the process, not return an error).
+fn check_memory(topo: &Topology, cfg: &MatrixConfig) -> Result<(), WorkloadError> {
+    // One bandwidth and one latency buffer are mapped at a time; each is bound to
+    // one memory node, so the larger must fit the smallest node.
+    let total = (cfg.bandwidth_bytes as u64).saturating_add(cfg.latency_bytes as u64);
+    let need = cfg.bandwidth_bytes.max(cfg.latency_bytes) as u64;
+    let what = format!(
+        "mem matrix (buffers of {} MiB bound to each memory node in turn)",
+        total >> 20
+    );
+    crate::budget::check(&what, total, cfg.force)?;
+    let smallest = topo
+        .numa_nodes
+        .iter()
+        .filter(|n| n.allowed && n.memory_bytes != Some(0))
+        .filter_map(|n| Some((n.id, n.memory_bytes?)))
+        .min_by_key(|(_, bytes)| *bytes);
+    match smallest {
+        Some((id, bytes)) if need > bytes => Err(WorkloadError::param(
+            "size",
+            format!(
+                "a {} MiB buffer does not fit memory node {id} ({} MiB)",
+                need >> 20,
+                bytes >> 20
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a buffer bound to `node` with the pool's threads; returns (GB/s of every
 /// pass, fraction of pages on `node`).
 fn bandwidth_cell(
@@ -133,9 +166,7 @@ fn latency_cell(
 /// # Errors
 /// Pinning, mapping or binding failures.
 pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, WorkloadError> {
-    // One bandwidth and one latency buffer are mapped at a time.
-    let need = (cfg.bandwidth_bytes as u64).saturating_add(cfg.latency_bytes as u64);
-    crate::budget::check("the matrix's buffers", need, cfg.force)?;
+    check_memory(topo, cfg)?;
     let cpu_nodes: Vec<&scalescope_topo::NumaNode> = topo
         .numa_nodes
         .iter()

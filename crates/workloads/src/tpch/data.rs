@@ -324,10 +324,13 @@ fn date(text: &str) -> Option<i32> {
 /// # Errors
 /// [`WorkloadError::BadParam`] naming `FILE:LINE` and the bad field.
 pub fn read_tbl(path: &Path) -> Result<Partition, WorkloadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| tbl_err(path, 0, e.to_string()))?;
+    // Streamed through the bounded input layer: a regular file, lines of at most
+    // 64 KiB, so a FIFO or a 1 GiB line is an error, not a hang or 1 GiB held.
+    let mut lines = scalescope_files::open(path, scalescope_files::Kind::TBL)?.lines();
+    let mut buf = Vec::new();
     let mut p = Rows::default();
-    for (i, line) in text.lines().enumerate() {
-        let n = i + 1;
+    while let Some(line) = lines.next_text(&mut buf)? {
+        let n = lines.number();
         if line.is_empty() {
             continue;
         }
@@ -340,7 +343,8 @@ pub fn read_tbl(path: &Path) -> Result<Partition, WorkloadError> {
             ));
         }
         let bad = |k: usize, what: &str| {
-            tbl_err(path, n, format!("field {} `{}` is not {what}", k + 1, f[k]))
+            let shown = scalescope_files::excerpt::of(f[k].as_bytes());
+            tbl_err(path, n, format!("field {} `{shown}` is not {what}", k + 1))
         };
         let q: u8 = f[4]
             .parse()

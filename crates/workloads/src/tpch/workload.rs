@@ -14,6 +14,9 @@ use super::data::{read_tbl, Layout, Lineitem};
 use super::query::{bytes_per_row, check, fixed, q1, q6, reference};
 use super::settings::TpchSettings;
 
+/// The most timed query runs one command or sweep run may ask for.
+pub const MAX_REPEAT: usize = 10_000;
+
 /// TPC-H Q1 or Q6 as a workload.
 pub struct Tpch {
     pub query: String,
