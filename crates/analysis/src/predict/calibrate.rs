@@ -144,7 +144,7 @@ pub struct Free {
     pub home_memory: bool,
 }
 
-/// How many parameters and structural choices the model has ([`Free::flags`]
+/// How many parameters and structural choices the model has (`Free::flags`
 /// order).
 pub const PARAMS: usize = 8;
 
