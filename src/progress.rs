@@ -3,7 +3,7 @@
 //! time for in-process work that runs longer than two seconds.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use scalescope_results::plan::Job;
+use scalescope_model::plan::Job;
 use scalescope_sweep::engine::Progress;
 use scalescope_sweep::exec::Outcome;
 

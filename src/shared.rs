@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Context;
-use scalescope_results::evidence::RunEvidence;
+use scalescope_model::evidence::RunEvidence;
 use scalescope_topo::{Source, Topology};
 use scalescope_workloads::{execute, Pool, Report, Verification, Workload};
 
@@ -105,10 +105,10 @@ pub fn execute_sampled(
 pub fn load_results(
     path: &std::path::Path,
 ) -> anyhow::Result<(
-    scalescope_results::store::Header,
-    Vec<scalescope_results::store::RunRecord>,
+    scalescope_model::store::Header,
+    Vec<scalescope_model::store::RunRecord>,
 )> {
-    let read = scalescope_results::store::read_results_checked(path).context("reading results")?;
+    let read = scalescope_model::store::read_results_checked(path).context("reading results")?;
     for s in &read.set_aside {
         eprintln!("warning: {}: {s}", path.display());
     }
@@ -116,8 +116,8 @@ pub fn load_results(
 }
 
 /// What a resume set aside, one warning a line.
-pub fn warn_set_aside(store: &scalescope_results::store::ResultsStore) {
-    let aside = scalescope_results::store::SET_ASIDE_FILE;
+pub fn warn_set_aside(store: &scalescope_model::store::ResultsStore) {
+    let aside = scalescope_model::store::SET_ASIDE_FILE;
     for s in store.set_aside() {
         eprintln!("warning: {}: {s}; kept in {aside}", store.dir().display());
     }

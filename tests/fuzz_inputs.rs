@@ -404,7 +404,7 @@ fn synthetic_specs() {
 fn thread_lists() {
     const SEEDS: &[&[u8]] = &[b"1,2,4", b"1..16:2", b"pow2", b"all", b"1,2..8:2,all"];
     campaign("thread lists", SEEDS, |bytes| {
-        scalescope_results::plan::parse_threads(&text(bytes), 16).is_ok()
+        scalescope_model::plan::parse_threads(&text(bytes), 16).is_ok()
     });
 }
 
@@ -482,7 +482,7 @@ fn results_files() {
     let dir = tempfile::tempdir().unwrap();
     let (ok, _) = campaign("results files", SEEDS.as_slice(), |bytes| {
         let p = file(dir.path(), "results.jsonl", bytes);
-        scalescope_results::store::read_results(&p).is_ok()
+        scalescope_model::store::read_results(&p).is_ok()
     });
     let _ = ok;
 }

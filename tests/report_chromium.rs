@@ -9,10 +9,10 @@ use std::path::Path;
 use std::process::Command as StdCommand;
 
 use assert_cmd::Command;
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::Plan;
+use scalescope_model::store::{CommandSpec, Header, ResultsStore, RunRecord, RunStatus};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::Plan;
-use scalescope_results::store::{CommandSpec, Header, ResultsStore, RunRecord, RunStatus};
 use scalescope_topo::Source;
 
 /// A sweep recorded on a 2 x 24 x 2 machine, with a hostile command line and host name.

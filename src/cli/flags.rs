@@ -2,9 +2,9 @@
 //! the libraries' errors name a [`Setting`], and [`explain`] adds the flag that
 //! sets it before the error is printed.
 
-use scalescope_results::import::ImportError;
-use scalescope_results::setting::{AboutSetting, Setting};
-use scalescope_results::ResultsError;
+use scalescope_model::import::ImportError;
+use scalescope_model::setting::{AboutSetting, Setting};
+use scalescope_model::ResultsError;
 use scalescope_session::SessionError;
 use scalescope_workloads::WorkloadError;
 

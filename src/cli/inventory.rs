@@ -49,6 +49,10 @@ fn describe(path: &[String], arg: &clap::Arg, has_subcommands: bool) -> serde_js
         maxes.into_iter().find(|(k, _)| t == *k).map(|(_, v)| v)
     };
     let takes_value = arg.get_action().takes_values();
+    // A typed number with its own range (`Count<MIN, MAX>`, `Secs<..>`, `Bytes`)
+    // is known by what its parser takes: `1` but not `x`; it is attacked with the
+    // largest value of the type beneath it.
+    let max = || max().or_else(|| ranged_max(arg));
     let kind = match max() {
         Some(_) => "number",
         None if t == TypeId::of::<std::path::PathBuf>() => "path",
@@ -67,4 +71,32 @@ fn describe(path: &[String], arg: &clap::Arg, has_subcommands: bool) -> serde_js
         "global": arg.is_global_set(),
         "group_command": has_subcommands,
     })
+}
+
+/// The value a ranged number is attacked with: `u64::MAX` when its parser takes
+/// whole numbers, `f64::MAX` when it takes only fractions; `None` for anything
+/// that is not a number (it refuses `1` or takes `x`).
+fn ranged_max(arg: &clap::Arg) -> Option<String> {
+    if !arg.get_action().takes_values() || !arg.get_possible_values().is_empty() {
+        return None;
+    }
+    let probe = clap::Command::new("probe").arg(
+        clap::Arg::new("v")
+            .long("v")
+            .value_parser(arg.get_value_parser().clone()),
+    );
+    let takes = |v: &str| {
+        probe
+            .clone()
+            .try_get_matches_from(["probe", "--v", v])
+            .is_ok()
+    };
+    if takes("x") || takes("none-of-these") {
+        return None;
+    }
+    match (takes("1"), takes("0.5")) {
+        (true, _) => Some(u64::MAX.to_string()),
+        (false, true) => Some(format!("{:e}", f64::MAX)),
+        _ => None,
+    }
 }

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use scalescope_model::value::{Bytes, Count};
 use scalescope_place::MemPolicy;
-use scalescope_results::value::{Bytes, Count};
 use scalescope_topo::CpuSet;
 use scalescope_workloads::graph::settings::{BfsSettings, CountSettings, GraphInput, PrSettings};
 use scalescope_workloads::mem::settings::StreamSettings;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use scalescope_results::value::Count;
+use scalescope_model::value::Count;
 
 #[derive(Debug, Args)]
 pub struct MpiCheckArgs {

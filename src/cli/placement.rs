@@ -7,8 +7,8 @@
 //! Parsing only; `request` turns them into the library's request for a machine.
 
 use clap::Args;
+use scalescope_model::value::Count;
 use scalescope_place::{Granularity, PlaceRequest, Restriction, Strategy};
-use scalescope_results::value::Count;
 use scalescope_topo::{CpuSet, NodeSet, Topology};
 
 /// A thread count a flag takes: 1 to 100,000.
@@ -47,12 +47,12 @@ impl PlaceOptionsArgs {
 
     /// The options, `None` when no flag was given (so a resume can tell that none
     /// was).
-    pub fn given(&self) -> Option<scalescope_results::plan::PlaceOptions> {
+    pub fn given(&self) -> Option<scalescope_model::plan::PlaceOptions> {
         let given = self.numa_nodes.is_some()
             || self.packages.is_some()
             || self.granularity.is_some()
             || self.oversubscribe;
-        given.then(|| scalescope_results::plan::PlaceOptions {
+        given.then(|| scalescope_model::plan::PlaceOptions {
             restriction: self.restriction(),
             granularity: self.granularity.unwrap_or_default(),
             oversubscribe: self.oversubscribe,

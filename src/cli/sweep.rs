@@ -8,9 +8,9 @@ use scalescope_analysis::summary::Baseline;
 use scalescope_place::{MemPolicy, Strategy};
 
 use super::SourceArgs;
-use scalescope_results::plan::{List, ThreadList};
-use scalescope_results::store::MetricSpec;
-use scalescope_results::value::Count;
+use scalescope_model::plan::{List, ThreadList};
+use scalescope_model::store::MetricSpec;
+use scalescope_model::value::Count;
 use scalescope_session::settings::{
     key_value, KillGrace, Reps, SampleMs, SweepSettings, Target, Timeout, Warmup,
 };

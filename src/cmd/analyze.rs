@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use anyhow::bail;
 use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::{compare::compare, Basis};
+use scalescope_model::store::{Header, RunRecord};
 use scalescope_report::mem::Section;
 use scalescope_report::{Exporter, JsonExporter, ResultSet, TextExporter};
-use scalescope_results::store::{Header, RunRecord};
 
 use crate::cli::{AnalyzeArgs, CompareArgs, ReportArgs};
 
@@ -25,27 +25,29 @@ fn basis(text: Option<&str>, header: &Header, runs: &[RunRecord]) -> anyhow::Res
 fn analysed(path: &Path, basis_text: Option<&str>) -> anyhow::Result<ResultSet> {
     let (h, r) = load(path)?;
     let b = basis(basis_text, &h, &r)?;
-    let set = ResultSet::analysed(path.display().to_string(), h, r, &b);
-    let (set, problems) = set.with_series(path.parent().unwrap_or(Path::new(".")));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let (series, problems) = scalescope_model::evidence::read_all_series(dir, &r);
     for p in problems {
         eprintln!("warning: {p}");
     }
-    Ok(set)
+    let analysis = scalescope_analysis::analyze(&h, &r, &b);
+    Ok(ResultSet::new(path.display().to_string(), h, r, analysis).with_series(series))
 }
 
 /// Bandwidth ceilings: the files given, else every `mem stream` document beside
 /// the results.
 fn ceilings(args: &AnalyzeArgs) -> anyhow::Result<Vec<Ceiling>> {
-    Ok(scalescope_session::ceilings::discover(
-        &args.results,
-        &args.ceilings,
+    let docs = scalescope_model::load::documents(&args.results, &args.ceilings)?;
+    Ok(scalescope_analysis::ceiling::from_documents(
+        &docs,
+        !args.ceilings.is_empty(),
     )?)
 }
 
 /// `analyze matrix.json`: hop inference on a `mem matrix --json` document.
 fn analyze_matrix(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let p = &args.results;
-    let doc = scalescope_session::read_json(p)?;
+    let doc = scalescope_model::load::json(p)?;
     let (bw, lat) = scalescope_analysis::matrix_doc::infer_doc(&doc)
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     if args.json {
@@ -65,7 +67,8 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let (h, r) = load(&args.results)?;
     let b = basis(args.basis.as_deref(), &h, &r)?;
     let label = args.results.display().to_string();
-    let sets = [ResultSet::analysed_with(label, h, r, &b, &ceilings(args)?)];
+    let analysis = scalescope_analysis::analyze_with(&h, &r, &b, &ceilings(args)?);
+    let sets = [ResultSet::new(label, h, r, analysis)];
     let bytes = if args.json {
         JsonExporter.export(&sets)
     } else {
@@ -77,7 +80,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 
 /// A `mem matrix|latency|c2c --json` document as a report section.
 fn mem_section(path: &Path, index: usize) -> anyhow::Result<Section> {
-    let doc = scalescope_session::read_json(path)?;
+    let doc = scalescope_model::load::json(path)?;
     scalescope_report::mem::section(&path.display().to_string(), &doc, &format!("m{index}-"))
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }

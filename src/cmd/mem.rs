@@ -4,9 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use scalescope_analysis::hops::HopInference;
+use scalescope_model::mem::{self as doc_mem, C2cDocument, LatencyDocument, MatrixDocument};
+use scalescope_model::value::Bytes;
 use scalescope_report::mem as report_mem;
-use scalescope_results::mem::{self as doc_mem, C2cDocument, LatencyDocument, MatrixDocument};
-use scalescope_results::value::Bytes;
 use scalescope_topo::Source;
 use scalescope_workloads::mem;
 use scalescope_workloads::mem::matrix::MemMatrix;

@@ -7,8 +7,8 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
-use scalescope_results::import::{check_fits, header, parse_csv_for, ImportOptions};
-use scalescope_results::store::ResultsStore;
+use scalescope_model::import::{check_fits, header, parse_csv_for, ImportOptions};
+use scalescope_model::store::ResultsStore;
 use scalescope_session::predict::{prediction, Request};
 
 use crate::cli::{ImportArgs, PredictArgs};

@@ -92,7 +92,7 @@ fn options(args: &SweepArgs) -> Options {
 /// it names is added where every error is printed).
 fn flag_hint(e: SessionError) -> anyhow::Error {
     match &e {
-        SessionError::Results(scalescope_results::ResultsError::ResultsExist { .. }) => {
+        SessionError::Results(scalescope_model::ResultsError::ResultsExist { .. }) => {
             anyhow::Error::new(e)
                 .context("pass --resume to finish that sweep, or choose another --out")
         }

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use scalescope_results::store::{Header, RunRecord, RunStatus};
+use scalescope_model::store::{Header, RunRecord, RunStatus};
 
 use crate::summary::PointSummary;
 use crate::Basis;

@@ -7,8 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use scalescope_model::mem::{self, MemDocError, StreamDocument, STREAM_KIND};
 use scalescope_place::Strategy;
-use scalescope_results::mem::{self, MemDocError, StreamDocument, STREAM_KIND};
 use scalescope_topo::Topology;
 
 use crate::events::usage;
@@ -49,6 +49,26 @@ pub enum CeilingError {
     Doc(String, MemDocError),
     #[error("{0}: missing or invalid `{1}`")]
     Field(String, &'static str),
+}
+
+/// The ceilings in loaded documents: when the user named them (`named`), each
+/// must be a `mem stream --json` document (else the error names it); documents
+/// found beside the results that are of another kind are passed over.
+///
+/// # Errors
+/// A named document that is not a `mem stream` document.
+pub fn from_documents(
+    docs: &[scalescope_model::load::Document],
+    named: bool,
+) -> Result<Vec<Ceiling>, CeilingError> {
+    let each = docs
+        .iter()
+        .map(|d| from_stream_doc(&d.path.display().to_string(), &d.value));
+    if named {
+        each.collect()
+    } else {
+        Ok(each.filter_map(Result::ok).collect())
+    }
 }
 
 /// Reads a `mem stream --json` document.

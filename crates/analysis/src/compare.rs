@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::evidence::PointEvidence;
 use crate::stats::summarize;
-use scalescope_results::plan::Point;
-use scalescope_results::store::{Header, RunRecord, RunStatus};
+use scalescope_model::plan::Point;
+use scalescope_model::store::{Header, RunRecord, RunStatus};
 
 use crate::stats::welch_t_test;
 use crate::Basis;

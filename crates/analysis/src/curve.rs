@@ -3,8 +3,8 @@
 //! efficiency and Karp-Flatt fraction; the models fitted and chosen; the knees,
 //! each attributed to the topology event it coincides with.
 
+use scalescope_model::store::{Header, RunRecord, RunStatus};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::store::{Header, RunRecord, RunStatus};
 use scalescope_topo::Topology;
 
 use crate::events::{self, EventKind, TopologyEvent};

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use scalescope_results::evidence::RunEvidence;
-use scalescope_results::plan::Point;
-use scalescope_results::store::{RunRecord, RunStatus};
+use scalescope_model::evidence::RunEvidence;
+use scalescope_model::plan::Point;
+use scalescope_model::store::{RunRecord, RunStatus};
 
 use crate::stats::median;
 

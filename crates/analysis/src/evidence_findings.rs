@@ -362,7 +362,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use scalescope_results::plan::Point;
+    use scalescope_model::plan::Point;
 
     fn point(threads: usize, cross: Option<f64>, bw: f64) -> PointEvidence {
         PointEvidence {

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use scalescope_results::launch::LaunchCheck;
-use scalescope_results::store::{Header, RunRecord, RunStatus};
+use scalescope_model::launch::LaunchCheck;
+use scalescope_model::store::{Header, RunRecord, RunStatus};
 use scalescope_topo::Topology;
 
 use crate::finding::Boundary;
@@ -258,8 +258,8 @@ pub fn doublings_in_sweep(header: &Header, records: &[RunRecord], basis: &Basis)
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use scalescope_results::launch::{ProgramRun, RankCheck, RanksCheck};
-    use scalescope_results::workload::{Verification, WorkloadReport};
+    use scalescope_model::launch::{ProgramRun, RankCheck, RanksCheck};
+    use scalescope_model::workload::{Verification, WorkloadReport};
 
     fn launch(ranks: usize, mops: &[f64], verified: bool) -> LaunchCheck {
         let rank = |r: usize| RankCheck {
@@ -355,9 +355,9 @@ mod tests {
 
     /// A launched sweep: N ranks per node at `rpn`, each run's mops, ok or not.
     fn sweep(points: &[(usize, &[f64], bool)]) -> (Header, Vec<RunRecord>) {
+        use scalescope_model::launch::{LaunchPlan, RunRanks};
+        use scalescope_model::plan::Plan;
         use scalescope_place::{MemPolicy, Strategy};
-        use scalescope_results::launch::{LaunchPlan, RunRanks};
-        use scalescope_results::plan::Plan;
         let topo = scalescope_topo::Source::Synthetic("package:1 core:2 pu:1".into())
             .load()
             .unwrap();
@@ -392,7 +392,7 @@ mod tests {
             schema_version: 3,
             scalescope_version: "test".into(),
             started_unix_secs: 0.0,
-            command: scalescope_results::store::CommandSpec {
+            command: scalescope_model::store::CommandSpec {
                 kind: "external".into(),
                 argv: vec!["/opt/scalescope-mpi-nas".into(), "ep".into(), "B".into()],
                 shell: false,
@@ -423,7 +423,7 @@ mod tests {
             },
             timeout_secs: None,
             kill_grace_secs: None,
-            machine: scalescope_results::fingerprint::Fingerprint::read(
+            machine: scalescope_model::fingerprint::Fingerprint::read(
                 std::path::Path::new("/nonexistent"),
                 &topo,
             ),

@@ -35,8 +35,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use scalescope_model::store::{Header, RunRecord};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::store::{Header, RunRecord};
 
 use events::{TopologyEvent, Usage};
 pub use finding::{Boundary, Confidence, Evidence, EvidenceItem, Finding, FindingKind, Severity};

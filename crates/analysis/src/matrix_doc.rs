@@ -4,7 +4,7 @@
 
 use crate::hops::{infer, HopInference, MatrixInput};
 
-use scalescope_results::mem::{self, MatrixDocument, MemDocError, MATRIX_KIND};
+use scalescope_model::mem::{self, MatrixDocument, MemDocError, MATRIX_KIND};
 
 /// Why a document cannot be analysed as a matrix.
 #[derive(Debug, thiserror::Error, PartialEq)]

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use scalescope_model::store::{Header, RunRecord};
 use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
-use scalescope_results::store::{Header, RunRecord};
 use scalescope_topo::Topology;
 
 use crate::boot;

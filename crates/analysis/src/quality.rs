@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use scalescope_results::store::{Header, RunRecord};
+use scalescope_model::store::{Header, RunRecord};
 
 /// What a warning about the measurement is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

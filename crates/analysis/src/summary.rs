@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use scalescope_place::{MemPolicy, Strategy};
 
 use crate::stats::{summarize, Summary};
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::store::{MetricSpec, RunRecord, RunStatus};
-use scalescope_results::tidy;
+use scalescope_model::plan::{Plan, Point};
+use scalescope_model::store::{MetricSpec, RunRecord, RunStatus};
+use scalescope_model::tidy;
 
 /// Which point speedups are measured against. Unset fields mean "the same as the
 /// point's own"; unset `threads` means 1, or the smallest count swept if 1 was not.
@@ -237,7 +237,7 @@ fn metric_names(points: &[PointSummary]) -> Vec<String> {
     v
 }
 
-/// Tidy CSV (`summary.csv`, [`scalescope_results::tidy::SUMMARY_COLUMNS`]): one row per
+/// Tidy CSV (`summary.csv`, [`scalescope_model::tidy::SUMMARY_COLUMNS`]): one row per
 /// point, one column per quantity, through the `csv` crate's quoting; numbers in their
 /// shortest exact form, so `import` reads the values back as written.
 pub fn to_csv(points: &[PointSummary]) -> String {

@@ -11,10 +11,10 @@ mod generator;
 use scalescope_analysis::basis_rule::{rule, statement, table, timed_share, SMALL_SHARE};
 use scalescope_analysis::summary::summarize_points;
 use scalescope_analysis::{analyze, Basis};
+use scalescope_model::plan::Point;
+use scalescope_model::store::{Header, MetricSpec, RunRecord};
+use scalescope_model::workload::SetupCosts;
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::plan::Point;
-use scalescope_results::store::{Header, MetricSpec, RunRecord};
-use scalescope_results::workload::SetupCosts;
 use scalescope_topo::Source;
 
 /// A TPC-H-like sweep: each run's wall time is set-up (loading, starting and

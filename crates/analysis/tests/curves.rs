@@ -11,10 +11,10 @@ use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::events::EventKind;
 use scalescope_analysis::knee::Bend;
 use scalescope_analysis::{analyze, analyze_with, Analysis, Basis, Finding, FindingKind};
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::{Plan, Point};
+use scalescope_model::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_topo::{Source, Topology};
 
 fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> Header {

@@ -11,13 +11,13 @@ use std::path::Path;
 
 use scalescope_analysis::finding::{EvidenceItem, FindingKind};
 use scalescope_analysis::{analyze, Analysis, Basis};
-use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::evidence::{
+use scalescope_model::evidence::{
     BandwidthEvidence, DomainTraffic, Measured, RunEvidence, SamplerCost,
 };
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::store::{CommandSpec, Header, RunRecord, RunStatus};
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::{Plan, Point};
+use scalescope_model::store::{CommandSpec, Header, RunRecord, RunStatus};
+use scalescope_place::{MemPolicy, Strategy};
 use scalescope_topo::{Source, Topology};
 
 fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> Header {

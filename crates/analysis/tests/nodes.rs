@@ -11,11 +11,11 @@ use std::path::Path;
 
 use scalescope_analysis::events::EventKind;
 use scalescope_analysis::{analyze, Basis, Boundary};
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::launch::{HostsFrom, LaunchPlan, RunRanks};
+use scalescope_model::plan::{Plan, Point};
+use scalescope_model::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::launch::{HostsFrom, LaunchPlan, RunRanks};
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_topo::Source;
 
 const NODES: [usize; 8] = [1, 2, 3, 4, 5, 6, 7, 8];

@@ -19,8 +19,8 @@ use std::path::Path;
 use generator::{design, header, run, Rng};
 use scalescope_analysis::events::{events, EventKind};
 use scalescope_analysis::{analyze, Analysis, Basis, Boundary, EvidenceItem, FindingKind};
+use scalescope_model::import::{header as import_header, parse_csv, ImportOptions};
 use scalescope_place::Strategy;
-use scalescope_results::import::{header as import_header, parse_csv, ImportOptions};
 use scalescope_topo::{Source, Topology};
 
 /// Machine shapes: 2 x 16, 2 x 24 x 2 (the graph-mining study's), 4 x 18 (the
@@ -183,8 +183,8 @@ fn sweep(
     placements: &[Strategy],
     speedup: &dyn Fn(&Strategy, usize) -> f64,
 ) -> (
-    scalescope_results::store::Header,
-    Vec<scalescope_results::store::RunRecord>,
+    scalescope_model::store::Header,
+    Vec<scalescope_model::store::RunRecord>,
 ) {
     let mut h = header(topo, threads, reps);
     h.plan.placements = placements.to_vec();

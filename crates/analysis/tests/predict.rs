@@ -21,9 +21,9 @@ use scalescope_analysis::predict::calibrate::{cal_points, CalPoint};
 use scalescope_analysis::predict::{self, CalibrateOptions, TargetBandwidth};
 use scalescope_analysis::predict::{leave_top_out, median_error, HeldOut};
 use scalescope_analysis::Basis;
+use scalescope_model::import::{header as import_header, parse_csv, ImportOptions};
+use scalescope_model::store::{Header, RunRecord};
 use scalescope_place::Strategy;
-use scalescope_results::import::{header as import_header, parse_csv, ImportOptions};
-use scalescope_results::store::{Header, RunRecord};
 use scalescope_topo::{Source, Topology};
 
 /// A sweep of the model under `placements` on the `design` thread counts.
@@ -356,8 +356,8 @@ fn more_sockets_than_measured_are_marked_and_their_assumption_named() {
 }
 
 /// The sampler's bandwidth evidence at one thread: `gbps` in one domain.
-fn bandwidth_evidence(gbps: f64) -> scalescope_results::evidence::RunEvidence {
-    use scalescope_results::evidence::{
+fn bandwidth_evidence(gbps: f64) -> scalescope_model::evidence::RunEvidence {
+    use scalescope_model::evidence::{
         BandwidthEvidence, DomainTraffic, Measured, RunEvidence, SamplerCost,
     };
     let why = "not measured in this test";

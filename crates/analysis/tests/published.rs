@@ -10,8 +10,8 @@
 use std::path::Path;
 
 use scalescope_analysis::{analyze, Analysis, Basis};
+use scalescope_model::import::{header, parse_csv, ImportOptions};
 use scalescope_place::Strategy;
-use scalescope_results::import::{header, parse_csv, ImportOptions};
 use scalescope_topo::Source;
 
 /// Each published curve and the machine it was measured on.

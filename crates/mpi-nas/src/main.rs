@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use mpi::traits::*;
-use scalescope_results::workload::{Verification, WorkloadReport};
+use scalescope_model::workload::{Verification, WorkloadReport};
 use scalescope_workloads::pool::Pool;
 
 /// What rank 0 reports of a run.
@@ -25,7 +25,7 @@ pub struct Outcome {
     pub verification: Verification,
     pub seconds: f64,
     pub mops: f64,
-    pub detail: scalescope_results::detail::Detail,
+    pub detail: scalescope_model::detail::Detail,
 }
 
 fn main() -> ExitCode {

@@ -13,9 +13,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use scalescope_model::workload::WorkloadReport;
 use scalescope_place::launch::{plan_ranks, render, Launcher, RanksPerNode};
 use scalescope_place::Strategy;
-use scalescope_results::workload::WorkloadReport;
 use scalescope_topo::Source;
 
 fn installed(tools: &[&str]) -> bool {

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use scalescope_analysis::evidence::{summarize, PointEvidence};
-use scalescope_results::evidence::{Measured, RunEvidence, Series as RunSeries};
-use scalescope_results::store::{RunRecord, RunStatus};
+use scalescope_model::evidence::{Measured, RunEvidence, Series as RunSeries};
+use scalescope_model::store::{RunRecord, RunStatus};
 
 use crate::svg::{LineChart, Series, PALETTE};
 use crate::{Chart, ResultSet};

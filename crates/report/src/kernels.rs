@@ -7,11 +7,11 @@
 
 use std::fmt::Write as _;
 
-use scalescope_results::detail::{Detail, GraphKernelDetail, SyncDetail};
-use scalescope_results::evidence::RunEvidence;
-use scalescope_results::launch::LaunchCheck;
-use scalescope_results::mem::StreamDocument;
-use scalescope_results::workload::{SetupCosts, Verification, WorkloadReport};
+use scalescope_model::detail::{Detail, GraphKernelDetail, SyncDetail};
+use scalescope_model::evidence::RunEvidence;
+use scalescope_model::launch::LaunchCheck;
+use scalescope_model::mem::StreamDocument;
+use scalescope_model::workload::{SetupCosts, Verification, WorkloadReport};
 use serde_json::{json, Value};
 
 /// The version of the command documents (`place`, `npb`, `tpch`, `graph`, `sync`
@@ -334,8 +334,8 @@ pub fn stream_document(
         return Err(MissingDetail("STREAM"));
     };
     Ok(StreamDocument {
-        kind: scalescope_results::mem::STREAM_KIND.into(),
-        schema_version: scalescope_results::mem::STREAM_SCHEMA_VERSION,
+        kind: scalescope_model::mem::STREAM_KIND.into(),
+        schema_version: scalescope_model::mem::STREAM_SCHEMA_VERSION,
         threads: r.threads,
         placement: s.placement.into(),
         mem: s.mem.into(),
@@ -512,7 +512,7 @@ pub fn launch_text(l: &LaunchCheck) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scalescope_results::detail::StreamDetail;
+    use scalescope_model::detail::StreamDetail;
 
     fn report(detail: Detail, verification: Verification) -> WorkloadReport {
         WorkloadReport {
@@ -530,7 +530,7 @@ mod tests {
     /// Exit statuses in words: `exit 1`, or that there was none; never `Some(1)`.
     #[test]
     fn launch_text_writes_exit_statuses_in_words() {
-        use scalescope_results::launch::{ProgramRun, RanksCheck};
+        use scalescope_model::launch::{ProgramRun, RanksCheck};
         let run = |rep, exit_code| ProgramRun {
             rep,
             wall_secs: 1.0,
@@ -565,7 +565,7 @@ mod tests {
     }
 
     fn graph(kernel: GraphKernelDetail) -> Detail {
-        Detail::Graph(scalescope_results::detail::GraphDetail {
+        Detail::Graph(scalescope_model::detail::GraphDetail {
             graph: "kron:4".into(),
             seconds: 2.0,
             build_seconds: 0.5,

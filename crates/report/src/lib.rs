@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use scalescope_analysis::{Analysis, Basis};
-use scalescope_results::store::{Header, RunRecord};
-use scalescope_results::tidy;
+use scalescope_model::store::{Header, RunRecord};
+use scalescope_model::tidy;
 
 pub use charts::{
     charts, event_bands, other_charts, picture_threads, speedup_chart, threads_charts, used_cpus,
@@ -40,30 +40,14 @@ pub struct ResultSet {
     pub records: Vec<RunRecord>,
     pub analysis: Analysis,
     /// The runs' series files, by the name their evidence gives
-    /// ([`ResultSet::with_series`] loads them).
-    pub series: BTreeMap<String, scalescope_results::evidence::Series>,
+    /// ([`ResultSet::with_series`]).
+    pub series: BTreeMap<String, scalescope_model::evidence::Series>,
 }
 
 impl ResultSet {
-    /// Analyses `records` on `basis` and keeps them together under `label`.
-    pub fn analysed(
-        label: String,
-        header: Header,
-        records: Vec<RunRecord>,
-        basis: &Basis,
-    ) -> ResultSet {
-        ResultSet::analysed_with(label, header, records, basis, &[])
-    }
-
-    /// Analysed with measured bandwidth ceilings.
-    pub fn analysed_with(
-        label: String,
-        header: Header,
-        records: Vec<RunRecord>,
-        basis: &Basis,
-        ceilings: &[scalescope_analysis::ceiling::Ceiling],
-    ) -> ResultSet {
-        let analysis = scalescope_analysis::analyze_with(&header, &records, basis, ceilings);
+    /// A finished analysis of `records`, kept with them under `label`; the report
+    /// renders it and decides nothing about the data.
+    pub fn new(label: String, header: Header, records: Vec<RunRecord>, analysis: Analysis) -> Self {
         ResultSet {
             label,
             header,
@@ -73,23 +57,14 @@ impl ResultSet {
         }
     }
 
-    /// Loads the series files the runs name, from the results directory `dir`; a
-    /// missing or unreadable file leaves its run without a series (the totals in
-    /// the run record stay) and is returned as a problem.
-    pub fn with_series(mut self, dir: &std::path::Path) -> (ResultSet, Vec<String>) {
-        let mut problems = Vec::new();
-        for r in &self.records {
-            let Some(name) = r.evidence.as_ref().and_then(|e| e.series_file.as_ref()) else {
-                continue;
-            };
-            match scalescope_results::evidence::read_series(dir, name) {
-                Ok(s) => {
-                    self.series.insert(name.clone(), s);
-                }
-                Err(e) => problems.push(e.to_string()),
-            }
-        }
-        (self, problems)
+    /// With the runs' series, as [`scalescope_model::evidence::read_all_series`]
+    /// loaded them.
+    pub fn with_series(
+        mut self,
+        series: BTreeMap<String, scalescope_model::evidence::Series>,
+    ) -> ResultSet {
+        self.series = series;
+        self
     }
 }
 
@@ -193,7 +168,7 @@ impl Exporter for CsvExporter {
     fn extension(&self) -> &'static str {
         "csv"
     }
-    /// `curves.csv` ([`scalescope_results::tidy::CURVES_COLUMNS`]), through the `csv`
+    /// `curves.csv` ([`scalescope_model::tidy::CURVES_COLUMNS`]), through the `csv`
     /// crate's quoting; numbers in their shortest exact form, so `import` reads every
     /// value back as written.
     fn export(&self, sets: &[ResultSet]) -> Vec<u8> {

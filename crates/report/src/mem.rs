@@ -1,5 +1,5 @@
 //! The memory measurements' text, and the report sections drawn from their documents
-//! (`mem matrix|latency|c2c --json`, typed in `scalescope_results::mem`):
+//! (`mem matrix|latency|c2c --json`, typed in `scalescope_model::mem`):
 //! bandwidth, latency and SLIT matrices
 //! and core-to-core latency as heatmaps, the latency ladder as a curve with the cache
 //! sizes shaded.
@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use scalescope_analysis::hops::HopInference;
-use scalescope_results::mem::{
+use scalescope_model::mem::{
     self, C2cDocument, CacheSize, LatencyDocument, MatrixDocument, MemDocError, StreamKernel,
 };
 use serde_json::Value;
@@ -381,7 +381,7 @@ pub fn c2c_table(
     out
 }
 
-pub use scalescope_results::mem::{ONE_NODE_NOTE, SCHEMA_VERSION};
+pub use scalescope_model::mem::{ONE_NODE_NOTE, SCHEMA_VERSION};
 
 /// The latency ladder as text: one row per working set (bytes, ns per load), each cache
 /// level marked at the first working set past it. `caches` are (level, size in bytes).
@@ -438,7 +438,7 @@ pub fn stream_table(kernels: &BTreeMap<String, StreamKernel>, names: &[&str]) ->
 
 /// Which loop the sustained read ran through and, where a trial chose it, what
 /// each loop read.
-fn read_loop_line(l: &scalescope_results::mem::ReadLoopChoice) -> String {
+fn read_loop_line(l: &scalescope_model::mem::ReadLoopChoice) -> String {
     if l.trial_gb_per_s.is_empty() {
         return format!(
             "sustained read loop: {} (the only one this CPU runs)\n",

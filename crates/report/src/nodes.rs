@@ -9,9 +9,9 @@
 use crate::markup::{el, Markup};
 use std::collections::BTreeSet;
 
-use scalescope_results::evidence::{Measured, RunEvidence};
-use scalescope_results::plan::Point;
-use scalescope_results::store::RunRecord;
+use scalescope_model::evidence::{Measured, RunEvidence};
+use scalescope_model::plan::Point;
+use scalescope_model::store::RunRecord;
 
 /// One node of one point, over the point's measured runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,7 +157,7 @@ pub fn html(points: &[Point], records: &[RunRecord]) -> Markup {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use scalescope_results::evidence::NodeEvidence;
+    use scalescope_model::evidence::NodeEvidence;
 
     fn run(nodes: usize, busy: &[f64]) -> RunRecord {
         let mut r: RunRecord = serde_json::from_value(serde_json::json!({

@@ -14,12 +14,12 @@ use std::path::Path;
 use proptest::prelude::*;
 use scalescope_analysis::summary::{summarize_points, to_csv, Baseline};
 use scalescope_analysis::Basis;
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::import::{parse_csv, parse_csv_for, ImportOptions};
+use scalescope_model::plan::Plan;
+use scalescope_model::store::{CommandSpec, Header, MetricSpec, RunRecord, RunStatus};
 use scalescope_place::{MemPolicy, Strategy as Placement};
 use scalescope_report::{CsvExporter, Exporter, ResultSet};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::import::{parse_csv, parse_csv_for, ImportOptions};
-use scalescope_results::plan::Plan;
-use scalescope_results::store::{CommandSpec, Header, MetricSpec, RunRecord, RunStatus};
 use scalescope_topo::{Source, Topology};
 
 fn machine() -> Topology {
@@ -146,10 +146,11 @@ fn result_set(spec: &Spec, topo: &Topology) -> ResultSet {
         }
     }
     let basis = Basis::default_for(&header);
-    ResultSet::analysed(spec.label.clone(), header, records, &basis)
+    let analysis = scalescope_analysis::analyze(&header, &records, &basis);
+    ResultSet::new(spec.label.clone(), header, records, analysis)
 }
 
-fn run(point: scalescope_results::plan::Point, rep: usize, wall_secs: f64) -> RunRecord {
+fn run(point: scalescope_model::plan::Point, rep: usize, wall_secs: f64) -> RunRecord {
     RunRecord {
         ranks: None,
         point,

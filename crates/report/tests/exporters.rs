@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use scalescope_analysis::{analyze, Basis, FindingKind};
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::Plan;
+use scalescope_model::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_report::html::HtmlExporter;
 use scalescope_report::{charts, CsvExporter, Exporter, JsonExporter, ResultSet, TextExporter};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::Plan;
-use scalescope_results::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_topo::Source;
 
 fn set(argv: Vec<String>, hostname: &str) -> ResultSet {

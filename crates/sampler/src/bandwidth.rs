@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use scalescope_results::evidence::DomainRate;
+use scalescope_model::evidence::DomainRate;
 
 /// The rate type a sample records.
 pub type DomainRateOut = DomainRate;

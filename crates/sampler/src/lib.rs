@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use scalescope_results::evidence::{
+use scalescope_model::evidence::{
     Measured, NumaCounters, RunEvidence, Sample, Series, ThreadSample,
 };
 use scalescope_topo::CpuSet;

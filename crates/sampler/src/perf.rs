@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::Path;
 
-use scalescope_results::evidence::{Measured, PmuCount};
+use scalescope_model::evidence::{Measured, PmuCount};
 
 /// `struct perf_event_attr` up to `PERF_ATTR_SIZE_VER5` (112 bytes).
 #[repr(C)]

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use scalescope_results::evidence::NumaCounters;
+use scalescope_model::evidence::NumaCounters;
 use scalescope_topo::CpuSet;
 
 /// Cumulative busy, stolen and total ticks of one CPU.

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use scalescope_results::evidence::{
+use scalescope_model::evidence::{
     BandwidthEvidence, CpuEvidence, DomainRate, DomainTraffic, Measured, NumaCounters,
     PagesEvidence, PmuCount, RunEvidence, SamplerCost, ThreadEvidence, MAX_THREADS_KEPT,
 };

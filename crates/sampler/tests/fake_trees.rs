@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use scalescope_results::evidence::{Measured, Series};
+use scalescope_model::evidence::{Measured, Series};
 use scalescope_sampler::bandwidth::BandwidthSource;
 use scalescope_sampler::resctrl::Resctrl;
 use scalescope_sampler::{procfs, uncore, Sampler, SamplerConfig};
@@ -151,7 +151,7 @@ fn a_fake_run_gives_cpu_threads_pages_and_numastat() {
     assert_eq!(e.other_node_pages(), Some(50));
     assert_eq!(e.bandwidth.why(), Some("counters were not asked for"));
 
-    let series: Series = scalescope_results::evidence::read_series(out.path(), "series/run.json")
+    let series: Series = scalescope_model::evidence::read_series(out.path(), "series/run.json")
         .expect("series file readable");
     assert_eq!(series.samples.len(), 2);
     let first = &series.samples[0];

@@ -10,16 +10,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use scalescope_model::launch::{HostsFrom, LaunchCheck, LaunchPlan, MpiCheck};
+use scalescope_model::plan::Plan;
 use scalescope_place::launch::{hosts, LaunchError, Launcher, RanksPerNode};
 use scalescope_place::Strategy;
-use scalescope_results::launch::{HostsFrom, LaunchCheck, LaunchPlan, MpiCheck};
-use scalescope_results::plan::Plan;
 use scalescope_sweep::engine::PreparedPoint;
 use scalescope_sweep::launch::{check_all, prepare_launch_points, probe_points, CheckRequest};
 use scalescope_topo::Topology;
 
 use crate::SessionError;
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 /// What `mpi-check` was asked, as given on the command line: a launch like a
 /// sweep's, and what to run and check.

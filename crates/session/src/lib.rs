@@ -6,9 +6,8 @@
 
 use std::path::PathBuf;
 
-use scalescope_results::setting::{AboutSetting, Setting};
+use scalescope_model::setting::{AboutSetting, Setting};
 
-pub mod ceilings;
 pub mod launch;
 pub mod names;
 pub mod predict;
@@ -42,7 +41,7 @@ pub enum SessionError {
     #[error(transparent)]
     Sweep(#[from] scalescope_sweep::SweepError),
     #[error(transparent)]
-    Results(#[from] scalescope_results::ResultsError),
+    Results(#[from] scalescope_model::ResultsError),
     #[error(transparent)]
     Workload(#[from] scalescope_workloads::WorkloadError),
     #[error(transparent)]
@@ -61,27 +60,12 @@ pub enum SessionError {
     },
     #[error(transparent)]
     File(#[from] scalescope_files::FileError),
-    #[error("{path}: not JSON: {detail}")]
-    NotJson { path: String, detail: String },
+    #[error(transparent)]
+    Load(#[from] scalescope_model::load::LoadError),
     #[error(transparent)]
     Ceiling(#[from] scalescope_analysis::ceiling::CeilingError),
     #[error("{0}")]
     Predict(String),
-}
-
-/// A JSON document a user names (`--ceilings`, `mem ... --json` output), read
-/// through the bounded input layer: a regular file of at most
-/// [`scalescope_files::Kind::JSON`].
-///
-/// # Errors
-/// [`SessionError::File`] (missing, a FIFO, a device, too large) or
-/// [`SessionError::NotJson`].
-pub fn read_json(p: &std::path::Path) -> Result<serde_json::Value, SessionError> {
-    let text = scalescope_files::read_text(p, scalescope_files::Kind::JSON)?;
-    serde_json::from_str(&text).map_err(|e| SessionError::NotJson {
-        path: p.display().to_string(),
-        detail: e.to_string(),
-    })
 }
 
 fn list(settings: &[Setting]) -> String {

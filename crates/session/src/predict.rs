@@ -3,12 +3,12 @@
 //! machine loaded (`--to` decides its kind), its bandwidth read from documents
 //! measured there or stated, and the prediction.
 
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 use std::path::{Path, PathBuf};
 
 use scalescope_analysis::predict::{self, CalibrateOptions, Prediction, TargetBandwidth};
-use scalescope_analysis::Basis;
-use scalescope_results::store::read_results;
+use scalescope_analysis::{ceiling, Basis};
+use scalescope_model::store::read_results;
 use scalescope_topo::{Source, Topology};
 
 use crate::SessionError;
@@ -65,7 +65,7 @@ fn target(r: &Request) -> Result<Topology, SessionError> {
 }
 
 fn read_doc(p: &Path) -> Result<(String, serde_json::Value), SessionError> {
-    Ok((p.display().to_string(), crate::read_json(p)?))
+    Ok((p.display().to_string(), scalescope_model::load::json(p)?))
 }
 
 fn bandwidth(r: &Request, topo: &Topology) -> Result<TargetBandwidth, SessionError> {
@@ -105,7 +105,8 @@ pub fn prediction(r: &Request) -> Result<Prediction, SessionError> {
             detail: e.strip_prefix("basis ").unwrap_or(&e).to_string(),
         }
     })?;
-    let ceilings = crate::ceilings::discover(&r.from, &r.from_ceilings)?;
+    let docs = scalescope_model::load::documents(&r.from, &r.from_ceilings)?;
+    let ceilings = ceiling::from_documents(&docs, !r.from_ceilings.is_empty())?;
     let cal = predict::calibrate(
         &h,
         &records,

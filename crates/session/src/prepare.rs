@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::{Plan, RunOrder, ThreadList};
-use scalescope_results::store::{
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::{Plan, RunOrder, ThreadList};
+use scalescope_model::store::{
     CommandSpec, Header, MetricSpec, ResultsStore, RunRecord, RESULTS_SCHEMA_VERSION,
 };
 use scalescope_sweep::engine::{Clock, JobTemplate, PreparedPoint, SystemClock};
@@ -16,7 +16,7 @@ use scalescope_workloads::Inputs;
 
 use crate::settings::{self, KillGrace, SweepSettings, Target, Timeout};
 use crate::SessionError;
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 /// A sweep planned against a machine, before anything is written.
 #[derive(Debug)]

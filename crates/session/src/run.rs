@@ -7,9 +7,9 @@ use std::sync::atomic::AtomicBool;
 
 use scalescope_analysis::basis_rule;
 use scalescope_analysis::summary::{self, Baseline, PointSummary};
+use scalescope_model::plan::Job;
+use scalescope_model::store::{RunRecord, RESULTS_FILE};
 use scalescope_report::ResultSet;
-use scalescope_results::plan::Job;
-use scalescope_results::store::{RunRecord, RESULTS_FILE};
 use scalescope_sweep::engine::{self, Progress, SweepSetup, SystemClock};
 use scalescope_sweep::exec::ProcessExecutor;
 
@@ -44,7 +44,7 @@ pub struct Finished {
     /// Measured runs that did not end `ok`, this session and before.
     pub failed_runs: usize,
     /// What preparing the workload's shared input once cost, before the runs.
-    pub prepared: Option<scalescope_results::workload::SetupCosts>,
+    pub prepared: Option<scalescope_model::workload::SetupCosts>,
 }
 
 impl Finished {
@@ -151,7 +151,7 @@ pub struct Ended {
     pub interrupted: bool,
     /// Measured runs that did not end `ok` (or never ran), this session and before.
     pub failed_runs: usize,
-    pub prepared: Option<scalescope_results::workload::SetupCosts>,
+    pub prepared: Option<scalescope_model::workload::SetupCosts>,
 }
 
 /// Summarises, analyses and (if asked) reports the runs of the results in `out`
@@ -160,7 +160,7 @@ pub struct Ended {
 /// # Errors
 /// I/O on `summary.csv` or the report directory.
 pub fn conclude(
-    header: scalescope_results::store::Header,
+    header: scalescope_model::store::Header,
     records: Vec<RunRecord>,
     out: &scalescope_files::OutDir,
     options: &Options,
@@ -182,10 +182,12 @@ pub fn conclude(
     let results = dir.join(RESULTS_FILE);
     // One basis for the run table, the analysis and the report (analysis::basis_rule).
     let basis = basis_rule::rule(&header);
-    let set = ResultSet::analysed(results.display().to_string(), header, records, &basis);
     // A series file that cannot be read leaves its run without a chart line; the
     // run's totals are in the results file either way.
-    let (set, _unreadable) = set.with_series(&dir);
+    let (series, _unreadable) = scalescope_model::evidence::read_all_series(&dir, &records);
+    let analysis = scalescope_analysis::analyze(&header, &records, &basis);
+    let set = ResultSet::new(results.display().to_string(), header, records, analysis)
+        .with_series(series);
     let report_index = if options.write_report {
         let report = out
             .subdir("report")
@@ -219,7 +221,7 @@ pub fn problems(records: &[RunRecord]) -> Vec<String> {
     let mut out = Vec::new();
     let failed = records
         .iter()
-        .filter(|r| r.status != scalescope_results::store::RunStatus::Ok);
+        .filter(|r| r.status != scalescope_model::store::RunStatus::Ok);
     for r in failed.take(10) {
         out.push(format!(
             "run {} rep {}{}: {}: {}",
@@ -332,13 +334,13 @@ fn median(v: Vec<f64>) -> Option<f64> {
 /// The per-run set-up medians of the measured runs after the first (the first may
 /// build the input), or `None` where no run reported its set-up.
 pub fn setup_summary(records: &[RunRecord]) -> Option<SetupSummary> {
-    let runs: Vec<(&RunRecord, &scalescope_results::workload::SetupCosts)> = records
+    let runs: Vec<(&RunRecord, &scalescope_model::workload::SetupCosts)> = records
         .iter()
         .filter(|r| !r.warmup)
         .filter_map(|r| r.setup.as_ref().map(|s| (r, s)))
         .skip(1)
         .collect();
-    let pick = |f: &dyn Fn(&scalescope_results::workload::SetupCosts) -> Option<f64>| {
+    let pick = |f: &dyn Fn(&scalescope_model::workload::SetupCosts) -> Option<f64>| {
         median(runs.iter().filter_map(|(_, s)| f(s)).collect())
     };
     Some(SetupSummary {
@@ -355,7 +357,7 @@ pub fn setup_summary(records: &[RunRecord]) -> Option<SetupSummary> {
 
 /// Median and largest wall time beyond the kernel over `runs` that report one.
 fn beyond_kernel(
-    runs: &[(&RunRecord, &scalescope_results::workload::SetupCosts)],
+    runs: &[(&RunRecord, &scalescope_model::workload::SetupCosts)],
 ) -> Option<(f64, f64)> {
     let beyond: Vec<f64> = runs
         .iter()

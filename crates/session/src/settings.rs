@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use scalescope_model::plan::ThreadList;
+use scalescope_model::setting::Setting;
+use scalescope_model::store::{Header, MetricSpec};
+use scalescope_model::value::{Count, Secs};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::plan::ThreadList;
-use scalescope_results::setting::Setting;
-use scalescope_results::store::{Header, MetricSpec};
-use scalescope_results::value::{Count, Secs};
 
 /// Measured repetitions per point: 1 to a million.
 pub type Reps = Count<1, 1_000_000>;
@@ -72,7 +72,7 @@ pub struct SweepSettings {
     pub target: Target,
     pub out: Option<PathBuf>,
     /// Restriction, granularity and oversubscription for every placement.
-    pub place_options: Option<scalescope_results::plan::PlaceOptions>,
+    pub place_options: Option<scalescope_model::plan::PlaceOptions>,
     /// Where a built-in workload's prepared input is cached (default: OUT/inputs).
     pub input_cache: Option<PathBuf>,
     /// Which runs of a built-in workload are checked.

@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use scalescope_results::launch::HostsFrom;
-use scalescope_results::plan::Point;
-use scalescope_results::store::{read_results, Header, ResultsStore, RunRecord, RESULTS_FILE};
+use scalescope_model::launch::HostsFrom;
+use scalescope_model::plan::Point;
+use scalescope_model::store::{read_results, Header, ResultsStore, RunRecord, RESULTS_FILE};
 use scalescope_topo::Topology;
 
 use crate::prepare::{check_program, command_of, new_header, out_dir, plan_of};
@@ -27,7 +27,7 @@ use crate::settings::SweepSettings;
 use crate::SessionError;
 
 mod script;
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 use script::script;
 
 /// How jobs are submitted and watched.
@@ -356,7 +356,7 @@ fn relocate(r: &mut RunRecord, prefix: &str) {
         moved(&mut e.series_file);
     }
     for n in &mut r.node_evidence {
-        if let scalescope_results::evidence::Measured::Measured(e) = &mut n.evidence {
+        if let scalescope_model::evidence::Measured::Measured(e) = &mut n.evidence {
             moved(&mut e.series_file);
         }
     }
@@ -397,7 +397,7 @@ pub fn wait(
     let ok = s
         .records
         .iter()
-        .filter(|r| !r.warmup && r.status == scalescope_results::store::RunStatus::Ok)
+        .filter(|r| !r.warmup && r.status == scalescope_model::store::RunStatus::Ok)
         .count();
     let ended = Ended {
         interrupted,

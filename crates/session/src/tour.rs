@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use scalescope_model::plan::Plan;
 use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
 use scalescope_report::ResultSet;
-use scalescope_results::plan::Plan;
 use scalescope_sweep::engine::{Clock, SystemClock};
 use scalescope_topo::Topology;
 
@@ -138,7 +138,7 @@ pub fn ready(
     let template = prepare::template_of(&command, timeout, crate::settings::default_kill_grace())?;
     let points = scalescope_sweep::engine::prepare_points(topo, &plan.points())?;
     let header = prepare::new_header(command, plan.clone(), Some(TOUR_TIMEOUT_SECS), topo);
-    let store = scalescope_results::store::ResultsStore::create(&dir.join(w.name), &header)?;
+    let store = scalescope_model::store::ResultsStore::create(&dir.join(w.name), &header)?;
     Ok(Ready {
         planned: prepare::Planned {
             header,

@@ -7,18 +7,18 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use scalescope_model::plan::PlaceOptions;
 use scalescope_place::mempolicy::PreparedPolicy;
 use scalescope_place::{place, render, Placement};
-use scalescope_results::plan::PlaceOptions;
 use scalescope_topo::Topology;
 
 use crate::exec::{ExecSpec, Executor, Outcome, SampleSpec};
 use crate::launch::nodes::NodeSampling;
 use crate::SweepError;
-use scalescope_results::evidence::SERIES_DIR;
-use scalescope_results::plan::{Job, Point};
-use scalescope_results::store::{Header, ResultsStore, RunRecord, RunStatus};
-use scalescope_results::workload::{SetupCosts, Verification, WorkloadReport};
+use scalescope_model::evidence::SERIES_DIR;
+use scalescope_model::plan::{Job, Point};
+use scalescope_model::store::{Header, ResultsStore, RunRecord, RunStatus};
+use scalescope_model::workload::{SetupCosts, Verification, WorkloadReport};
 use scalescope_sampler::procfs::RUN_MARK_VARIABLE;
 
 /// Wall-clock time for records (a seam so tests are deterministic).

@@ -24,9 +24,9 @@ use scalescope_place::pin::to_cpu_set;
 use scalescope_topo::CpuSet;
 
 use crate::monitor::Monitor;
-use scalescope_results::check::PlacementCheck;
-use scalescope_results::evidence::RunEvidence;
-use scalescope_results::store::RunStatus;
+use scalescope_model::check::PlacementCheck;
+use scalescope_model::evidence::RunEvidence;
+use scalescope_model::store::RunStatus;
 use scalescope_sampler::{Sampler, SamplerConfig};
 
 /// Everything needed to start one run.
@@ -46,7 +46,7 @@ pub struct ExecSpec {
     /// Threads the plan expects alive at once (for the placement check).
     pub planned_threads: usize,
     /// Figures of merit to scan stdout for as it streams.
-    pub metrics: Vec<scalescope_results::store::MetricSpec>,
+    pub metrics: Vec<scalescope_model::store::MetricSpec>,
     /// Evidence sampling beside the run; `None` turns it off.
     pub sample: Option<SampleSpec>,
 }

@@ -16,7 +16,7 @@ pub mod output;
 pub mod reap;
 pub mod submit;
 
-use scalescope_results::ResultsError;
+use scalescope_model::ResultsError;
 
 use std::path::PathBuf;
 

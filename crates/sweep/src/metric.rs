@@ -5,7 +5,7 @@
 use regex::Regex;
 
 use crate::SweepError;
-use scalescope_results::store::MetricSpec;
+use scalescope_model::store::MetricSpec;
 
 /// Parses `NAME=REGEX[:higher|lower]` (default: higher is better). The regex's first
 /// capture group (or the whole match) must be a number.

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use scalescope_results::check::{PlacementCheck, Violation};
+use scalescope_model::check::{PlacementCheck, Violation};
 use scalescope_sampler::procfs::TaskStat;
 use scalescope_topo::CpuSet;
 

@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 
 use regex::Regex;
 
-use scalescope_results::store::MetricSpec;
+use scalescope_model::store::MetricSpec;
 
 /// The most bytes kept in one log file.
 pub const LOG_CAP_BYTES: u64 = 64 << 20;

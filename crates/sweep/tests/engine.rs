@@ -8,10 +8,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use scalescope_analysis::summary::{summarize_points, to_csv, Baseline};
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::Plan;
+use scalescope_model::store::{read_results, CommandSpec, Header, ResultsStore, RunStatus};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::Plan;
-use scalescope_results::store::{read_results, CommandSpec, Header, ResultsStore, RunStatus};
 use scalescope_sweep::engine::{self, Clock, JobTemplate, Silent, SweepSetup};
 use scalescope_sweep::exec::{ok_outcome, ExecSpec, FakeExecutor, Outcome};
 use scalescope_topo::{Source, Topology};

@@ -27,14 +27,14 @@ pub use npb::{ep as npb_ep, ft as npb_ft, is as npb_is, rand as npb_rand};
 
 use std::time::Instant;
 
-use scalescope_results::detail::Detail;
-use scalescope_results::setting::{AboutSetting, Setting};
+use scalescope_model::detail::Detail;
+use scalescope_model::setting::{AboutSetting, Setting};
 use serde::Serialize;
 
 pub use inputs::{Answer, AnswerBook, Inputs, VerifyPolicy};
 pub use pool::Pool;
 pub use registry::{build, build_here, prepare_inputs, Prepared, Settings, AVAILABLE};
-pub use scalescope_results::workload::SetupCosts;
+pub use scalescope_model::workload::SetupCosts;
 
 /// Why a workload could not run.
 #[derive(Debug, thiserror::Error)]
@@ -114,7 +114,7 @@ pub(crate) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-pub use scalescope_results::workload::{Verification, WorkloadReport as Report};
+pub use scalescope_model::workload::{Verification, WorkloadReport as Report};
 
 /// One figure of merit (all built-in figures are rates: higher is better).
 #[derive(Debug, Clone, PartialEq, Serialize)]

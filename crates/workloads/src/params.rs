@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, Args, Command, FromArgMatches};
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 use crate::WorkloadError;
 

@@ -10,8 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use scalescope_model::store::{Header, RunRecord};
 use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::store::{Header, RunRecord};
 
 use super::model::{layout, Layout};
 use super::model::{time, Params, Scales};

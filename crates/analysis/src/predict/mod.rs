@@ -29,9 +29,9 @@ pub mod tell_apart;
 
 use serde::{Deserialize, Serialize};
 
+use scalescope_model::mem;
+use scalescope_model::store::{Header, RunRecord};
 use scalescope_place::Strategy;
-use scalescope_results::mem;
-use scalescope_results::store::{Header, RunRecord};
 use scalescope_topo::Topology;
 
 use crate::ceiling::Ceiling;

@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use scalescope_analysis::events::boundary_threads;
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::{Plan, Point};
+use scalescope_model::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_place::{place, MemPolicy, PlaceRequest, Strategy};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::store::{CommandSpec, Header, RunRecord, RunStatus};
 use scalescope_topo::Topology;
 
 #[derive(Debug, Clone, Copy)]

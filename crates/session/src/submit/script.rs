@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use scalescope_results::plan::{Point, RunOrder};
-use scalescope_results::store::{Header, RESULTS_FILE};
+use scalescope_model::plan::{Point, RunOrder};
+use scalescope_model::store::{Header, RESULTS_FILE};
 use scalescope_sweep::engine::shell_quote;
 
 use super::SubmitSettings;

@@ -19,15 +19,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use scalescope_model::launch::{
+    check_ranks, probes_in, LaunchCheck, MpiCheck, ProgramRun, RankProbe, RanksCheck,
+    MPI_CHECK_KIND, PROBE_KIND, PROBE_SCHEMA_VERSION,
+};
+use scalescope_model::workload::WorkloadReport;
 use scalescope_place::launch::{
     as_root, hosts, plan_ranks, render, Launcher, RankPlan, RanksPerNode, Rendered,
 };
 use scalescope_place::Strategy;
-use scalescope_results::launch::{
-    check_ranks, probes_in, LaunchCheck, MpiCheck, ProgramRun, RankProbe, RanksCheck,
-    MPI_CHECK_KIND, PROBE_KIND, PROBE_SCHEMA_VERSION,
-};
-use scalescope_results::workload::WorkloadReport;
 use scalescope_topo::{CpuSet, Topology};
 
 use crate::SweepError;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use scalescope_place::launch::one_per_node;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use scalescope_results::evidence::{
+use scalescope_model::evidence::{
     node_samples_in, Measured, NodeEvidence, NodeSample, NODE_READY_KIND, NODE_SAMPLE_KIND,
     NODE_SAMPLE_SCHEMA_VERSION, SERIES_DIR,
 };
@@ -251,7 +251,7 @@ fn write_series(
     results_dir: &Path,
     stem: &str,
     host: &str,
-    series: &scalescope_results::evidence::Series,
+    series: &scalescope_model::evidence::Series,
 ) -> Option<String> {
     let safe: String = host
         .chars()

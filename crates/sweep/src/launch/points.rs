@@ -7,11 +7,11 @@
 use std::path::Path;
 use std::time::Duration;
 
+use scalescope_model::launch::{LaunchPlan, RunRanks};
+use scalescope_model::plan::{Plan, Point};
 use scalescope_place::launch::{forward_env, plan_ranks, render, Launcher, Rendered};
 use scalescope_place::mempolicy::PreparedPolicy;
 use scalescope_place::{MemPolicy, Placement};
-use scalescope_results::launch::{LaunchPlan, RunRanks};
-use scalescope_results::plan::{Plan, Point};
 use scalescope_sampler::procfs::RUN_MARK_VARIABLE;
 use scalescope_topo::Topology;
 

@@ -12,7 +12,7 @@ use crate::budget;
 use crate::graph::gen::{generate, Kind};
 use crate::pool::Pool;
 use crate::WorkloadError;
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 /// Why a graph file could not be read.
 #[derive(Debug, thiserror::Error)]

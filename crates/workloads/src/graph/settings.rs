@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use scalescope_results::value::Count;
+use scalescope_model::value::Count;
 
 use super::count::Pattern;
 use super::pagerank::Sync;

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use scalescope_results::detail::{AbortCounts, Detail, GraphDetail, GraphKernelDetail};
+use scalescope_model::detail::{AbortCounts, Detail, GraphDetail, GraphKernelDetail};
 
 use super::count::{count, reference_count, Pattern};
 use super::pagerank::{Ranks, Sync};
@@ -16,7 +16,7 @@ use super::Graph;
 use crate::inputs::{Answer, AnswerBook, Inputs};
 use crate::pool::Pool;
 use crate::{Figure, SetupCosts, Verification, Workload, WorkloadError};
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 /// The independent counter's work grows with the sum of squared degrees (it filters
 /// whole neighbour lists); past this many steps (about 10 s on a 2020s core) a count

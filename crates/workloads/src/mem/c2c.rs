@@ -19,7 +19,7 @@ use scalescope_topo::Topology;
 use super::buffer::MmapBuffer;
 use crate::pool::Pool;
 use crate::WorkloadError;
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 /// How two CPUs are related, nearest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

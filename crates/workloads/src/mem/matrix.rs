@@ -20,7 +20,7 @@ use super::buffer::{pages_by_node, MmapBuffer};
 use super::chase::{build_cycle, chase, LINE_WORDS};
 use crate::pool::{chunk, Pool};
 use crate::WorkloadError;
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -41,7 +41,7 @@ pub struct MatrixConfig {
 
 /// The measured matrices (rows CPU nodes, columns memory nodes): the results
 /// crate's type, so the `mem matrix` document carries them as measured.
-pub use scalescope_results::mem::NodeMatrix as MemMatrix;
+pub use scalescope_model::mem::NodeMatrix as MemMatrix;
 
 fn io_err(what: &str, e: std::io::Error) -> WorkloadError {
     WorkloadError::Memory {

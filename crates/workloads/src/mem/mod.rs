@@ -14,8 +14,8 @@ pub mod stream;
 use scalescope_topo::Topology;
 
 use crate::WorkloadError;
-use scalescope_results::setting::Setting;
-use scalescope_results::value::Bytes;
+use scalescope_model::setting::Setting;
+use scalescope_model::value::Bytes;
 
 /// Total last-level cache from the topology (L3, else L2), if known.
 pub fn llc_bytes(topo: &Topology) -> Option<u64> {
@@ -123,7 +123,7 @@ pub mod read_trial {
 
     use std::collections::BTreeMap;
 
-    use scalescope_results::mem::ReadLoopChoice;
+    use scalescope_model::mem::ReadLoopChoice;
 
     use super::vector::{self, ReadLoop};
     use crate::pool::SpinBarrier;

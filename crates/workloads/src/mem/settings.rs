@@ -1,7 +1,7 @@
 //! STREAM's settings, typed once: the `mem stream` command's flags and `sweep
 //! --workload stream --param` keys are both this struct's, with one set of defaults.
 
-use scalescope_results::value::{Bytes, Count, Secs};
+use scalescope_model::value::{Bytes, Count, Secs};
 
 /// Iterations of STREAM's kernels (the first is not counted).
 pub type NTimes = Count<2, 1_000_000>;

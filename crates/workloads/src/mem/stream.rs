@@ -17,8 +17,8 @@ use std::ops::Range;
 use std::ptr::NonNull;
 use std::time::Instant;
 
-use scalescope_results::detail::{Detail, StreamDetail};
-use scalescope_results::mem::{StreamKernel, SustainedBlock};
+use scalescope_model::detail::{Detail, StreamDetail};
+use scalescope_model::mem::{StreamKernel, SustainedBlock};
 use scalescope_topo::Topology;
 
 use super::read_trial::{self, Choice};
@@ -26,8 +26,8 @@ use super::settings::StreamSettings;
 use super::vector::{self, ReadLoop};
 use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::{Figure, Verification, Workload, WorkloadError};
-use scalescope_results::setting::Setting;
-use scalescope_results::value::Bytes;
+use scalescope_model::setting::Setting;
+use scalescope_model::value::Bytes;
 
 /// STREAM's scalar.
 const SCALAR: f64 = 3.0;

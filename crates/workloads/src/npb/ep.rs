@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use scalescope_results::detail::{Detail, EpDetail};
+use scalescope_model::detail::{Detail, EpDetail};
 use serde::Deserialize;
 
 use crate::pool::{chunk, Pool};

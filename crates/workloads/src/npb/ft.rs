@@ -24,14 +24,14 @@ use std::f64::consts::PI;
 use std::ops::Range;
 use std::time::Instant;
 
-use scalescope_results::detail::{Detail, FtDetail};
+use scalescope_model::detail::{Detail, FtDetail};
 use serde::Deserialize;
 
 use super::rand::{next, A, R46};
 use super::{Class, NpbSettings};
 use crate::pool::{chunk, Pool};
 use crate::{Figure, Verification, Workload, WorkloadError};
-use scalescope_results::setting::Setting;
+use scalescope_model::setting::Setting;
 
 const SEED: u64 = 314_159_265;
 const ALPHA: f64 = 1e-6;

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
-use scalescope_results::detail::{Detail, IsDetail};
+use scalescope_model::detail::{Detail, IsDetail};
 use serde::Deserialize;
 
 use super::rand::{jump, next, A, R46};

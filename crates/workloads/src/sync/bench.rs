@@ -17,7 +17,7 @@ use crate::pool::Pool;
 use scalescope_stats::Rng;
 
 // The measurements' types are the shared model's: the report reads them typed.
-pub use scalescope_results::detail::{Curve, Op, Point};
+pub use scalescope_model::detail::{Curve, Op, Point};
 
 /// The slots worker `w` updates, in order (deterministic, so totals can be checked).
 fn slots(w: usize, updates: usize, table: usize) -> Vec<u32> {

@@ -15,8 +15,8 @@ use super::bench::{Curve, Op};
 pub const MIN_R_SQUARED: f64 = 0.9;
 
 // The fit and the claims are the shared model's types (the report reads them).
-use scalescope_results::detail::show_ns as show;
-pub use scalescope_results::detail::{Claim, LinearFit};
+use scalescope_model::detail::show_ns as show;
+pub use scalescope_model::detail::{Claim, LinearFit};
 
 /// Student's t at 0.975 for `df` degrees of freedom.
 fn t975(df: usize) -> f64 {

@@ -2,14 +2,14 @@
 //! lock, striped locks, atomics, RTM where it can commit) against every batch size,
 //! for both kinds of update, with the exact-total check as its verification.
 
-use scalescope_results::detail::{Detail, SyncDetail};
+use scalescope_model::detail::{Detail, SyncDetail};
 
 use super::bench::{sweep, Curve, Op, Sizes};
 use super::model::{claims, Claim};
 use super::{rtm_available, Sync};
 use crate::pool::Pool;
 use crate::{Figure, Verification, Workload, WorkloadError};
-use scalescope_results::value::Count;
+use scalescope_model::value::Count;
 
 /// Why RTM could not be measured here.
 const RTM_MISSING: &str = "this CPU does not offer Intel RTM (TSX absent or disabled)";

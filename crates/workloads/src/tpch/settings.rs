@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use scalescope_results::value::Count;
+use scalescope_model::value::Count;
 
 use super::data::Layout;
 

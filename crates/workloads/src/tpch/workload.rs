@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::inputs::{Answer, AnswerBook, Inputs};
 use crate::pool::Pool;
 use crate::{Figure, SetupCosts, Verification, Workload, WorkloadError};
-use scalescope_results::detail::{Detail, TpchDetail};
+use scalescope_model::detail::{Detail, TpchDetail};
 
 use super::data::{read_tbl, Layout, Lineitem};
 use super::query::{bytes_per_row, check, fixed, q1, q6, reference};

@@ -446,6 +446,29 @@ pub enum SeriesError {
     File(String),
 }
 
+/// Every series file the runs name, from the results directory `dir`: the series
+/// by name, and a problem for each missing or unreadable file (its run keeps the
+/// totals in its record and has no series).
+pub fn read_all_series(
+    dir: &std::path::Path,
+    records: &[crate::store::RunRecord],
+) -> (std::collections::BTreeMap<String, Series>, Vec<String>) {
+    let mut series = std::collections::BTreeMap::new();
+    let mut problems = Vec::new();
+    for r in records {
+        let Some(name) = r.evidence.as_ref().and_then(|e| e.series_file.as_ref()) else {
+            continue;
+        };
+        match read_series(dir, name) {
+            Ok(s) => {
+                series.insert(name.clone(), s);
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    (series, problems)
+}
+
 /// Reads and checks the series file `name`, a path a results file names,
 /// confined to the results directory `dir`: plain names only, no link followed,
 /// a regular file of bounded size (so `../../etc/shadow`, a FIFO or `/dev/zero`

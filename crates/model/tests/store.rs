@@ -6,14 +6,14 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use scalescope_place::{MemPolicy, Strategy};
-use scalescope_results::fingerprint::Fingerprint;
-use scalescope_results::plan::{Plan, Point};
-use scalescope_results::store::{
+use scalescope_model::fingerprint::Fingerprint;
+use scalescope_model::plan::{Plan, Point};
+use scalescope_model::store::{
     read_results, read_results_checked, CommandSpec, Header, ResultsStore, RunRecord, RunStatus,
     RESULTS_FILE,
 };
-use scalescope_results::ResultsError;
+use scalescope_model::ResultsError;
+use scalescope_place::{MemPolicy, Strategy};
 use scalescope_topo::Source;
 
 fn header() -> Header {
@@ -305,8 +305,8 @@ fn a_complete_write_is_all_or_nothing_and_cleans_up_after_a_killed_one() {
 /// file, and the run's figure leaves the start-up out.
 #[test]
 fn a_launched_run_keeps_its_nodes_node_evidence_and_launcher_start_up() {
-    use scalescope_results::evidence::{Measured, NodeEvidence, RunEvidence};
-    use scalescope_results::launch::RunRanks;
+    use scalescope_model::evidence::{Measured, NodeEvidence, RunEvidence};
+    use scalescope_model::launch::RunRanks;
     let dir = tempfile::tempdir().unwrap();
     let mut store = ResultsStore::create(dir.path(), &header()).unwrap();
     let mut r = run(0);

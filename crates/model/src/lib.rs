@@ -1,4 +1,5 @@
-//! Results as data: what a sweep planned ([`plan`]), the header that records the
+//! The shared model every stage after topology and placement reads: results as
+//! data, what a sweep planned ([`plan`]), the header that records the
 //! machine and the command ([`store::Header`], [`fingerprint`]), one record per run
 //! ([`store::RunRecord`], [`check`], [`evidence`] with its series files), the
 //! append-only `results.jsonl` that holds them ([`store::ResultsStore`],
@@ -19,6 +20,7 @@ pub mod evidence;
 pub mod fingerprint;
 pub mod import;
 pub mod launch;
+pub mod load;
 pub mod mem;
 pub mod plan;
 pub mod read;
