@@ -18,6 +18,8 @@
 
 #[path = "support/generator.rs"]
 mod generator;
+#[path = "support/power.rs"]
+mod power;
 
 use generator::{design, header, rate, run, speedup, Mechanism, Rng, MECHANISMS, SHAPES};
 use scalescope_analysis::events::{events, EventKind};
@@ -158,6 +160,56 @@ struct Tally {
     /// Knees implied by the whole-curve mechanism model, and those attributed right.
     implied: usize,
     implied_right: usize,
+    /// The recall a test at the detector's false-alarm rate can expect, summed
+    /// over the truths of >= 15% (`support/power.rs`).
+    ceiling: f64,
+}
+
+/// The expected number of the knees of >= 15% of `m` on `topo` that a test at the
+/// detector's critical value finds on the design grid (`reps`, `cv`): the sum of
+/// the powers of the F test for each true hinge against the null.
+fn expected_found(topo: &Topology, m: &Mechanism, reps: usize, cv: f64) -> f64 {
+    let max = topo.usable_cpus().len();
+    let grid = design(topo, max);
+    let y0 = speedup(m, rate(topo, m, grid[0]));
+    let y: Vec<f64> = grid
+        .iter()
+        .map(|&t| speedup(m, rate(topo, m, t)) / y0)
+        .collect();
+    let big: Vec<Truth> = truths(topo, m, max)
+        .into_iter()
+        .filter(|t| t.change.abs() >= 0.15)
+        .collect();
+    let idx = |k: usize| grid.iter().position(|&t| t >= k).unwrap_or(grid.len() - 1);
+    let boundaries: Vec<usize> = events(topo, &Strategy::CoresFirst, max)
+        .iter()
+        .map(|e| e.last_before_change())
+        .collect();
+    let positions = (1..grid.len().saturating_sub(2))
+        .filter(|&j| boundaries.contains(&grid[j]))
+        .count();
+    // A knee at no boundary is searched for among every admissible position.
+    let c = |k: usize| {
+        let n = if boundaries.contains(&k) {
+            positions
+        } else {
+            grid.len() - 3
+        };
+        power::critical(grid.len(), reps, n)
+    };
+    big.iter()
+        .map(|t| {
+            let others: Vec<usize> = big
+                .iter()
+                .filter(|o| o.k != t.k)
+                .map(|o| idx(o.k))
+                .collect();
+            power::power(
+                power::noncentrality_at(&grid, &y, reps, cv, &others, t.k),
+                c(t.k),
+            )
+        })
+        .sum()
 }
 
 /// Whether a detected knee (threads, next) shows truth k (a change between k and
@@ -249,7 +301,9 @@ fn corpus(reps: &[usize], cvs: &[f64], seeds: std::ops::Range<u64>) -> Tally {
         for m in &MECHANISMS {
             for &r in reps {
                 for &cv in cvs {
+                    let expected = expected_found(&topo, m, r, cv);
                     for seed in seeds.clone() {
+                        tally.ceiling += expected;
                         let (a, truth, grid) = simulate(&topo, m, r, cv, seed * 7919 + r as u64);
                         score(&a, &truth, &grid, &mut tally);
                         if r == 1 {
@@ -310,8 +364,17 @@ fn rates(t: &Tally) -> Rates {
 fn print(label: &str, t: &Tally) -> Rates {
     let r = rates(t);
     eprintln!(
-        "| {label} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.3} |",
-        t.curves, t.truths, t.detected, r.det_p, r.det_r, r.att_p, r.att_r, t.visible, r.vis_r
+        "| {label} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.3} |",
+        t.curves,
+        t.truths,
+        t.detected,
+        r.det_p,
+        r.det_r,
+        r.att_p,
+        r.att_r,
+        t.ceiling / t.truths.max(1) as f64,
+        t.visible,
+        r.vis_r
     );
     r
 }
@@ -328,13 +391,14 @@ fn add(all: &mut Tally, t: &Tally) {
     all.curves += t.curves;
     all.implied += t.implied;
     all.implied_right += t.implied_right;
+    all.ceiling += t.ceiling;
 }
 
 /// The corpus at every noise level for `seeds`; the total.
 fn table(name: &str, seeds: std::ops::Range<u64>) -> Tally {
     eprintln!("{name} (seeds {seeds:?})");
-    eprintln!("| reps, CV | curves | true knees >= 15% | knees reported | detection precision | detection recall | attribution precision | attribution recall | of them >= 15% of the mean slope | attribution recall there |");
-    eprintln!("|---|---|---|---|---|---|---|---|---|---|");
+    eprintln!("| reps, CV | curves | true knees >= 15% | knees reported | detection precision | detection recall | attribution precision | attribution recall | recall a test can expect | of them >= 15% of the mean slope | attribution recall there |");
+    eprintln!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut all = Tally::default();
     let mut short = Vec::new();
     for (reps, cv) in [(3, 0.02), (3, 0.05), (5, 0.02), (5, 0.05)] {

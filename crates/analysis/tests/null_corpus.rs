@@ -12,6 +12,8 @@
 
 #[path = "support/generator.rs"]
 mod generator;
+#[path = "support/power.rs"]
+mod power;
 #[path = "support/scoring.rs"]
 mod scoring;
 

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::generator::{design, header, run, Rng};
+use crate::power::{critical, noncentrality_at, power};
 use scalescope_analysis::events::{events, EventKind, TopologyEvent};
 use scalescope_analysis::{analyze, Analysis, Basis, Boundary, EvidenceItem, FindingKind};
 use scalescope_place::Strategy;
@@ -368,6 +369,10 @@ pub struct KneeTally {
     pub false_confident: usize,
     /// Truths not found but reported undecided (a side too short).
     pub undecided: usize,
+    /// The recall any test at the detector's false-alarm rate can expect: the sum
+    /// over the truths of the power of the F test for their hinge against the
+    /// null (`support/power.rs`).
+    pub ceiling: f64,
 }
 
 impl KneeTally {
@@ -378,7 +383,40 @@ impl KneeTally {
         self.cap_attributed += t.cap_attributed;
         self.false_confident += t.false_confident;
         self.undecided += t.undecided;
+        self.ceiling += t.ceiling;
     }
+}
+
+/// The expected number of `fam`'s knees that a test at the detector's critical
+/// value finds on `grid` (3 repetitions, 3% CV): the sum of the powers.
+fn expected_found(fam: &KneeFamily, grid: &[usize], boundaries: &[usize]) -> f64 {
+    let y0 = fam.speedup(grid[0] as f64);
+    let y: Vec<f64> = grid.iter().map(|&t| fam.speedup(t as f64) / y0).collect();
+    let idx = |k: usize| grid.iter().position(|&t| t >= k).unwrap_or(grid.len() - 1);
+    let positions = (1..grid.len().saturating_sub(2))
+        .filter(|&j| boundaries.contains(&grid[j]))
+        .count();
+    // A knee at no boundary is searched for among every admissible position.
+    let c = |k: usize| {
+        let n = if boundaries.contains(&k) {
+            positions
+        } else {
+            grid.len() - 3
+        };
+        critical(grid.len(), 3, n)
+    };
+    fam.knees
+        .iter()
+        .map(|&(k, _)| {
+            let others: Vec<usize> = fam
+                .knees
+                .iter()
+                .filter(|o| o.0 != k)
+                .map(|o| idx(o.0))
+                .collect();
+            power(noncentrality_at(grid, &y, 3, 0.03, &others, k), c(k))
+        })
+        .sum()
 }
 
 /// The knee families on the product's boundary design (a grid with one point
@@ -395,7 +433,9 @@ pub fn knee_corpus(
         let topo = Source::Synthetic(spec.into()).load().unwrap();
         let max = topo.usable_cpus().len();
         let ev = events(&topo, &Strategy::CoresFirst, max);
+        let boundaries: Vec<usize> = ev.iter().map(|e| e.last_before_change()).collect();
         for (grid, threads) in grids(&topo).into_iter().take(1) {
+            let expected = expected_found(fam, &threads, &boundaries);
             for seed in 0..6u64 {
                 let seed = seed_base + seed + if fam.held_out { 1000 } else { 0 };
                 let (h, r) = sweep(
@@ -411,6 +451,7 @@ pub fn knee_corpus(
                 let t = out
                     .entry((fam.held_out, format!("{} on {shape}", fam.name)))
                     .or_default();
+                t.ceiling += expected;
                 score_knees(&a, fam, &ev, &threads, t, &label);
             }
         }
@@ -480,16 +521,17 @@ pub fn print_knees(
     knees: &BTreeMap<(bool, String), KneeTally>,
     sets: [&str; 2],
 ) -> BTreeMap<bool, KneeTally> {
-    eprintln!("| set | knee family | curves | true knees | found with the right boundary | recall | cap knees put at a boundary | confident knees at no truth | missed but undecided |");
-    eprintln!("|---|---|---|---|---|---|---|---|---|");
+    eprintln!("| set | knee family | curves | true knees | found with the right boundary | recall | recall a test can expect | cap knees put at a boundary | confident knees at no truth | missed but undecided |");
+    eprintln!("|---|---|---|---|---|---|---|---|---|---|");
     let mut ktot: BTreeMap<bool, KneeTally> = BTreeMap::new();
     let row = |set: &str, fam: &str, t: &KneeTally| {
         eprintln!(
-            "| {set} | {fam} | {} | {} | {} | {:.3} | {} | {} | {} |",
+            "| {set} | {fam} | {} | {} | {} | {:.3} | {:.3} | {} | {} | {} |",
             t.curves,
             t.truths,
             t.found_right,
             ratio(t.found_right, t.truths),
+            t.ceiling / t.truths.max(1) as f64,
             t.cap_attributed,
             t.false_confident,
             t.undecided
