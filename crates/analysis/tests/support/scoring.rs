@@ -373,6 +373,10 @@ pub struct KneeTally {
     /// over the truths of the power of the F test for their hinge against the
     /// null (`support/power.rs`).
     pub ceiling: f64,
+    /// Truths whose power is at least 0.95 (the data can show them), and of
+    /// those, the ones found with the right boundary.
+    pub detectable: usize,
+    pub detectable_found: usize,
 }
 
 impl KneeTally {
@@ -384,12 +388,14 @@ impl KneeTally {
         self.false_confident += t.false_confident;
         self.undecided += t.undecided;
         self.ceiling += t.ceiling;
+        self.detectable += t.detectable;
+        self.detectable_found += t.detectable_found;
     }
 }
 
-/// The expected number of `fam`'s knees that a test at the detector's critical
-/// value finds on `grid` (3 repetitions, 3% CV): the sum of the powers.
-fn expected_found(fam: &KneeFamily, grid: &[usize], boundaries: &[usize]) -> f64 {
+/// The power of a test at the detector's critical value for each of `fam`'s
+/// knees on `grid` (3 repetitions, 3% CV).
+fn powers(fam: &KneeFamily, grid: &[usize], boundaries: &[usize]) -> Vec<f64> {
     let y0 = fam.speedup(grid[0] as f64);
     let y: Vec<f64> = grid.iter().map(|&t| fam.speedup(t as f64) / y0).collect();
     let idx = |k: usize| grid.iter().position(|&t| t >= k).unwrap_or(grid.len() - 1);
@@ -416,7 +422,7 @@ fn expected_found(fam: &KneeFamily, grid: &[usize], boundaries: &[usize]) -> f64
                 .collect();
             power(noncentrality_at(grid, &y, 3, 0.03, &others, k), c(k))
         })
-        .sum()
+        .collect()
 }
 
 /// The knee families on the product's boundary design (a grid with one point
@@ -435,7 +441,7 @@ pub fn knee_corpus(
         let ev = events(&topo, &Strategy::CoresFirst, max);
         let boundaries: Vec<usize> = ev.iter().map(|e| e.last_before_change()).collect();
         for (grid, threads) in grids(&topo).into_iter().take(1) {
-            let expected = expected_found(fam, &threads, &boundaries);
+            let powers = powers(fam, &threads, &boundaries);
             for seed in 0..6u64 {
                 let seed = seed_base + seed + if fam.held_out { 1000 } else { 0 };
                 let (h, r) = sweep(
@@ -451,8 +457,7 @@ pub fn knee_corpus(
                 let t = out
                     .entry((fam.held_out, format!("{} on {shape}", fam.name)))
                     .or_default();
-                t.ceiling += expected;
-                score_knees(&a, fam, &ev, &threads, t, &label);
+                score_knees(&a, fam, &ev, &threads, &powers, t, &label);
             }
         }
     }
@@ -464,12 +469,13 @@ fn score_knees(
     fam: &KneeFamily,
     ev: &[TopologyEvent],
     grid: &[usize],
+    powers: &[f64],
     t: &mut KneeTally,
     label: &str,
 ) {
     t.curves += 1;
     let knees = &a.curves[0].knees;
-    for &(k, _) in &fam.knees {
+    for (&(k, _), &pw) in fam.knees.iter().zip(powers) {
         let mut truth: Vec<Boundary> = ev
             .iter()
             .filter(|e| e.last_before_change() == k)
@@ -485,6 +491,11 @@ fn score_knees(
             .collect();
         let right = near.iter().any(|x| truth.contains(&x.boundary));
         t.found_right += usize::from(right);
+        t.ceiling += pw;
+        if pw >= 0.95 {
+            t.detectable += 1;
+            t.detectable_found += usize::from(right);
+        }
         let und = &a.curves[0].undecided;
         t.undecided += usize::from(
             !right
@@ -494,7 +505,7 @@ fn score_knees(
         );
         if !right && std::env::var_os("CORPUS_FN").is_some() {
             eprintln!(
-                "FN {label}: truth after {k} {truth:?}; knees {:?}",
+                "FN {label}: truth after {k} {truth:?} (power {pw:.2}); knees {:?}",
                 knees
                     .iter()
                     .map(|x| (x.knee.threads, x.boundary, x.knee.confidence.label.clone()))
@@ -521,17 +532,19 @@ pub fn print_knees(
     knees: &BTreeMap<(bool, String), KneeTally>,
     sets: [&str; 2],
 ) -> BTreeMap<bool, KneeTally> {
-    eprintln!("| set | knee family | curves | true knees | found with the right boundary | recall | recall a test can expect | cap knees put at a boundary | confident knees at no truth | missed but undecided |");
-    eprintln!("|---|---|---|---|---|---|---|---|---|---|");
+    eprintln!("| set | knee family | curves | true knees | found with the right boundary | recall | recall a test can expect | knees a test finds 95% of | of them found | cap knees put at a boundary | confident knees at no truth | missed but undecided |");
+    eprintln!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut ktot: BTreeMap<bool, KneeTally> = BTreeMap::new();
     let row = |set: &str, fam: &str, t: &KneeTally| {
         eprintln!(
-            "| {set} | {fam} | {} | {} | {} | {:.3} | {:.3} | {} | {} | {} |",
+            "| {set} | {fam} | {} | {} | {} | {:.3} | {:.3} | {} | {} | {} | {} | {} |",
             t.curves,
             t.truths,
             t.found_right,
             ratio(t.found_right, t.truths),
             t.ceiling / t.truths.max(1) as f64,
+            t.detectable,
+            t.detectable_found,
             t.cap_attributed,
             t.false_confident,
             t.undecided
