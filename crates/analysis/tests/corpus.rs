@@ -567,11 +567,16 @@ fn a_knee_implied_by_the_mechanism_model_names_its_parameters() {
         .collect();
     assert!(!implied.is_empty(), "no implied knee in four curves");
     for f in &implied {
-        // The remote node's SMT siblings (24, no topology event marks it) or the
-        // second package (8), both true bends of this mechanism.
+        // The remote node's SMT siblings (24, no topology event marks it), the
+        // second package (8) or SMT sharing (16): each a true bend of this
+        // mechanism (`truths` lists all three), with its boundary.
         assert!(
-            [(Some(24), Boundary::None), (Some(8), Boundary::Package)]
-                .contains(&(f.after_threads, f.boundary)),
+            [
+                (Some(24), Boundary::None),
+                (Some(8), Boundary::Package),
+                (Some(16), Boundary::Smt)
+            ]
+            .contains(&(f.after_threads, f.boundary)),
             "{f:?}"
         );
         let text: Vec<&str> = f.evidence.iter().map(|e| e.text.as_str()).collect();
