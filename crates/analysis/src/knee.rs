@@ -217,7 +217,10 @@ impl Ctx<'_> {
     /// The best smooth fit with hinges after the points `at`.
     fn fit(&self, at: &[usize]) -> Option<Fit> {
         let h: Vec<f64> = at.iter().map(|&j| self.x[j]).collect();
-        smooth::best(&h, &self.data())
+        // One degree of freedom to spare where the replicates measure the
+        // noise, two where the residual must (`smooth::best`).
+        let spare = if self.noise.is_some() { 1 } else { 2 };
+        smooth::best(&h, &self.data(), spare)
     }
 
     /// The error variance (relative, per run) and its degrees of freedom: the pure

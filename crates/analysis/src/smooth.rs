@@ -359,14 +359,15 @@ pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
 }
 
 /// The family (with these hinges) of least weighted squared error, among the
-/// families with at most half as many parameters of their own as there are
-/// points: a null with as many parameters as points explains any curve, and
-/// "smooth" means explained by few degrees of freedom (with 4 points, only the
-/// two-parameter families; with 8, all).
-pub fn best(hinges: &[f64], d: &Data) -> Option<Fit> {
+/// families that leave the curve `spare` degrees of freedom beyond their own
+/// parameters: a null with as many parameters as points explains any curve. The
+/// caller gives 1 where the replicates measure the noise (the family's lack of
+/// fit is then testable), 2 with one repetition (the fit with a hinge must
+/// leave a residual to estimate the noise from).
+pub fn best(hinges: &[f64], d: &Data, spare: usize) -> Option<Fit> {
     FAMILIES
         .iter()
-        .filter(|f| 2 * (f.linear_params() + f.shape_params()) <= d.x.len())
+        .filter(|f| f.linear_params() + f.shape_params() + spare <= d.x.len())
         .filter_map(|f| fit(*f, hinges, d))
         .min_by(|a, b| a.sse.total_cmp(&b.sse))
 }
@@ -426,8 +427,8 @@ mod tests {
             y: &y,
             w: &w,
         };
-        let smooth = best(&[], &d).unwrap();
-        let hinged = best(&[16.0], &d).unwrap();
+        let smooth = best(&[], &d, 1).unwrap();
+        let hinged = best(&[16.0], &d, 1).unwrap();
         assert!(
             smooth.sse > 0.01 && hinged.sse < 1e-6,
             "{smooth:?} {hinged:?}"

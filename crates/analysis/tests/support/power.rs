@@ -28,10 +28,10 @@ pub fn noncentrality(
     let w: Vec<f64> = y.iter().map(|v| reps as f64 / (v * v * cv * cv)).collect();
     let d = Data { x, y, w: &w };
     let hx = |idx: &[usize]| idx.iter().map(|&i| x[i]).collect::<Vec<f64>>();
-    let without = smooth::best(&hx(others), &d).map_or(f64::INFINITY, |f| f.sse);
+    let without = smooth::best(&hx(others), &d, 1).map_or(f64::INFINITY, |f| f.sse);
     let mut all = others.to_vec();
     all.push(j);
-    let with = smooth::best(&hx(&all), &d).map_or(f64::INFINITY, |f| f.sse);
+    let with = smooth::best(&hx(&all), &d, 1).map_or(f64::INFINITY, |f| f.sse);
     (without - with).max(0.0)
 }
 
