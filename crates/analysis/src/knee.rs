@@ -1,8 +1,8 @@
 //! Knees: where a curve departs from the best smooth scaling curve. The smooth
 //! families ([`crate::smooth`]: Amdahl, the USL, Gustafson's line, a power law, a
 //! power curve with an offset, exponential saturation, a Hill curve with an
-//! offset, a soft cap; each smooth on the scale of a sweep's grid, and with at
-//! most half as many parameters as points) are the null hypothesis; a
+//! offset, a soft cap; each smooth on the scale of a sweep's grid, and with
+//! fewer parameters than the curve has points) are the null hypothesis; a
 //! knee is a change of slope (a hinge) after a measured thread count, claimed only
 //! when
 //! - adding the hinge lowers the best fit's penalised error (chi-square against the
