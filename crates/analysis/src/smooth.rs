@@ -11,7 +11,22 @@
 //! - a power law, g = x^a, a in [0, 1.5], and the power curve with an offset
 //!   (Box and Cox's transform of x), g = 1 + b (x^a - 1) / a, a in [-1, 1.5],
 //!   b >= 0, which holds Gustafson's line (a = 1) and logarithmic growth (a -> 0);
-//! - exponential saturation, g = 1 - exp(-x / tau).
+//! - exponential saturation, g = 1 - exp(-x / tau);
+//! - a Hill curve with an offset, c0 + c1 x^n / (K^n + x^n), n in [0.3, 3.17]:
+//!   a saturating curve that may start convex (Gompertz's and the logistic's
+//!   shape; n = 1 is a hyperbola with an offset, Michaelis-Menten's);
+//! - a soft cap, g = x / (1 + (x / B)^n)^(1/n), n in [0.5, 2.9]: linear growth
+//!   that levels off near B, the smooth form of a bandwidth limit approached
+//!   gradually.
+//!
+//! What makes these smooth rather than knees is a cap on their sharpness, from
+//! the knee's own definition: a knee is a bend localised within two measured
+//! points (`knee::LOCAL`), which on a doubling grid is a factor of 4 in threads.
+//! So a smooth family's bend must take longer than that: the soft cap's slope
+//! falls from 90% to 10% of its start over at least a factor of 4 in threads
+//! (n <= 2.9), and the Hill curve rises from 10% to 90% of its range over at
+//! least a factor of 4 (81^(1/n) >= 4, n <= 3.17). A bend sharper than that is
+//! left for the hinges, and so for the knee test.
 //!
 //! Hinges h_j(x) = max(0, x - x_j) add a change of slope after x_j to any family.
 //! For fixed shape parameters the model is linear in the scale and the hinges'
@@ -31,17 +46,28 @@ pub enum Family {
     PowerLaw,
     BoxCox,
     Saturating,
+    Hill,
+    SoftCap,
 }
 
 /// Every family, in the order they are tried.
-pub const FAMILIES: [Family; 6] = [
+pub const FAMILIES: [Family; 8] = [
     Family::Amdahl,
     Family::Usl,
     Family::Gustafson,
     Family::PowerLaw,
     Family::BoxCox,
     Family::Saturating,
+    Family::Hill,
+    Family::SoftCap,
 ];
+
+/// The largest shape exponent of the Hill family: its rise from 10% to 90%
+/// spans a factor of 81^(1/n) >= 4 in threads (see above).
+pub const HILL_MAX_N: f64 = 3.17;
+/// The largest shape exponent of the soft cap: its slope falls from 90% to 10%
+/// over a factor of 4.0 in threads at n = 2.9 (see above).
+pub const SOFT_CAP_MAX_N: f64 = 2.9;
 
 impl Family {
     /// The family's name in the JSON and the text.
@@ -53,14 +79,42 @@ impl Family {
             Family::PowerLaw => "power-law",
             Family::BoxCox => "power-offset",
             Family::Saturating => "saturating",
+            Family::Hill => "hill",
+            Family::SoftCap => "soft-cap",
         }
     }
 
-    /// Shape parameters (the scale not counted).
+    /// Shape parameters (the linear coefficients not counted).
     fn shape_params(self) -> usize {
         match self {
-            Family::Usl | Family::BoxCox => 2,
+            Family::Usl | Family::BoxCox | Family::Hill | Family::SoftCap => 2,
             _ => 1,
+        }
+    }
+
+    /// Linear coefficients of the family itself: the scale, and the Hill
+    /// curve's offset.
+    fn linear_params(self) -> usize {
+        match self {
+            Family::Hill => 2,
+            _ => 1,
+        }
+    }
+
+    /// The family's design columns at x: the shape (scaled), or for the Hill
+    /// curve a constant and the shape.
+    fn basis(self, th: &[f64], x: f64) -> Vec<f64> {
+        match self {
+            Family::Hill => vec![1.0, self.shape(th, x)],
+            _ => vec![self.shape(th, x)],
+        }
+    }
+
+    /// d(basis)/dx at x.
+    fn basis_slope(self, th: &[f64], x: f64) -> Vec<f64> {
+        match self {
+            Family::Hill => vec![0.0, self.slope(th, x)],
+            _ => vec![self.slope(th, x)],
         }
     }
 
@@ -85,6 +139,15 @@ impl Family {
                 1.0 + b * t
             }
             Family::Saturating => 1.0 - (-x / a.max(1e-9)).exp(),
+            Family::Hill => {
+                let k = th.get(1).copied().unwrap_or(1.0).max(1e-9);
+                let u = (x / k).powf(a);
+                u / (1.0 + u)
+            }
+            Family::SoftCap => {
+                let n = th.get(1).copied().unwrap_or(1.0).max(1e-3);
+                x / (1.0 + (x / a.max(1e-9)).powf(n)).powf(1.0 / n)
+            }
         }
     }
 
@@ -117,9 +180,9 @@ pub struct Fit {
 }
 
 impl Fit {
-    /// Parameters fitted: scale, shape and hinges.
+    /// Parameters fitted: scale (and offset), shape and hinges.
     pub fn k(&self) -> usize {
-        1 + self.family.shape_params() + self.hinges.len()
+        self.family.linear_params() + self.family.shape_params() + self.hinges.len()
     }
 
     /// The fitted curve at x.
@@ -136,7 +199,7 @@ impl Fit {
     /// The linear combination of the coefficients that gives the slope just before
     /// (`after` false) or just after x.
     pub fn slope_row(&self, x: f64, after: bool) -> Vec<f64> {
-        let mut r = vec![self.family.slope(&self.theta, x)];
+        let mut r = self.family.basis_slope(&self.theta, x);
         r.extend(
             self.hinges
                 .iter()
@@ -147,7 +210,7 @@ impl Fit {
 }
 
 fn row(f: Family, th: &[f64], hinges: &[f64], x: f64) -> Vec<f64> {
-    let mut r = vec![f.shape(th, x)];
+    let mut r = f.basis(th, x);
     r.extend(hinges.iter().map(|h| (x - h).max(0.0)));
     r
 }
@@ -168,13 +231,14 @@ pub fn normal_matrix(d: &Data, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
 
 /// The linear coefficients and weighted SSE for fixed shape parameters.
 fn linear(f: Family, th: &[f64], hinges: &[f64], d: &Data) -> Option<(Vec<f64>, f64)> {
-    let k = 1 + hinges.len();
+    let nb = f.linear_params();
+    let k = nb + hinges.len();
     let n = d.x.len();
     let mut rows = vec![0.0; n * k];
     for (i, &x) in d.x.iter().enumerate() {
-        rows[i * k] = f.shape(th, x);
+        rows[i * k..i * k + nb].copy_from_slice(&f.basis(th, x));
         for (j, h) in hinges.iter().enumerate() {
-            rows[i * k + 1 + j] = (x - h).max(0.0);
+            rows[i * k + nb + j] = (x - h).max(0.0);
         }
     }
     let mut a = vec![vec![0.0; k]; k];
@@ -262,6 +326,16 @@ pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
             let (a, _) = min1((-1.0, 1.5), 10, 16, false, |a| b_for(a).1);
             vec![a, b_for(a).0]
         }
+        Family::Hill => {
+            let k_for = |n: f64| min1((0.3, 1e3), 10, 16, true, |k| sse(&[n, k]));
+            let (n, _) = min1((0.3, HILL_MAX_N), 10, 16, false, |n| k_for(n).1);
+            vec![n, k_for(n).0]
+        }
+        Family::SoftCap => {
+            let n_for = |b: f64| min1((0.5, SOFT_CAP_MAX_N), 8, 12, false, |n| sse(&[b, n]));
+            let (b, _) = min1((0.5, 1e4), 12, 16, true, |b| n_for(b).1);
+            vec![b, n_for(b).0]
+        }
         Family::Usl => {
             let sigma_for = |k: f64| min1((0.0, 1.0), 10, 16, false, |s| sse(&[s, k]));
             let (k, _) = min1((1e-6, 1.0), 10, 16, true, |k| sigma_for(k).1);
@@ -284,10 +358,16 @@ pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
     })
 }
 
-/// The family (with these hinges) of least weighted squared error.
-pub fn best(hinges: &[f64], d: &Data) -> Option<Fit> {
+/// The family (with these hinges) of least weighted squared error, among the
+/// families that leave the curve `spare` degrees of freedom beyond their own
+/// parameters: a null with as many parameters as points explains any curve. The
+/// caller gives 1 where the replicates measure the noise (the family's lack of
+/// fit is then testable), 2 with one repetition (the fit with a hinge must
+/// leave a residual to estimate the noise from).
+pub fn best(hinges: &[f64], d: &Data, spare: usize) -> Option<Fit> {
     FAMILIES
         .iter()
+        .filter(|f| f.linear_params() + f.shape_params() + spare <= d.x.len())
         .filter_map(|f| fit(*f, hinges, d))
         .min_by(|a, b| a.sse.total_cmp(&b.sse))
 }
@@ -312,6 +392,8 @@ mod tests {
             (Family::PowerLaw, vec![0.8]),
             (Family::BoxCox, vec![0.0, 4.0]),
             (Family::Saturating, vec![10.0]),
+            (Family::Hill, vec![1.5, 12.0]),
+            (Family::SoftCap, vec![16.0, 2.0]),
         ] {
             let (y, w) = data(|x| 2.0 * fam.shape(&th, x), &x);
             let f = fit(
@@ -345,8 +427,8 @@ mod tests {
             y: &y,
             w: &w,
         };
-        let smooth = best(&[], &d).unwrap();
-        let hinged = best(&[16.0], &d).unwrap();
+        let smooth = best(&[], &d, 1).unwrap();
+        let hinged = best(&[16.0], &d, 1).unwrap();
         assert!(
             smooth.sse > 0.01 && hinged.sse < 1e-6,
             "{smooth:?} {hinged:?}"
