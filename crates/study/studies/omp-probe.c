@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* scalescope's OpenMP placement probe: every thread of one parallel region
  * computes for the given milliseconds (default 400), long enough for the sweep's
  * placement monitor to see where the OpenMP runtime bound it. It prints the
