@@ -20,7 +20,13 @@ const DEFAULT_BUDGET_SECS: f64 = 600.0;
 fn list() -> ExitCode {
     println!("The five published studies (docs/STUDIES.md):\n");
     for s in StudyName::ALL {
-        println!("  {:<15} {}\n  {:<15} reproduces: {}\n", s.name(), s.question(), "", s.source());
+        println!(
+            "  {:<15} {}\n  {:<15} reproduces: {}\n",
+            s.name(),
+            s.question(),
+            "",
+            s.source()
+        );
     }
     println!("Run one: scalescope study NAME [--budget 10m] [--out DIR]; see its plan first with --dry-run.");
     ExitCode::SUCCESS
@@ -38,23 +44,38 @@ fn sourced(args: &StudyArgs) -> bool {
 /// A new plan for this machine (or the one the source flags describe).
 fn new_plan(study: StudyName, args: &StudyArgs) -> anyhow::Result<StudyPlan> {
     let budget = match &args.budget {
-        Some(b) => scalescope_study::parse_duration(b).map_err(|e| anyhow::anyhow!("--budget {e}"))?,
+        Some(b) => {
+            scalescope_study::parse_duration(b).map_err(|e| anyhow::anyhow!("--budget {e}"))?
+        }
         None => DEFAULT_BUDGET_SECS,
     };
     let topo = crate::shared::load_topology(&args.source)?;
     let exe = exe()?;
     let facts = Facts::of(&topo, &exe, std::env::var_os("PATH").as_deref());
     let mut probe = ChildProbe { exe };
-    let mut ctx = Ctx { topo: &topo, facts, budget_secs: budget, probe: &mut probe };
+    let mut ctx = Ctx {
+        topo: &topo,
+        facts,
+        budget_secs: budget,
+        probe: &mut probe,
+    };
     eprintln!("planning {study}: timing short probes of its kernels ...");
     Ok(scalescope_study::plan::plan(study, &mut ctx)?)
 }
 
 /// The plan kept in `dir` (a study being finished), else a new one.
-fn plan_for(study: StudyName, args: &StudyArgs, dir: Option<&Path>) -> anyhow::Result<(StudyPlan, bool)> {
+fn plan_for(
+    study: StudyName,
+    args: &StudyArgs,
+    dir: Option<&Path>,
+) -> anyhow::Result<(StudyPlan, bool)> {
     if let Some(plan) = dir.map(StudyPlan::load).transpose()?.flatten() {
         if plan.study != study {
-            bail!("{}: holds study {}, not {study}; give another --out", dir.map_or(String::new(), |d| d.display().to_string()), plan.study);
+            bail!(
+                "{}: holds study {}, not {study}; give another --out",
+                dir.map_or(String::new(), |d| d.display().to_string()),
+                plan.study
+            );
         }
         if args.budget.is_some() || sourced(args) {
             eprintln!("note: finishing the plan in {} as it was made (its budget {:.0} s and machine); --budget and topology flags are not applied", dir.map_or(String::new(), |d| d.display().to_string()), plan.budget_secs);
@@ -69,11 +90,19 @@ struct Terminal;
 impl Say for Terminal {
     fn step_start(&mut self, step: &Step, index: usize, of: usize, resuming: bool) {
         let how = if resuming { "resuming" } else { "running" };
-        println!("[{index}/{of}] {how} {}: {} (about {:.0} s)", step.name, step.what, step.estimate_secs);
+        println!(
+            "[{index}/{of}] {how} {}: {} (about {:.0} s)",
+            step.name, step.what, step.estimate_secs
+        );
     }
     fn step_end(&mut self, r: &StepRecord) {
-        let code = r.exit_code.map_or("killed by a signal".to_string(), |c| format!("exit {c}"));
-        println!("      {}: {code}, {:.1} s (log: {}.log)", r.name, r.secs, r.name);
+        let code = r
+            .exit_code
+            .map_or("killed by a signal".to_string(), |c| format!("exit {c}"));
+        println!(
+            "      {}: {code}, {:.1} s (log: {}.log)",
+            r.name, r.secs, r.name
+        );
     }
 }
 
@@ -85,7 +114,10 @@ fn summary(report: &scalescope_study::report::Report) {
             Here::CannotOccur { why } => format!("cannot occur here: {why}"),
             Here::Unavailable { why } => format!("unavailable here: {why}"),
         };
-        println!("  {}\n      published: {}\n      here: {here}", row.figure.what, row.figure.published);
+        println!(
+            "  {}\n      published: {}\n      here: {here}",
+            row.figure.what, row.figure.published
+        );
     }
 }
 
@@ -103,26 +135,52 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let dir = args.out.clone().unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
-        scalescope_session::names::fresh_dir(Path::new("scalescope-results"), &format!("study-{study}"), secs)
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        scalescope_session::names::fresh_dir(
+            Path::new("scalescope-results"),
+            &format!("study-{study}"),
+            secs,
+        )
     });
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     if !resuming {
         plan.save(&dir)?;
     }
     print!("{}", plan.text());
-    println!("\nstudy directory: {}{}\n", dir.display(), if resuming { " (finishing an interrupted study)" } else { "" });
+    println!(
+        "\nstudy directory: {}{}\n",
+        dir.display(),
+        if resuming {
+            " (finishing an interrupted study)"
+        } else {
+            ""
+        }
+    );
     let interrupt = crate::shared::interrupt_flag()?;
     let start = std::time::Instant::now();
     let outcome = scalescope_study::run::run(&plan, &dir, &exe()?, &interrupt, &mut Terminal)?;
     if outcome.interrupted {
-        eprintln!("interrupted: finished runs are kept; `scalescope study {study} --out {}` finishes it", dir.display());
+        eprintln!(
+            "interrupted: finished runs are kept; `scalescope study {study} --out {}` finishes it",
+            dir.display()
+        );
         return Ok(ExitCode::from(130));
     }
     let report = scalescope_study::report::build(&plan, &dir)?;
-    let path = scalescope_study::report::write(&report, &plan, &dir, Some(start.elapsed().as_secs_f64()))?;
+    let path =
+        scalescope_study::report::write(&report, &plan, &dir, Some(start.elapsed().as_secs_f64()))?;
     summary(&report);
     println!("\nReport: {}", path.display());
-    let failed = outcome.ran.iter().filter(|r| r.exit_code != Some(0)).count();
-    Ok(if failed > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
+    let failed = outcome
+        .ran
+        .iter()
+        .filter(|r| r.exit_code != Some(0))
+        .count();
+    Ok(if failed > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -52,11 +52,17 @@ fn portable(p: &Placement, m: &mut BTreeMap<&'static str, String>) {
     let (places, proc_bind) = bind.omp();
     m.insert(
         "portable-omp",
-        format!("OMP_PLACES={places} OMP_PROC_BIND={proc_bind} OMP_NUM_THREADS={}", p.threads.len()),
+        format!(
+            "OMP_PLACES={places} OMP_PROC_BIND={proc_bind} OMP_NUM_THREADS={}",
+            p.threads.len()
+        ),
     );
     m.insert(
         "portable-kmp",
-        bind.kmp().map_or_else(|| "none: use portable-omp".to_string(), |k| format!("KMP_AFFINITY={k}")),
+        bind.kmp().map_or_else(
+            || "none: use portable-omp".to_string(),
+            |k| format!("KMP_AFFINITY={k}"),
+        ),
     );
     if !bind.omp_is_exact() {
         m.insert(

@@ -262,7 +262,11 @@ fn expression(topo: &Topology, slots: &[Slot], expr: &str) -> Result<Vec<Slot>, 
 }
 
 /// The plan a runtime placement is checked against: its strategy at its granularity.
-fn runtime_plan(topo: &Topology, req: &PlaceRequest, bind: crate::RuntimeBind) -> Result<Placement, PlaceError> {
+fn runtime_plan(
+    topo: &Topology,
+    req: &PlaceRequest,
+    bind: crate::RuntimeBind,
+) -> Result<Placement, PlaceError> {
     let plan = PlaceRequest {
         strategy: bind.plan(),
         granularity: bind.granularity(),

@@ -79,7 +79,12 @@ impl Facts {
 
     /// Why cross-socket figures cannot occur here, if they cannot.
     pub fn one_package(&self) -> Option<String> {
-        (self.packages < 2).then(|| format!("one package: all {} usable CPUs share one socket", self.cpus))
+        (self.packages < 2).then(|| {
+            format!(
+                "one package: all {} usable CPUs share one socket",
+                self.cpus
+            )
+        })
     }
 
     /// Why NUMA figures cannot occur here, if they cannot.
@@ -89,12 +94,18 @@ impl Facts {
 
     /// Why HTM figures cannot occur here, if they cannot.
     pub fn no_htm(&self) -> Option<String> {
-        (!self.rtm).then(|| "no TSX: this CPU does not offer Intel RTM (absent or disabled)".to_string())
+        (!self.rtm)
+            .then(|| "no TSX: this CPU does not offer Intel RTM (absent or disabled)".to_string())
     }
 
     /// Why a figure needing more CPUs than this machine has cannot occur here.
     pub fn too_few_cpus(&self, threads: usize) -> Option<String> {
-        (threads > self.cpus).then(|| format!("{threads} threads: this machine has {} usable CPUs", self.cpus))
+        (threads > self.cpus).then(|| {
+            format!(
+                "{threads} threads: this machine has {} usable CPUs",
+                self.cpus
+            )
+        })
     }
 }
 

@@ -26,7 +26,10 @@ pub enum Here {
 
 impl Here {
     pub fn measured(value: impl Into<String>, comparison: impl Into<String>) -> Here {
-        Here::Measured { value: value.into(), comparison: comparison.into() }
+        Here::Measured {
+            value: value.into(),
+            comparison: comparison.into(),
+        }
     }
     pub fn cannot(why: impl Into<String>) -> Here {
         Here::CannotOccur { why: why.into() }
@@ -55,15 +58,21 @@ pub struct Outputs {
 impl Outputs {
     /// Reads every step's output in `dir`.
     pub fn read(plan: &crate::StudyPlan, dir: &Path) -> Outputs {
-        let mut o = Outputs { facts: plan.facts.clone(), sets: BTreeMap::new(), docs: BTreeMap::new(), missing: BTreeMap::new() };
+        let mut o = Outputs {
+            facts: plan.facts.clone(),
+            sets: BTreeMap::new(),
+            docs: BTreeMap::new(),
+            missing: BTreeMap::new(),
+        };
         for step in &plan.steps {
             let read = match step.kind {
                 crate::StepKind::Sweep => read_set(&dir.join(&step.name)).map(|s| {
                     o.sets.insert(step.name.clone(), s);
                 }),
-                crate::StepKind::Document => read_doc(&dir.join(format!("{}.json", step.name))).map(|d| {
-                    o.docs.insert(step.name.clone(), d);
-                }),
+                crate::StepKind::Document => read_doc(&dir.join(format!("{}.json", step.name)))
+                    .map(|d| {
+                        o.docs.insert(step.name.clone(), d);
+                    }),
                 crate::StepKind::Build => Ok(()),
             };
             if let Err(e) = read {
@@ -74,7 +83,12 @@ impl Outputs {
     }
 
     pub fn missing(&self, step: &str) -> Here {
-        Here::unavailable(self.missing.get(step).cloned().unwrap_or_else(|| format!("step {step} was not run")))
+        Here::unavailable(
+            self.missing
+                .get(step)
+                .cloned()
+                .unwrap_or_else(|| format!("step {step} was not run")),
+        )
     }
 }
 
@@ -93,20 +107,32 @@ fn read_doc(path: &Path) -> Result<serde_json::Value, String> {
 
 /// The curve of `placement` in `set`.
 pub fn curve<'a>(set: &'a ResultSet, placement: &Strategy) -> Option<&'a Curve> {
-    set.analysis.curves.iter().find(|c| &c.placement == placement)
+    set.analysis
+        .curves
+        .iter()
+        .find(|c| &c.placement == placement)
 }
 
 /// Speedup at `threads` with its interval, as text.
 pub fn speedup_text(c: &Curve, threads: usize) -> Option<(f64, String)> {
     let p = c.points.iter().find(|p| p.threads == threads)?;
-    let ci = p.speedup_ci95.map(|(a, b)| format!(" (95% CI {a:.2}-{b:.2})")).unwrap_or_default();
-    Some((p.speedup, format!("{:.2}x at {threads} threads{ci}", p.speedup)))
+    let ci = p
+        .speedup_ci95
+        .map(|(a, b)| format!(" (95% CI {a:.2}-{b:.2})"))
+        .unwrap_or_default();
+    Some((
+        p.speedup,
+        format!("{:.2}x at {threads} threads{ci}", p.speedup),
+    ))
 }
 
 /// The knees of `c` found at a boundary of `kind`, as text; `None` when none.
 pub fn knee_at(c: &Curve, kind: Boundary) -> Option<String> {
     let k = c.knees.iter().find(|k| k.boundary == kind)?;
-    Some(format!("bend after {} threads (slope {:.2} -> {:.2} per thread)", k.knee.threads, k.knee.slope_before, k.knee.slope_after))
+    Some(format!(
+        "bend after {} threads (slope {:.2} -> {:.2} per thread)",
+        k.knee.threads, k.knee.slope_before, k.knee.slope_after
+    ))
 }
 
 /// The rows of `study` from its outputs.

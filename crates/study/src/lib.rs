@@ -13,13 +13,13 @@ use std::str::FromStr;
 
 pub mod facts;
 pub mod here;
+mod here_kernels;
+mod here_studies;
 pub mod plan;
 pub mod probe;
 pub mod published;
 pub mod report;
 pub mod run;
-mod here_kernels;
-mod here_studies;
 mod studies;
 mod studies_kernels;
 mod studies_omp;
@@ -72,7 +72,9 @@ impl StudyName {
     pub fn source(self) -> &'static str {
         match self {
             StudyName::GraphMining => "Peregrine on a 2 x 24 x 2 c5.metal (Jamshidi 2020)",
-            StudyName::NumaStructure => "an 8-socket Nehalem-EX and two 2-socket Nehalem-EP servers (Terboven 2009-2010)",
+            StudyName::NumaStructure => {
+                "an 8-socket Nehalem-EX and two 2-socket Nehalem-EP servers (Terboven 2009-2010)"
+            }
             StudyName::TpchNuma => "Flare on a 4-socket, 72-core server (2016)",
             StudyName::Sync => "Besta and Hoefler, HPDC 2015 (Haswell RTM, BlueGene/Q)",
             StudyName::SmtMpi => "Leng et al. (Dell), 16-node Xeon MP cluster, three interconnects",
@@ -115,7 +117,9 @@ pub enum StudyError {
     },
     #[error("{path}: {detail}")]
     Corrupt { path: String, detail: String },
-    #[error("{path}: holds a plan for study `{found}`, not `{wanted}`; give another output directory")]
+    #[error(
+        "{path}: holds a plan for study `{found}`, not `{wanted}`; give another output directory"
+    )]
     OtherStudy {
         path: String,
         found: String,

@@ -42,7 +42,13 @@ pub struct Step {
 }
 
 impl Step {
-    pub fn scalescope(name: &str, what: &str, kind: StepKind, args: Vec<String>, estimate_secs: f64) -> Step {
+    pub fn scalescope(
+        name: &str,
+        what: &str,
+        kind: StepKind,
+        args: Vec<String>,
+        estimate_secs: f64,
+    ) -> Step {
         Step {
             name: name.into(),
             what: what.into(),
@@ -68,7 +74,10 @@ impl Step {
 
 /// A word quoted for a shell where it needs it (for display only: steps run without one).
 fn quote(a: &str) -> String {
-    if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
         a.to_string()
     } else {
         format!("'{}'", a.replace('\'', "'\\''"))
@@ -176,7 +185,10 @@ impl StudyPlan {
         if plan.schema_version != PLAN_SCHEMA_VERSION {
             return Err(StudyError::Corrupt {
                 path: path.display().to_string(),
-                detail: format!("plan schema {} (this scalescope reads {PLAN_SCHEMA_VERSION})", plan.schema_version),
+                detail: format!(
+                    "plan schema {} (this scalescope reads {PLAN_SCHEMA_VERSION})",
+                    plan.schema_version
+                ),
             });
         }
         Ok(Some(plan))
@@ -202,7 +214,9 @@ pub const BUDGET_SHARE: f64 = 0.6;
 /// A budget under 10 s, or a probe that failed.
 pub fn plan(study: StudyName, ctx: &mut Ctx) -> Result<StudyPlan, StudyError> {
     if ctx.budget_secs < 10.0 {
-        return Err(StudyError::BudgetTooSmall { secs: ctx.budget_secs });
+        return Err(StudyError::BudgetTooSmall {
+            secs: ctx.budget_secs,
+        });
     }
     let mut p = StudyPlan::new(study, ctx.budget_secs, ctx.facts.clone());
     match study {
@@ -217,7 +231,11 @@ pub fn plan(study: StudyName, ctx: &mut Ctx) -> Result<StudyPlan, StudyError> {
 
 /// A thread list as a sweep takes it.
 pub fn thread_list(threads: &[usize]) -> String {
-    threads.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+    threads
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The expected speed of `t` threads against one, for estimates only: 80% of one
@@ -228,7 +246,13 @@ pub fn speed(t: usize, cores: usize) -> f64 {
 
 /// Seconds a sweep of `one_thread_secs` runs takes over `threads` with `runs_per_point`
 /// runs each (warm-ups included), `overhead_secs` per run.
-pub fn sweep_secs(threads: &[usize], cores: usize, runs_per_point: usize, one_thread_secs: f64, overhead_secs: f64) -> f64 {
+pub fn sweep_secs(
+    threads: &[usize],
+    cores: usize,
+    runs_per_point: usize,
+    one_thread_secs: f64,
+    overhead_secs: f64,
+) -> f64 {
     threads
         .iter()
         .map(|&t| runs_per_point as f64 * (one_thread_secs / speed(t, cores) + overhead_secs))

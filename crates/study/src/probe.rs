@@ -54,7 +54,8 @@ impl Probe for ChildProbe {
         }
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
             .map_err(|e| fail(format!("printed no JSON document: {e}")))?;
-        let kernel_secs = kernel_secs(&doc).ok_or_else(|| fail("no kernel time in its document".into()))?;
+        let kernel_secs =
+            kernel_secs(&doc).ok_or_else(|| fail("no kernel time in its document".into()))?;
         Ok(Timing {
             kernel_secs,
             wall_secs,
@@ -65,10 +66,15 @@ impl Probe for ChildProbe {
 /// The kernel's seconds in a command's document: `setup.kernel_secs`, else
 /// `report.setup.kernel_secs`, else `seconds`.
 pub fn kernel_secs(doc: &serde_json::Value) -> Option<f64> {
-    ["/setup/kernel_secs", "/report/setup/kernel_secs", "/seconds", "/report/seconds"]
-        .iter()
-        .find_map(|p| doc.pointer(p).and_then(serde_json::Value::as_f64))
-        .filter(|s| s.is_finite() && *s >= 0.0)
+    [
+        "/setup/kernel_secs",
+        "/report/setup/kernel_secs",
+        "/seconds",
+        "/report/seconds",
+    ]
+    .iter()
+    .find_map(|p| doc.pointer(p).and_then(serde_json::Value::as_f64))
+    .filter(|s| s.is_finite() && *s >= 0.0)
 }
 
 /// A probe with fixed answers, in the order asked (tests).

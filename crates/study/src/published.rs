@@ -88,7 +88,12 @@ mod tests {
     #[test]
     fn the_tpch_table_is_the_published_one() {
         let p = of(StudyName::TpchNuma).unwrap();
-        let q1: Vec<f64> = p.figures.iter().filter(|f| f.query.as_deref() == Some("q1")).filter_map(|f| f.value).collect();
+        let q1: Vec<f64> = p
+            .figures
+            .iter()
+            .filter(|f| f.query.as_deref() == Some("q1"))
+            .filter_map(|f| f.value)
+            .collect();
         assert_eq!(q1, [5300.0, 3545.0, 1981.0, 1065.0, 797.0, 490.0, 279.0]);
     }
 }

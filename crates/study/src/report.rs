@@ -50,14 +50,28 @@ fn verification(o: &Outputs) -> Vec<String> {
     let mut out = Vec::new();
     for (name, set) in &o.sets {
         let measured: Vec<_> = set.records.iter().collect();
-        let ok = measured.iter().filter(|r| r.status == scalescope_results::store::RunStatus::Ok).count();
+        let ok = measured
+            .iter()
+            .filter(|r| r.status == scalescope_results::store::RunStatus::Ok)
+            .count();
         let failed: Vec<String> = measured
             .iter()
             .filter(|r| r.status != scalescope_results::store::RunStatus::Ok)
             .take(3)
-            .map(|r| format!("{} rep {}: {}", r.point, r.rep, r.error.as_deref().unwrap_or(r.status.label())))
+            .map(|r| {
+                format!(
+                    "{} rep {}: {}",
+                    r.point,
+                    r.rep,
+                    r.error.as_deref().unwrap_or(r.status.label())
+                )
+            })
             .collect();
-        let what = if set.header.command.workload.is_some() { "verified (ended ok)" } else { "ended ok" };
+        let what = if set.header.command.workload.is_some() {
+            "verified (ended ok)"
+        } else {
+            "ended ok"
+        };
         let mut line = format!("{name}: {} runs, {ok} {what}", measured.len());
         if !failed.is_empty() {
             line += &format!("; not ok: {}", failed.join("; "));
@@ -79,7 +93,11 @@ fn findings(o: &Outputs) -> Vec<String> {
     let mut out = Vec::new();
     for (name, set) in &o.sets {
         for f in &set.analysis.findings {
-            let evidence = f.evidence.last().map(|e| format!(" ({e})")).unwrap_or_default();
+            let evidence = f
+                .evidence
+                .last()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default();
             out.push(format!("[{name}] {}{evidence}", f.title));
         }
     }
@@ -93,7 +111,11 @@ fn cell(s: &str) -> String {
 /// The report as Markdown.
 pub fn markdown(r: &Report, plan: &StudyPlan, secs: Option<f64>) -> String {
     let c = &r.citation;
-    let mut out = format!("# scalescope study {}\n\n{}\n\n", r.study, r.study.question());
+    let mut out = format!(
+        "# scalescope study {}\n\n{}\n\n",
+        r.study,
+        r.study.question()
+    );
     out += &format!("Published: {}.\nTheir machine: {}.\nTheir workload: {}.\nCopy held by the project: {}.\n\nThis machine: {}.\n\n", c.source, c.machine, c.workload, c.seed, r.machine_here);
     out += "## Published vs here\n\n| figure | published (their machine) | here | comparison |\n|---|---|---|---|\n";
     for row in &r.rows {
@@ -102,22 +124,45 @@ pub fn markdown(r: &Report, plan: &StudyPlan, secs: Option<f64>) -> String {
             Here::CannotOccur { why } => ("cannot occur here".to_string(), why.clone()),
             Here::Unavailable { why } => ("unavailable here".to_string(), why.clone()),
         };
-        out += &format!("| {} | {} ({}) | {} | {} |\n", cell(&row.figure.what), cell(&row.figure.published), cell(&row.figure.at), cell(&here), cell(&cmp));
+        out += &format!(
+            "| {} | {} ({}) | {} | {} |\n",
+            cell(&row.figure.what),
+            cell(&row.figure.published),
+            cell(&row.figure.at),
+            cell(&here),
+            cell(&cmp)
+        );
     }
     out += "\n## Verification\n\n";
     out += &list(&r.verification);
     out += "\n## Findings (as `scalescope analyze` gives them)\n\n";
-    out += &if r.findings.is_empty() { "- none\n".to_string() } else { list(&r.findings) };
+    out += &if r.findings.is_empty() {
+        "- none\n".to_string()
+    } else {
+        list(&r.findings)
+    };
     out += "\n## Sizing\n\n";
     out += &list(&plan.sizing);
-    out += &format!("\nBudget {:.0} s, estimated {:.0} s", plan.budget_secs, plan.estimate_secs());
-    out += &secs.map(|s| format!(", this session took {s:.0} s.\n")).unwrap_or_else(|| ".\n".into());
+    out += &format!(
+        "\nBudget {:.0} s, estimated {:.0} s",
+        plan.budget_secs,
+        plan.estimate_secs()
+    );
+    out += &secs
+        .map(|s| format!(", this session took {s:.0} s.\n"))
+        .unwrap_or_else(|| ".\n".into());
     if !plan.notes.is_empty() {
         out += "\n## Not on this machine\n\n";
         out += &list(&plan.notes);
     }
     out += "\n## Steps\n\n";
-    out += &list(&plan.steps.iter().map(|s| format!("{}: {} — `{}`", s.name, s.what, s.command_line())).collect::<Vec<_>>());
+    out += &list(
+        &plan
+            .steps
+            .iter()
+            .map(|s| format!("{}: {} — `{}`", s.name, s.what, s.command_line()))
+            .collect::<Vec<_>>(),
+    );
     out
 }
 
@@ -129,7 +174,12 @@ fn list(items: &[String]) -> String {
 ///
 /// # Errors
 /// I/O.
-pub fn write(r: &Report, plan: &StudyPlan, dir: &Path, secs: Option<f64>) -> Result<PathBuf, StudyError> {
+pub fn write(
+    r: &Report,
+    plan: &StudyPlan,
+    dir: &Path,
+    secs: Option<f64>,
+) -> Result<PathBuf, StudyError> {
     let md = dir.join("report.md");
     std::fs::write(&md, markdown(r, plan, secs)).map_err(|e| StudyError::io(&md, e))?;
     let json = dir.join("report.json");

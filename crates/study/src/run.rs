@@ -67,7 +67,13 @@ pub trait Say {
 ///
 /// # Errors
 /// A step that cannot be started, I/O on the study directory.
-pub fn run(plan: &StudyPlan, dir: &Path, exe: &Path, interrupt: &AtomicBool, say: &mut dyn Say) -> Result<Outcome, StudyError> {
+pub fn run(
+    plan: &StudyPlan,
+    dir: &Path,
+    exe: &Path,
+    interrupt: &AtomicBool,
+    say: &mut dyn Say,
+) -> Result<Outcome, StudyError> {
     let mut out = Outcome::default();
     for (i, step) in plan.steps.iter().enumerate() {
         if record(dir, &step.name).is_some() {
@@ -78,7 +84,8 @@ pub fn run(plan: &StudyPlan, dir: &Path, exe: &Path, interrupt: &AtomicBool, say
             out.interrupted = true;
             break;
         }
-        let resuming = step.kind == StepKind::Sweep && dir.join(&step.name).join(RESULTS_FILE).is_file();
+        let resuming =
+            step.kind == StepKind::Sweep && dir.join(&step.name).join(RESULTS_FILE).is_file();
         say.step_start(step, i + 1, plan.steps.len(), resuming);
         let start = Instant::now();
         let code = run_step(step, dir, exe, resuming, interrupt)?;
@@ -102,7 +109,13 @@ pub fn run(plan: &StudyPlan, dir: &Path, exe: &Path, interrupt: &AtomicBool, say
 /// The arguments a step runs with now: a sweep with results already is resumed.
 pub fn args_now(step: &Step, resuming: bool) -> Vec<String> {
     if resuming {
-        let mut a: Vec<String> = vec!["sweep".into(), "--resume".into(), "--quiet".into(), "--out".into(), step.name.clone()];
+        let mut a: Vec<String> = vec![
+            "sweep".into(),
+            "--resume".into(),
+            "--quiet".into(),
+            "--out".into(),
+            step.name.clone(),
+        ];
         // The input cache is not part of the sweep's header: give it again.
         if let Some(i) = step.args.iter().position(|a| a == "--input-cache") {
             a.extend(step.args.iter().skip(i).take(2).cloned());
@@ -124,13 +137,22 @@ fn open(path: &Path, append: bool) -> Result<File, StudyError> {
 }
 
 /// Runs one step to its end; its exit code (`None`: killed by a signal).
-fn run_step(step: &Step, dir: &Path, exe: &Path, resuming: bool, interrupt: &AtomicBool) -> Result<Option<i32>, StudyError> {
+fn run_step(
+    step: &Step,
+    dir: &Path,
+    exe: &Path,
+    resuming: bool,
+    interrupt: &AtomicBool,
+) -> Result<Option<i32>, StudyError> {
     if step.kind == StepKind::Build {
         let (name, text) = crate::studies_omp::SOURCE;
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| StudyError::io(&path, e))?;
     }
-    let program: PathBuf = step.program.as_ref().map_or_else(|| exe.to_path_buf(), PathBuf::from);
+    let program: PathBuf = step
+        .program
+        .as_ref()
+        .map_or_else(|| exe.to_path_buf(), PathBuf::from);
     let log = open(&dir.join(format!("{}.log", step.name)), true)?;
     let partial = dir.join(format!("{}.json.partial", step.name));
     let stdout = match step.kind {
@@ -138,7 +160,12 @@ fn run_step(step: &Step, dir: &Path, exe: &Path, resuming: bool, interrupt: &Ato
         _ => Stdio::from(log.try_clone().map_err(|e| StudyError::io(dir, e))?),
     };
     let mut command = Command::new(&program);
-    command.args(args_now(step, resuming)).current_dir(dir).stdin(Stdio::null()).stdout(stdout).stderr(Stdio::from(log));
+    command
+        .args(args_now(step, resuming))
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::from(log));
     // SAFETY: between fork and exec the closure only calls prctl, which is
     // async-signal-safe and touches no memory of the parent.
     unsafe {
@@ -160,7 +187,10 @@ fn run_step(step: &Step, dir: &Path, exe: &Path, resuming: bool, interrupt: &Ato
 }
 
 /// Waits for `child`, passing a SIGTERM on once when the study is interrupted.
-fn wait(child: &mut std::process::Child, interrupt: &AtomicBool) -> std::io::Result<std::process::ExitStatus> {
+fn wait(
+    child: &mut std::process::Child,
+    interrupt: &AtomicBool,
+) -> std::io::Result<std::process::ExitStatus> {
     let mut told = false;
     loop {
         if let Some(status) = child.try_wait()? {

@@ -37,11 +37,21 @@ fn boundaries(ctx: &Ctx, placements: &[Strategy]) -> Vec<usize> {
 }
 
 fn names(placements: &[Strategy]) -> String {
-    placements.iter().map(Strategy::to_string).collect::<Vec<_>>().join(",")
+    placements
+        .iter()
+        .map(Strategy::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `sweep --workload W --param k=v ... --threads T --placement P --reps --warmup --out NAME`.
-fn workload_sweep(name: &str, workload: &str, params: &[(&str, String)], threads: &[usize], placements: &[Strategy]) -> Vec<String> {
+fn workload_sweep(
+    name: &str,
+    workload: &str,
+    params: &[(&str, String)],
+    threads: &[usize],
+    placements: &[Strategy],
+) -> Vec<String> {
     let mut a = words(&["sweep", "--workload", workload]);
     for (k, v) in params {
         a.push("--param".into());
@@ -82,12 +92,31 @@ pub fn graph_mining(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> 
     const PREP_GROWTH: f64 = 2.6;
     let placements = smt_placements(ctx);
     let threads = boundaries(ctx, &placements);
-    let t = ctx.probe.time(&words(&["graph", "count", "--graph", "kron:12", "--pattern", "diamond", "--threads", "1", "--json"]))?;
+    let t = ctx.probe.time(&words(&[
+        "graph",
+        "count",
+        "--graph",
+        "kron:12",
+        "--pattern",
+        "diamond",
+        "--threads",
+        "1",
+        "--json",
+    ]))?;
     let prep0 = (t.wall_secs - t.kernel_secs).max(0.0);
     let kernel = |s: i32| t.kernel_secs * KERNEL_GROWTH.powi(s - PROBE_SCALE);
     let prep = |s: i32| prep0 * PREP_GROWTH.powi(s - PROBE_SCALE);
     let runs = placements.len() * (REPS + WARMUP);
-    let cost = |s: i32| prep(s) + sweep_secs(&threads, ctx.facts.cores, runs, kernel(s), RUN_OVERHEAD_SECS);
+    let cost = |s: i32| {
+        prep(s)
+            + sweep_secs(
+                &threads,
+                ctx.facts.cores,
+                runs,
+                kernel(s),
+                RUN_OVERHEAD_SECS,
+            )
+    };
     let scales: Vec<i32> = (PROBE_SCALE..=26).collect();
     let scale = largest_fitting(&scales, BUDGET_SHARE * ctx.budget_secs, cost);
     p.sizing.push(format!(
@@ -101,15 +130,30 @@ pub fn graph_mining(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> 
     if kernel(scale) < MIN_ONE_THREAD_SECS {
         p.sizing.push(format!("warning: the one-thread run (about {:.2} s) is short for the budget; timings carry more noise", kernel(scale)));
     }
-    let params = [("graph", format!("kron:{scale}")), ("pattern", "diamond".to_string())];
+    let params = [
+        ("graph", format!("kron:{scale}")),
+        ("pattern", "diamond".to_string()),
+    ];
     p.steps.push(Step::scalescope(
         "graph",
-        &format!("diamonds on kron:{scale}, threads {}, {}, evidence sampled", thread_list(&threads), names(&placements)),
+        &format!(
+            "diamonds on kron:{scale}, threads {}, {}, evidence sampled",
+            thread_list(&threads),
+            names(&placements)
+        ),
         StepKind::Sweep,
         workload_sweep("graph", "graph", &params, &threads, &placements),
         cost(scale),
     ));
-    p.notes.extend([ctx.facts.no_smt(), ctx.facts.one_package(), ctx.facts.one_node()].into_iter().flatten());
+    p.notes.extend(
+        [
+            ctx.facts.no_smt(),
+            ctx.facts.one_package(),
+            ctx.facts.one_node(),
+        ]
+        .into_iter()
+        .flatten(),
+    );
     Ok(())
 }
 
@@ -117,7 +161,13 @@ pub fn graph_mining(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> 
 /// OpenMP runtime's own compact and scatter, verified.
 pub fn numa_structure(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
     let nodes = ctx.facts.nodes as f64;
-    p.steps.push(Step::scalescope("topo", "topology, numbering report", StepKind::Document, words(&["topo", "--json"]), 1.0));
+    p.steps.push(Step::scalescope(
+        "topo",
+        "topology, numbering report",
+        StepKind::Document,
+        words(&["topo", "--json"]),
+        1.0,
+    ));
     p.steps.push(Step::scalescope(
         "matrix",
         "bandwidth and latency from every node's CPUs to every node's memory, hops inferred",
@@ -127,7 +177,11 @@ pub fn numa_structure(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError
     ));
     p.sizing.push(format!("mem matrix at its default size (4x the last-level cache per cell): about 10 s per node pair here, {} pairs", ctx.facts.nodes * ctx.facts.nodes));
     crate::studies_omp::runtime_steps(ctx, p);
-    p.notes.extend([ctx.facts.one_package(), ctx.facts.one_node()].into_iter().flatten());
+    p.notes.extend(
+        [ctx.facts.one_package(), ctx.facts.one_node()]
+            .into_iter()
+            .flatten(),
+    );
     Ok(())
 }
 
@@ -137,15 +191,36 @@ pub fn tpch_numa(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
     const REPEAT: usize = 3;
     let placements = [Strategy::CoresFirst];
     let threads = boundaries(ctx, &placements);
-    let t = ctx.probe.time(&words(&["tpch", "q1", "--sf", "0.1", "--threads", "1", "--repeat", "1", "--json"]))?;
+    let t = ctx.probe.time(&words(&[
+        "tpch",
+        "q1",
+        "--sf",
+        "0.1",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+        "--json",
+    ]))?;
     let prep01 = (t.wall_secs - t.kernel_secs).max(0.0);
     // Scale factors with reference answers (tpch.json): every run verified.
     let sfs = [0.1, 1.0];
     let runs = REPS + WARMUP;
-    let one_sweep = |sf: f64| sweep_secs(&threads, ctx.facts.cores, runs, REPEAT as f64 * t.kernel_secs * sf / 0.1, RUN_OVERHEAD_SECS);
+    let one_sweep = |sf: f64| {
+        sweep_secs(
+            &threads,
+            ctx.facts.cores,
+            runs,
+            REPEAT as f64 * t.kernel_secs * sf / 0.1,
+            RUN_OVERHEAD_SECS,
+        )
+    };
     let cost = |sf: f64| prep01 * sf / 0.1 + 4.0 * one_sweep(sf);
     let sf = largest_fitting(&sfs, BUDGET_SHARE * ctx.budget_secs, cost);
-    p.sizing.push(format!("probe: Q1 at SF 0.1 on 1 thread took {:.3} s, generating and checking lineitem {:.2} s", t.kernel_secs, prep01));
+    p.sizing.push(format!(
+        "probe: Q1 at SF 0.1 on 1 thread took {:.3} s, generating and checking lineitem {:.2} s",
+        t.kernel_secs, prep01
+    ));
     p.sizing.push(format!(
         "chosen SF {sf} (scale factors with reference answers: 0.1, 1): Q1 one-thread about {:.2} s, {REPEAT} query runs per run (the fastest counts); lineitem generated once in inputs/ for all four sweeps",
         t.kernel_secs * sf / 0.1
@@ -161,13 +236,27 @@ pub fn tpch_numa(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
             ];
             let mut args = workload_sweep(&name, "tpch", &params, &threads, &placements);
             args.extend(words(&["--input-cache", "inputs"]));
-            let what = format!("TPC-H {} SF {sf}, layout {layout}, threads {}", query.to_uppercase(), thread_list(&threads));
-            p.steps.push(Step::scalescope(&name, &what, StepKind::Sweep, args, one_sweep(sf)));
+            let what = format!(
+                "TPC-H {} SF {sf}, layout {layout}, threads {}",
+                query.to_uppercase(),
+                thread_list(&threads)
+            );
+            p.steps.push(Step::scalescope(
+                &name,
+                &what,
+                StepKind::Sweep,
+                args,
+                one_sweep(sf),
+            ));
         }
     }
     if let Some(first) = p.steps.first_mut() {
         first.estimate_secs += prep01 * sf / 0.1;
     }
-    p.notes.extend([ctx.facts.one_package(), ctx.facts.one_node()].into_iter().flatten());
+    p.notes.extend(
+        [ctx.facts.one_package(), ctx.facts.one_node()]
+            .into_iter()
+            .flatten(),
+    );
     Ok(())
 }

@@ -16,7 +16,16 @@ pub const SYNC_BATCHES: &str = "1,2,4,8,16,32,64,128,256";
 pub fn sync(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
     const PROBE_UPDATES: u64 = 20_000;
     const SYNC_REPS: u64 = 5;
-    let t = ctx.probe.time(&words(&["sync", "--updates", "20000", "--reps", "1", "--batches", SYNC_BATCHES, "--json"]))?;
+    let t = ctx.probe.time(&words(&[
+        "sync",
+        "--updates",
+        "20000",
+        "--reps",
+        "1",
+        "--batches",
+        SYNC_BATCHES,
+        "--json",
+    ]))?;
     let per_update_rep = t.wall_secs.max(1e-3) / PROBE_UPDATES as f64;
     let fit = BUDGET_SHARE * ctx.budget_secs / (per_update_rep * SYNC_REPS as f64);
     let updates = (fit as u64).clamp(PROBE_UPDATES, 5_000_000) / 1000 * 1000;
@@ -24,13 +33,27 @@ pub fn sync(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
     p.sizing.push(format!("probe: {PROBE_UPDATES} updates per thread, one repetition of every mechanism and batch, took {:.2} s", t.wall_secs));
     p.sizing.push(format!("chosen {updates} updates per thread per measurement, {SYNC_REPS} repetitions (the fits use every one): about {estimate:.0} s"));
     let args = vec![
-        "sync".into(), "--json".into(), "--quiet".into(),
-        "--updates".into(), updates.to_string(),
-        "--reps".into(), SYNC_REPS.to_string(),
-        "--batches".into(), SYNC_BATCHES.into(),
+        "sync".into(),
+        "--json".into(),
+        "--quiet".into(),
+        "--updates".into(),
+        updates.to_string(),
+        "--reps".into(),
+        SYNC_REPS.to_string(),
+        "--batches".into(),
+        SYNC_BATCHES.into(),
     ];
-    let what = format!("coarse lock, striped locks, atomics{} over batches {SYNC_BATCHES}, every usable CPU", if ctx.facts.rtm { ", RTM" } else { "" });
-    p.steps.push(Step::scalescope("sync", &what, StepKind::Document, args, estimate));
+    let what = format!(
+        "coarse lock, striped locks, atomics{} over batches {SYNC_BATCHES}, every usable CPU",
+        if ctx.facts.rtm { ", RTM" } else { "" }
+    );
+    p.steps.push(Step::scalescope(
+        "sync",
+        &what,
+        StepKind::Document,
+        args,
+        estimate,
+    ));
     p.notes.extend(ctx.facts.no_htm());
     Ok(())
 }
@@ -56,15 +79,37 @@ pub fn smt_mpi(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
     if ctx.facts.smt >= 2 {
         placements.push(Strategy::SmtPairs);
     }
-    let threads = scalescope_analysis::events::boundary_threads(ctx.topo, &placements, ctx.facts.cpus.max(1));
+    let threads =
+        scalescope_analysis::events::boundary_threads(ctx.topo, &placements, ctx.facts.cpus.max(1));
     let share = BUDGET_SHARE * ctx.budget_secs / 3.0;
     let mpi = mpi_launch(ctx);
     for kernel in ["ep", "is", "ft"] {
-        let t = ctx.probe.time(&words(&["npb", kernel, "--class", "S", "--threads", "1", "--json"]))?;
+        let t = ctx.probe.time(&words(&[
+            "npb",
+            kernel,
+            "--class",
+            "S",
+            "--threads",
+            "1",
+            "--json",
+        ]))?;
         let runs = placements.len() * (REPS + WARMUP);
         let mpi_share = if mpi.is_some() { 2.0 } else { 1.0 };
-        let cost = |c: &str| mpi_share * sweep_secs(&threads, ctx.facts.cores, runs, t.kernel_secs * class_factor(kernel, c), 0.3);
-        let class = ["S", "W", "A"].into_iter().filter(|c| cost(c) <= share).last().unwrap_or("S");
+        let cost = |c: &str| {
+            mpi_share
+                * sweep_secs(
+                    &threads,
+                    ctx.facts.cores,
+                    runs,
+                    t.kernel_secs * class_factor(kernel, c),
+                    0.3,
+                )
+        };
+        let class = ["S", "W", "A"]
+            .into_iter()
+            .filter(|c| cost(c) <= share)
+            .last()
+            .unwrap_or("S");
         p.sizing.push(format!(
             "{}: class S at 1 thread took {:.3} s; chosen class {class} (one-thread kernel about {:.2} s)",
             kernel.to_uppercase(), t.kernel_secs, t.kernel_secs * class_factor(kernel, class)
@@ -72,18 +117,56 @@ pub fn smt_mpi(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
         let mut args = words(&["sweep", "--workload", kernel, "--param"]);
         args.push(format!("class={class}"));
         let names: Vec<String> = placements.iter().map(Strategy::to_string).collect();
-        args.extend(["--threads".into(), thread_list(&threads), "--placement".into(), names.join(","),
-            "--reps".into(), REPS.to_string(), "--warmup".into(), WARMUP.to_string(), "--quiet".into(), "--out".into(), kernel.into()]);
-        let what = format!("NAS {} class {class} with threads {}, {}", kernel.to_uppercase(), thread_list(&threads), names.join(","));
-        p.steps.push(Step::scalescope(kernel, &what, StepKind::Sweep, args, cost(class) / mpi_share));
+        args.extend([
+            "--threads".into(),
+            thread_list(&threads),
+            "--placement".into(),
+            names.join(","),
+            "--reps".into(),
+            REPS.to_string(),
+            "--warmup".into(),
+            WARMUP.to_string(),
+            "--quiet".into(),
+            "--out".into(),
+            kernel.into(),
+        ]);
+        let what = format!(
+            "NAS {} class {class} with threads {}, {}",
+            kernel.to_uppercase(),
+            thread_list(&threads),
+            names.join(",")
+        );
+        p.steps.push(Step::scalescope(
+            kernel,
+            &what,
+            StepKind::Sweep,
+            args,
+            cost(class) / mpi_share,
+        ));
         if let Some((launcher, nas)) = &mpi {
-            p.steps.push(mpi_step(kernel, class, launcher, nas, cost(class) / mpi_share + 4.0));
+            p.steps.push(mpi_step(
+                kernel,
+                class,
+                launcher,
+                nas,
+                cost(class) / mpi_share + 4.0,
+            ));
         }
     }
     if mpi.is_none() {
         p.notes.push(format!("MPI ranks: {}", mpi_unavailable(ctx)));
     }
-    p.notes.extend([ctx.facts.no_smt(), Some("one node: the study's 2 to 16 nodes and its interconnects cannot be compared here".to_string())].into_iter().flatten());
+    p.notes.extend(
+        [
+            ctx.facts.no_smt(),
+            Some(
+                "one node: the study's 2 to 16 nodes and its interconnects cannot be compared here"
+                    .to_string(),
+            ),
+        ]
+        .into_iter()
+        .flatten(),
+    );
     Ok(())
 }
 
@@ -106,10 +189,26 @@ pub fn mpi_unavailable(ctx: &Ctx) -> String {
 fn mpi_step(kernel: &str, class: &str, launcher: &str, nas: &str, estimate: f64) -> Step {
     let name = format!("mpi-{kernel}");
     let args = vec![
-        "sweep".into(), "--launcher".into(), launcher.into(), "--ranks-per-node".into(), "cores,2xcores".into(),
-        "--reps".into(), REPS.to_string(), "--warmup".into(), WARMUP.to_string(), "--quiet".into(),
-        "--out".into(), name.clone(), "--".into(), nas.into(), kernel.into(), class.into(),
+        "sweep".into(),
+        "--launcher".into(),
+        launcher.into(),
+        "--ranks-per-node".into(),
+        "cores,2xcores".into(),
+        "--reps".into(),
+        REPS.to_string(),
+        "--warmup".into(),
+        WARMUP.to_string(),
+        "--quiet".into(),
+        "--out".into(),
+        name.clone(),
+        "--".into(),
+        nas.into(),
+        kernel.into(),
+        class.into(),
     ];
-    let what = format!("NAS {} class {class} over MPI ({launcher}), one and two ranks per core", kernel.to_uppercase());
+    let what = format!(
+        "NAS {} class {class} over MPI ({launcher}), one and two ranks per core",
+        kernel.to_uppercase()
+    );
     Step::scalescope(&name, &what, StepKind::Sweep, args, estimate)
 }

@@ -31,11 +31,27 @@ pub fn runtime_steps(ctx: &mut Ctx, p: &mut StudyPlan) {
         estimate_secs: 2.0,
     });
     let plans = [Strategy::Compact, Strategy::Scatter, Strategy::Spread];
-    let threads = scalescope_analysis::events::boundary_threads(ctx.topo, &plans, ctx.facts.cpus.max(1));
+    let threads =
+        scalescope_analysis::events::boundary_threads(ctx.topo, &plans, ctx.facts.cpus.max(1));
     let runs = threads.len() * plans.len() * 2;
-    let mut args = words(&["sweep", "--placement", "runtime:compact,runtime:scatter,runtime:spread", "--threads"]);
+    let mut args = words(&[
+        "sweep",
+        "--placement",
+        "runtime:compact,runtime:scatter,runtime:spread",
+        "--threads",
+    ]);
     args.push(thread_list(&threads));
-    args.extend(words(&["--reps", "2", "--warmup", "0", "--quiet", "--out", "omp-runtime", "--", "./omp-probe"]));
+    args.extend(words(&[
+        "--reps",
+        "2",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--out",
+        "omp-runtime",
+        "--",
+        "./omp-probe",
+    ]));
     args.push(RUN_MS.to_string());
     p.steps.push(Step::scalescope(
         "omp-runtime",

@@ -264,10 +264,13 @@ impl JobTemplate {
                 .runtime
                 .as_ref()
                 .map_or_else(|| p.all_cpus(), |r| r.cpus.clone()),
-            runtime_plan: prepared.runtime.as_ref().map(|r| crate::monitor::RuntimePlan {
-                plan: r.bind.plan().to_string(),
-                sets: p.threads.clone(),
-            }),
+            runtime_plan: prepared
+                .runtime
+                .as_ref()
+                .map(|r| crate::monitor::RuntimePlan {
+                    plan: r.bind.plan().to_string(),
+                    sets: p.threads.clone(),
+                }),
             mem: prepared.mem.clone(),
             timeout: self.timeout,
             grace: self.grace,

@@ -125,7 +125,11 @@ pub fn runtime_check(plan: &RuntimePlan, observed: &[CpuSet], whole: &CpuSet) ->
         }
         m
     };
-    let bound: Vec<CpuSet> = observed.iter().filter(|s| *s != whole || plan.sets.contains(s)).cloned().collect();
+    let bound: Vec<CpuSet> = observed
+        .iter()
+        .filter(|s| *s != whole || plan.sets.contains(s))
+        .cloned()
+        .collect();
     let unbound = observed.len() - bound.len();
     let (want, got) = (count(&plan.sets), count(&bound));
     let as_planned = want == got;
@@ -133,9 +137,27 @@ pub fn runtime_check(plan: &RuntimePlan, observed: &[CpuSet], whole: &CpuSet) ->
         String::new()
     } else {
         let show = |m: &BTreeMap<String, usize>| {
-            m.iter().map(|(s, n)| if *n > 1 { format!("{{{s}}}x{n}") } else { format!("{{{s}}}") }).collect::<Vec<_>>().join(" ")
+            m.iter()
+                .map(|(s, n)| {
+                    if *n > 1 {
+                        format!("{{{s}}}x{n}")
+                    } else {
+                        format!("{{{s}}}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
         };
-        let mut d = format!("bound to {} where the {} plan says {}", if got.is_empty() { "nothing".to_string() } else { show(&got) }, plan.plan, show(&want));
+        let mut d = format!(
+            "bound to {} where the {} plan says {}",
+            if got.is_empty() {
+                "nothing".to_string()
+            } else {
+                show(&got)
+            },
+            plan.plan,
+            show(&want)
+        );
         if unbound > 0 {
             d += &format!("; {unbound} thread(s) left unbound (any of {whole})");
         }
@@ -200,10 +222,18 @@ mod tests {
         assert!(ok.as_planned, "{}", ok.detail);
         let same_socket = runtime_check(&plan, &[set("0,8"), set("2,10")], &whole);
         assert!(!same_socket.as_planned);
-        assert!(same_socket.detail.contains("{2,10}"), "{}", same_socket.detail);
+        assert!(
+            same_socket.detail.contains("{2,10}"),
+            "{}",
+            same_socket.detail
+        );
         let unbound = runtime_check(&plan, &[whole.clone(), whole.clone()], &whole);
         assert!(!unbound.as_planned);
-        assert!(unbound.detail.contains("2 thread(s) left unbound"), "{}", unbound.detail);
+        assert!(
+            unbound.detail.contains("2 thread(s) left unbound"),
+            "{}",
+            unbound.detail
+        );
     }
 
     #[test]
