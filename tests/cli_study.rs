@@ -3,6 +3,8 @@
 //! and finished by the same command (no run lost or repeated), and an OpenMP
 //! program's runtime placing its own threads under the sweep's check.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;

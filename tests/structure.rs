@@ -369,7 +369,7 @@ fn string_literals(text: &str) -> Vec<(usize, String)> {
 /// Library files whose literals name flags as their content, not as an error:
 /// commands rendered for other tools, launchers' own argv, and advice that names
 /// the scalescope command to run next.
-const FLAG_TEXT_FILES: [(&str, &str); 7] = [
+const FLAG_TEXT_FILES: [(&str, &str); 8] = [
     (
         "crates/place/src/render.rs",
         "numactl and srun command lines rendered for the user",
@@ -395,6 +395,10 @@ const FLAG_TEXT_FILES: [(&str, &str); 7] = [
         "the numbering report's advice on how to place",
     ),
     ("crates/mpi-nas/", "a binary: its own usage line"),
+    (
+        "crates/study/",
+        "the scalescope commands a study runs (argv) and shows in its plan",
+    ),
 ];
 
 /// `--word` in running text (not `---`, not a decrement).

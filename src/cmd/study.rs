@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use scalescope_study::here::Here;
 use scalescope_study::plan::{Ctx, StudyPlan};
 use scalescope_study::probe::ChildProbe;
 use scalescope_study::run::{Say, StepRecord};
@@ -64,25 +63,13 @@ fn new_plan(study: StudyName, args: &StudyArgs) -> anyhow::Result<StudyPlan> {
 }
 
 /// The plan kept in `dir` (a study being finished), else a new one.
-fn plan_for(
-    study: StudyName,
-    args: &StudyArgs,
-    dir: Option<&Path>,
-) -> anyhow::Result<(StudyPlan, bool)> {
-    if let Some(plan) = dir.map(StudyPlan::load).transpose()?.flatten() {
-        if plan.study != study {
-            bail!(
-                "{}: holds study {}, not {study}; give another --out",
-                dir.map_or(String::new(), |d| d.display().to_string()),
-                plan.study
-            );
-        }
-        if args.budget.is_some() || sourced(args) {
-            eprintln!("note: finishing the plan in {} as it was made (its budget {:.0} s and machine); --budget and topology flags are not applied", dir.map_or(String::new(), |d| d.display().to_string()), plan.budget_secs);
-        }
-        return Ok((plan, true));
+fn plan_for(study: StudyName, args: &StudyArgs) -> anyhow::Result<(StudyPlan, bool)> {
+    let dir = args.out.as_deref();
+    let (plan, kept) = scalescope_study::plan::kept_or_new(study, dir, || new_plan(study, args))?;
+    if kept && (args.budget.is_some() || sourced(args)) {
+        eprintln!("note: finishing the plan kept in the study directory (budget {:.0} s); --budget and topology flags are not applied", plan.budget_secs);
     }
-    Ok((new_plan(study, args)?, false))
+    Ok((plan, kept))
 }
 
 struct Terminal;
@@ -106,21 +93,6 @@ impl Say for Terminal {
     }
 }
 
-fn summary(report: &scalescope_study::report::Report) {
-    println!("\nPublished vs here:");
-    for row in &report.rows {
-        let here = match &row.here {
-            Here::Measured { value, comparison } => format!("{value} — {comparison}"),
-            Here::CannotOccur { why } => format!("cannot occur here: {why}"),
-            Here::Unavailable { why } => format!("unavailable here: {why}"),
-        };
-        println!(
-            "  {}\n      published: {}\n      here: {here}",
-            row.figure.what, row.figure.published
-        );
-    }
-}
-
 pub fn run(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     if args.name == "list" {
         return Ok(list());
@@ -129,7 +101,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     if sourced(args) && !args.dry_run {
         bail!("--sysfs-root, --hwloc-xml and --synthetic plan for another machine: give them with --dry-run (a study runs on this machine)");
     }
-    let (plan, resuming) = plan_for(study, args, args.out.as_deref())?;
+    let (plan, resuming) = plan_for(study, args)?;
     if args.dry_run {
         print!("{}", plan.text());
         return Ok(ExitCode::SUCCESS);
@@ -171,7 +143,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     let report = scalescope_study::report::build(&plan, &dir)?;
     let path =
         scalescope_study::report::write(&report, &plan, &dir, Some(start.elapsed().as_secs_f64()))?;
-    summary(&report);
+    print!("\n{}", scalescope_study::report::summary_text(&report));
     println!("\nReport: {}", path.display());
     let failed = outcome
         .ran

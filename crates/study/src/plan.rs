@@ -195,6 +195,32 @@ impl StudyPlan {
     }
 }
 
+/// The plan kept in `dir` (a study being finished), else `new()`'s; whether it
+/// was kept.
+///
+/// # Errors
+/// A kept plan of another study or of another schema, or `new()`'s error.
+pub fn kept_or_new<E: From<StudyError>>(
+    study: StudyName,
+    dir: Option<&Path>,
+    new: impl FnOnce() -> Result<StudyPlan, E>,
+) -> Result<(StudyPlan, bool), E> {
+    if let Some(dir) = dir {
+        if let Some(plan) = StudyPlan::load(dir)? {
+            if plan.study != study {
+                return Err(StudyError::OtherStudy {
+                    path: dir.display().to_string(),
+                    found: plan.study.to_string(),
+                    wanted: study.to_string(),
+                }
+                .into());
+            }
+            return Ok((plan, true));
+        }
+    }
+    Ok((new()?, false))
+}
+
 /// What planning needs: the machine, its facts, the budget, and a way to time a
 /// probe (a short one-thread run of the study's kernel).
 pub struct Ctx<'a> {

@@ -166,6 +166,23 @@ pub fn markdown(r: &Report, plan: &StudyPlan, secs: Option<f64>) -> String {
     out
 }
 
+/// The published-vs-here table for a terminal: each figure, then both values.
+pub fn summary_text(r: &Report) -> String {
+    let mut out = String::from("Published vs here:\n");
+    for row in &r.rows {
+        let here = match &row.here {
+            Here::Measured { value, comparison } => format!("{value} — {comparison}"),
+            Here::CannotOccur { why } => format!("cannot occur here: {why}"),
+            Here::Unavailable { why } => format!("unavailable here: {why}"),
+        };
+        out += &format!(
+            "  {}\n      published: {}\n      here: {here}\n",
+            row.figure.what, row.figure.published
+        );
+    }
+    out
+}
+
 fn list(items: &[String]) -> String {
     items.iter().map(|i| format!("- {i}\n")).collect()
 }

@@ -105,10 +105,9 @@ pub fn smt_mpi(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
                     0.3,
                 )
         };
-        let class = ["S", "W", "A"]
+        let class = ["A", "W", "S"]
             .into_iter()
-            .filter(|c| cost(c) <= share)
-            .last()
+            .find(|c| cost(c) <= share)
             .unwrap_or("S");
         p.sizing.push(format!(
             "{}: class S at 1 thread took {:.3} s; chosen class {class} (one-thread kernel about {:.2} s)",

@@ -1,6 +1,8 @@
 //! Study plans on recorded shapes, with fixed probe times: the placements, thread
 //! counts and sizes each study chooses, and what it says cannot occur.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
 use scalescope_study::plan::{plan, Ctx};
 use scalescope_study::probe::{FixedProbe, Timing};
 use scalescope_study::{Facts, StudyName};
