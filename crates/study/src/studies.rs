@@ -23,7 +23,7 @@ pub const MIN_ONE_THREAD_SECS: f64 = 0.2;
 
 /// The placements of a thread sweep: cores first, and forced SMT pairs where cores
 /// have two hardware threads.
-fn smt_placements(ctx: &Ctx) -> Vec<Strategy> {
+pub(crate) fn smt_placements(ctx: &Ctx) -> Vec<Strategy> {
     let mut v = vec![Strategy::CoresFirst];
     if ctx.facts.smt >= 2 {
         v.push(Strategy::SmtPairs);
@@ -32,11 +32,11 @@ fn smt_placements(ctx: &Ctx) -> Vec<Strategy> {
 }
 
 /// The boundary thread counts of `placements` on this machine.
-fn boundaries(ctx: &Ctx, placements: &[Strategy]) -> Vec<usize> {
+pub(crate) fn boundaries(ctx: &Ctx, placements: &[Strategy]) -> Vec<usize> {
     scalescope_analysis::events::boundary_threads(ctx.topo, placements, ctx.facts.cpus.max(1))
 }
 
-fn names(placements: &[Strategy]) -> String {
+pub(crate) fn names(placements: &[Strategy]) -> String {
     placements
         .iter()
         .map(Strategy::to_string)
@@ -45,7 +45,7 @@ fn names(placements: &[Strategy]) -> String {
 }
 
 /// `sweep --workload W --param k=v ... --threads T --placement P --reps --warmup --out NAME`.
-fn workload_sweep(
+pub(crate) fn workload_sweep(
     name: &str,
     workload: &str,
     params: &[(&str, String)],

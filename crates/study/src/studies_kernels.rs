@@ -1,7 +1,5 @@
 //! The synchronisation and the SMT/MPI studies' plans (see [`crate::studies`]).
 
-use scalescope_place::Strategy;
-
 use crate::plan::{sweep_secs, thread_list, Ctx, Step, StepKind, StudyPlan, BUDGET_SHARE};
 use crate::probe::words;
 use crate::studies::{REPS, WARMUP};
@@ -75,98 +73,79 @@ fn class_factor(kernel: &str, class: &str) -> f64 {
 /// NAS EP, IS and FT with threads (cores first, SMT pairs where there is SMT) and,
 /// where a launcher and `scalescope-mpi-nas` are found, with one and two ranks per core.
 pub fn smt_mpi(ctx: &mut Ctx, p: &mut StudyPlan) -> Result<(), StudyError> {
-    let mut placements = vec![Strategy::CoresFirst];
-    if ctx.facts.smt >= 2 {
-        placements.push(Strategy::SmtPairs);
-    }
-    let threads =
-        scalescope_analysis::events::boundary_threads(ctx.topo, &placements, ctx.facts.cpus.max(1));
-    let share = BUDGET_SHARE * ctx.budget_secs / 3.0;
+    let placements = crate::studies::smt_placements(ctx);
+    let threads = crate::studies::boundaries(ctx, &placements);
     let mpi = mpi_launch(ctx);
     for kernel in ["ep", "is", "ft"] {
-        let t = ctx.probe.time(&words(&[
-            "npb",
-            kernel,
-            "--class",
-            "S",
-            "--threads",
-            "1",
-            "--json",
-        ]))?;
-        let runs = placements.len() * (REPS + WARMUP);
-        let mpi_share = if mpi.is_some() { 2.0 } else { 1.0 };
-        let cost = |c: &str| {
-            mpi_share
-                * sweep_secs(
-                    &threads,
-                    ctx.facts.cores,
-                    runs,
-                    t.kernel_secs * class_factor(kernel, c),
-                    0.3,
-                )
-        };
-        let class = ["A", "W", "S"]
-            .into_iter()
-            .find(|c| cost(c) <= share)
-            .unwrap_or("S");
-        p.sizing.push(format!(
-            "{}: class S at 1 thread took {:.3} s; chosen class {class} (one-thread kernel about {:.2} s)",
-            kernel.to_uppercase(), t.kernel_secs, t.kernel_secs * class_factor(kernel, class)
-        ));
-        let mut args = words(&["sweep", "--workload", kernel, "--param"]);
-        args.push(format!("class={class}"));
-        let names: Vec<String> = placements.iter().map(Strategy::to_string).collect();
-        args.extend([
-            "--threads".into(),
-            thread_list(&threads),
-            "--placement".into(),
-            names.join(","),
-            "--reps".into(),
-            REPS.to_string(),
-            "--warmup".into(),
-            WARMUP.to_string(),
-            "--quiet".into(),
-            "--out".into(),
-            kernel.into(),
-        ]);
+        let (class, secs) = nas_class(ctx, p, kernel, &threads, placements.len(), mpi.is_some())?;
+        let params = [("class", class.to_string())];
+        let args = crate::studies::workload_sweep(kernel, kernel, &params, &threads, &placements);
         let what = format!(
             "NAS {} class {class} with threads {}, {}",
             kernel.to_uppercase(),
             thread_list(&threads),
-            names.join(",")
+            crate::studies::names(&placements)
         );
-        p.steps.push(Step::scalescope(
-            kernel,
-            &what,
-            StepKind::Sweep,
-            args,
-            cost(class) / mpi_share,
-        ));
+        p.steps
+            .push(Step::scalescope(kernel, &what, StepKind::Sweep, args, secs));
         if let Some((launcher, nas)) = &mpi {
-            p.steps.push(mpi_step(
-                kernel,
-                class,
-                launcher,
-                nas,
-                cost(class) / mpi_share + 4.0,
-            ));
+            p.steps
+                .push(mpi_step(kernel, class, launcher, nas, secs + 4.0));
         }
     }
     if mpi.is_none() {
         p.notes.push(format!("MPI ranks: {}", mpi_unavailable(ctx)));
     }
-    p.notes.extend(
-        [
-            ctx.facts.no_smt(),
-            Some(
-                "one node: the study's 2 to 16 nodes and its interconnects cannot be compared here"
-                    .to_string(),
-            ),
-        ]
-        .into_iter()
-        .flatten(),
+    p.notes.extend(ctx.facts.no_smt());
+    p.notes.push(
+        "one node: the study's 2 to 16 nodes and its interconnects cannot be compared here".into(),
     );
     Ok(())
+}
+
+/// The largest NAS class whose thread sweep (and MPI sweep, where there is one)
+/// fits a third of the budget's share, timed by a class S probe; the class and the
+/// thread sweep's estimate.
+fn nas_class(
+    ctx: &mut Ctx,
+    p: &mut StudyPlan,
+    kernel: &str,
+    threads: &[usize],
+    placements: usize,
+    mpi: bool,
+) -> Result<(&'static str, f64), StudyError> {
+    let t = ctx.probe.time(&words(&[
+        "npb",
+        kernel,
+        "--class",
+        "S",
+        "--threads",
+        "1",
+        "--json",
+    ]))?;
+    let runs = placements * (REPS + WARMUP);
+    let sweeps = if mpi { 2.0 } else { 1.0 };
+    let cost = |c: &str| {
+        sweep_secs(
+            threads,
+            ctx.facts.cores,
+            runs,
+            t.kernel_secs * class_factor(kernel, c),
+            0.3,
+        )
+    };
+    let share = BUDGET_SHARE * ctx.budget_secs / 3.0;
+    let class = ["A", "W", "S"]
+        .into_iter()
+        .find(|c| sweeps * cost(c) <= share)
+        .unwrap_or("S");
+    p.sizing.push(format!(
+        "{}: class S at 1 thread took {:.3} s; chosen class {class} (one-thread kernel about {:.2} s)",
+        kernel.to_uppercase(),
+        t.kernel_secs,
+        t.kernel_secs * class_factor(kernel, class)
+    ));
+    Ok((class, cost(class)))
 }
 
 /// The launcher family and the MPI NAS program, where both are found.
