@@ -169,11 +169,6 @@ pub fn numa_structure(f: &Figure, o: &Outputs) -> Here {
             }
             (None, None) => o.missing("topo"),
         },
-        "first-half-full-cores" => match (facts.no_smt(), topology(o)) {
-            (Some(why), _) => Here::cannot(why),
-            (None, Some(t)) => first_half(&t),
-            (None, None) => o.missing("topo"),
-        },
         "scatter-two-threads-packages" => match (facts.one_package(), topology(o)) {
             (Some(why), _) => Here::cannot(why),
             (None, Some(t)) => match place(&t, &PlaceRequest::new(Strategy::Scatter, 2)) {
@@ -205,37 +200,6 @@ fn packages_of(t: &Topology, cpus: &[u32]) -> usize {
     p.sort_unstable();
     p.dedup();
     p.len()
-}
-
-fn first_half(t: &Topology) -> Here {
-    let mut cpus: Vec<u32> = t
-        .pus
-        .iter()
-        .filter(|p| p.core.is_some())
-        .map(|p| p.cpu)
-        .collect();
-    cpus.sort_unstable();
-    let half = &cpus[..cpus.len() / 2];
-    let mut cores: Vec<usize> = half
-        .iter()
-        .filter_map(|c| t.pus.iter().find(|p| p.cpu == *c)?.core)
-        .collect();
-    cores.sort_unstable();
-    cores.dedup();
-    let full = cores.len() == half.len();
-    Here::measured(
-        format!(
-            "{}: CPUs {}-{} are {} distinct cores",
-            if full { "yes" } else { "no" },
-            half.first().copied().unwrap_or(0),
-            half.last().copied().unwrap_or(0),
-            cores.len()
-        ),
-        format!(
-            "numbered like the {} server",
-            if full { "Sun" } else { "HP" }
-        ),
-    )
 }
 
 fn levels(o: &Outputs, pointer: &str, f: &Figure) -> Here {
