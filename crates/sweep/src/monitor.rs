@@ -161,6 +161,13 @@ pub fn runtime_check(plan: &RuntimePlan, observed: &[CpuSet], whole: &CpuSet) ->
         if unbound > 0 {
             d += &format!("; {unbound} thread(s) left unbound (any of {whole})");
         }
+        if observed.len() < plan.sets.len() {
+            d += &format!(
+                "; only {} of {} threads were sampled (a run too short to see them all)",
+                observed.len(),
+                plan.sets.len()
+            );
+        }
         d
     };
     let mut distinct: Vec<CpuSet> = observed.to_vec();

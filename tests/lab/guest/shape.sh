@@ -81,7 +81,7 @@ if [ -n "$LAB_STUDIES" ]; then
   # The OpenMP probe (built on the host by lab-image.sh) placed by its own runtime.
   if [ -x /lab/omp-probe ]; then
     section runtime scalescope sweep --placement runtime:compact,runtime:scatter,runtime:spread \
-      --threads 2,4,8 --reps 1 --warmup 0 --quiet --out /tmp/runtime -- /lab/omp-probe 300
+      --threads 2,4,8 --reps 1 --warmup 0 --quiet --out /tmp/runtime -- /lab/omp-probe 1000
     section runtime.results cat /tmp/runtime/results.jsonl
   fi
 fi
