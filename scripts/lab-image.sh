@@ -73,6 +73,17 @@ ldd "$bin" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read 
   mkdir -p "$root$(dirname "$lib")"
   cp -L "$lib" "$root$lib"
 done
+# The OpenMP probe of the studies, built here (the guest has no compiler), with its
+# libraries (libgomp) where ldd finds them.
+if command -v cc >/dev/null 2>&1 &&
+  cc -O2 -fopenmp -o "$root/lab/omp-probe" crates/study/studies/omp-probe.c 2>/dev/null; then
+  ldd "$root/lab/omp-probe" | awk '/=> \// {print $3}' | while read -r lib; do
+    mkdir -p "$root$(dirname "$lib")"
+    [ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
+  done
+else
+  echo "lab-image: no cc with -fopenmp: the runtime-placement check is left out" >&2
+fi
 cp tests/lab/guest/*.sh "$root/lab/"
 cp tests/lab/guest/init "$root/init"
 chmod +x "$root/init" "$root"/lab/*.sh

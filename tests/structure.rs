@@ -290,9 +290,11 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
     // is (the kernels' documents and text moved into `report::kernels`), so it
     // cannot creep back up; a new command's printing may raise the ratchet, never
     // past the goal. Issue 35 raised it by 35: `sweep --submit` (its dry run, its
-    // wait) and the launch notes printed, and the node sampler's dispatch.
+    // wait) and the launch notes printed, and the node sampler's dispatch. Issue 34
+    // raised it by 94: `study` (list, plan, progress of its steps, the report's path)
+    // and the runtime-placement lines of `sweep`.
     const CMD_LINES_GOAL: usize = 1_200;
-    const CMD_LINES_NOW: usize = 1_031;
+    const CMD_LINES_NOW: usize = 1_125;
     assert!(
         total < CMD_LINES_GOAL,
         "src/cmd/ has {total} lines (issue 13: under {CMD_LINES_GOAL})"
@@ -369,7 +371,7 @@ fn string_literals(text: &str) -> Vec<(usize, String)> {
 /// Library files whose literals name flags as their content, not as an error:
 /// commands rendered for other tools, launchers' own argv, and advice that names
 /// the scalescope command to run next.
-const FLAG_TEXT_FILES: [(&str, &str); 9] = [
+const FLAG_TEXT_FILES: [(&str, &str); 10] = [
     (
         "crates/place/src/render.rs",
         "numactl and srun command lines rendered for the user",
@@ -403,6 +405,10 @@ const FLAG_TEXT_FILES: [(&str, &str); 9] = [
         "a Slurm batch script: the sweep command line each job runs",
     ),
     ("crates/mpi-nas/", "a binary: its own usage line"),
+    (
+        "crates/study/",
+        "the scalescope commands a study runs (argv) and shows in its plan",
+    ),
 ];
 
 /// `--word` in running text (not `---`, not a decrement).

@@ -11,11 +11,13 @@ pub mod inventory;
 mod kernels;
 mod mpi;
 mod placement;
+mod study;
 mod sweep;
 
 pub use kernels::*;
 pub use mpi::MpiCheckArgs;
 pub use placement::{PlacementArgs, SweepPlaceArgs, ThreadCount};
+pub use study::StudyArgs;
 pub use sweep::*;
 
 const ABOUT: &str =
@@ -151,6 +153,17 @@ Examples:
   scalescope mpi-check --launcher mpiexec --launcher-path mpiexec.hydra --hosts node[01-04]
   salloc -N2 --exclusive scalescope mpi-check --launcher srun --ranks-per-node cores --json")]
     MpiCheck(MpiCheckArgs),
+    /// The five published studies, one command each: a plan from this machine's
+    /// topology and a time budget, resumable runs, and one report that opens with
+    /// the published figures beside the ones measured here (docs/STUDIES.md).
+    #[command(after_help = "\
+Examples:
+  scalescope study list
+  scalescope study graph-mining --dry-run
+  scalescope study numa-structure --budget 5m --out runs/numa
+  scalescope study graph-mining --dry-run --synthetic 'package:2 core:24 pu:2'
+  scalescope study tpch-numa --out runs/tpch        (again after Ctrl-C: finishes it)")]
+    Study(StudyArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
 Examples:

@@ -12,6 +12,7 @@ mod machine;
 pub mod mem;
 mod mpi;
 mod other_machines;
+mod study;
 mod sweep;
 mod tour;
 mod workload_child;
@@ -47,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Inventory) => docs::inventory(),
         Some(Command::WorkloadChild(args)) => workload_child::run(&args),
         Some(Command::MpiCheck(args)) => mpi::run(&args),
+        Some(Command::Study(args)) => study::run(&args),
         Some(Command::Probe) => mpi::probe(),
         Some(Command::NodeSampler { interval_ms, mark }) => Ok(ExitCode::from(
             scalescope_sweep::launch::nodes::sampler_main(interval_ms, &mark),

@@ -109,6 +109,7 @@ fn print_outcome(args: &SweepArgs, done: &run::Finished) -> anyhow::Result<()> {
         print!("\n{}", String::from_utf8_lossy(&text));
     }
     let lines = run::problems(&done.set.records).into_iter();
+    let lines = lines.chain(scalescope_session::runtime::lines(&done.set.records));
     for line in lines.chain(run::setup_lines(done)) {
         eprintln!("{line}");
     }

@@ -28,6 +28,9 @@ pub struct Shape {
     pub node_mib: u32,
     /// Nodes to run every memory policy on (None: all).
     pub policy_nodes: Option<&'static str>,
+    /// Run `study graph-mining --budget 2m`, `study numa-structure` and a sweep of
+    /// the OpenMP probe placed by its own runtime.
+    pub studies: bool,
 }
 
 fn slit_21(_: u32, _: u32) -> u32 {
@@ -63,6 +66,7 @@ impl Shape {
             matrix: false,
             node_mib: 256,
             policy_nodes: None,
+            studies: false,
         }
     }
 
@@ -108,6 +112,9 @@ impl Shape {
         if let Some(n) = self.policy_nodes {
             args += &format!(" lab.nodes={n}");
         }
+        if self.studies {
+            args += " lab.studies=1";
+        }
         args
     }
 }
@@ -125,6 +132,8 @@ pub fn all() -> Vec<Shape> {
             // want of memory, not placement.
             node_mib: 512,
             matrix: true,
+            // The two-package SMT shape the studies are checked on (issue 34).
+            studies: true,
             ..Shape::base("2s-2c-2t", 2, 2, 2)
         },
         Shape {

@@ -178,6 +178,7 @@ impl RanksCheck {
                     allowed: p.allowed.clone(),
                 })
                 .collect(),
+            runtime: None,
         }
     }
 }

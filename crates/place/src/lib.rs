@@ -11,6 +11,7 @@ pub mod likwid;
 pub mod mempolicy;
 pub mod pin;
 pub mod render;
+pub mod runtime;
 mod strategy;
 
 use std::fmt;
@@ -20,6 +21,7 @@ use scalescope_topo::{CpuSet, Topology};
 use serde::{Deserialize, Serialize};
 
 pub use mempolicy::MemPolicy;
+pub use runtime::RuntimeBind;
 pub use strategy::place;
 
 /// How threads are assigned to hardware.
@@ -41,6 +43,9 @@ pub enum Strategy {
     Spread,
     /// A likwid-pin expression or a plain CPU list.
     Cpus(String),
+    /// The program's OpenMP runtime places its own threads (`runtime:NAME`); the
+    /// placement is the plan of the same name the runtime is checked against.
+    Runtime(RuntimeBind),
 }
 
 /// The named strategies, for help texts and error messages.
@@ -57,6 +62,9 @@ impl FromStr for Strategy {
             "spread" => Strategy::Spread,
             other => match other.strip_prefix("cpus=") {
                 Some(expr) => Strategy::Cpus(expr.to_string()),
+                None if other.starts_with("runtime:") => {
+                    Strategy::Runtime(other.trim_start_matches("runtime:").parse()?)
+                }
                 None => {
                     return Err(PlaceError::UnknownStrategy {
                         name: other.to_string(),
@@ -76,6 +84,7 @@ impl fmt::Display for Strategy {
             Strategy::SmtPairs => f.write_str("smt-pairs"),
             Strategy::Spread => f.write_str("spread"),
             Strategy::Cpus(e) => write!(f, "cpus={e}"),
+            Strategy::Runtime(b) => write!(f, "runtime:{b}"),
         }
     }
 }

@@ -33,7 +33,43 @@ pub fn renderings(p: &Placement, topo: &Topology) -> BTreeMap<&'static str, Stri
     m.insert("openmpi-rankfile", rankfile);
     m.insert("mpich", mpich(p, topo));
     m.insert("slurm", slurm(p));
+    portable(p, &mut m);
     m
+}
+
+/// The runtime's own form of the strategy, where it has one (compact, scatter,
+/// spread, or a `runtime:` placement): `portable-omp` (the OpenMP standard's
+/// environment), `portable-kmp` (Intel's and LLVM's), and `portable-note` where the
+/// standard form is only the nearest one.
+fn portable(p: &Placement, m: &mut BTreeMap<&'static str, String>) {
+    let bind = match &p.strategy {
+        crate::Strategy::Compact => crate::RuntimeBind::Compact,
+        crate::Strategy::Scatter => crate::RuntimeBind::Scatter,
+        crate::Strategy::Spread => crate::RuntimeBind::Spread,
+        crate::Strategy::Runtime(b) => *b,
+        _ => return,
+    };
+    let (places, proc_bind) = bind.omp();
+    m.insert(
+        "portable-omp",
+        format!(
+            "OMP_PLACES={places} OMP_PROC_BIND={proc_bind} OMP_NUM_THREADS={}",
+            p.threads.len()
+        ),
+    );
+    m.insert(
+        "portable-kmp",
+        bind.kmp().map_or_else(
+            || "none: use portable-omp".to_string(),
+            |k| format!("KMP_AFFINITY={k}"),
+        ),
+    );
+    if !bind.omp_is_exact() {
+        m.insert(
+            "portable-note",
+            "OpenMP has no scatter: portable-omp is the nearest standard form (spread over cores); Intel's and LLVM's runtimes take portable-kmp".into(),
+        );
+    }
 }
 
 /// One rank per thread on this host, through a rankfile named `rankfile`.

@@ -81,6 +81,9 @@ pub(crate) fn slots(topo: &Topology, req: &PlaceRequest) -> Result<Vec<Slot>, Pl
 /// smt-pairs without SMT, or a bad expression. The thread count is checked before
 /// anything is allocated for it.
 pub fn place(topo: &Topology, req: &PlaceRequest) -> Result<Placement, PlaceError> {
+    if let Strategy::Runtime(bind) = &req.strategy {
+        return runtime_plan(topo, req, *bind);
+    }
     let slots = slots(topo, req)?;
     let ordered: Vec<Slot> = match &req.strategy {
         Strategy::Compact => sorted(&slots, |s| (s.package, s.core_rank, s.smt_rank)),
@@ -89,6 +92,7 @@ pub fn place(topo: &Topology, req: &PlaceRequest) -> Result<Placement, PlaceErro
         Strategy::SmtPairs => smt_pairs(&slots)?,
         Strategy::Spread => return spread(&slots, req),
         Strategy::Cpus(expr) => expression(topo, &slots, expr)?,
+        Strategy::Runtime(_) => unreachable_runtime(&slots),
     };
     if ordered.is_empty() {
         // Only reachable through an expression that names no CPU; never divide by it.
@@ -263,4 +267,25 @@ fn expression(topo: &Topology, slots: &[Slot], expr: &str) -> Result<Vec<Slot>, 
             })
         })
         .collect()
+}
+
+/// The plan a runtime placement is checked against: its strategy at its granularity.
+fn runtime_plan(
+    topo: &Topology,
+    req: &PlaceRequest,
+    bind: crate::RuntimeBind,
+) -> Result<Placement, PlaceError> {
+    let plan = PlaceRequest {
+        strategy: bind.plan(),
+        granularity: bind.granularity(),
+        ..req.clone()
+    };
+    let mut p = place(topo, &plan)?;
+    p.strategy = req.strategy.clone();
+    Ok(p)
+}
+
+/// Runtime placements return before slots are ordered ([`runtime_plan`]).
+fn unreachable_runtime(slots: &[Slot]) -> Vec<Slot> {
+    slots.to_vec()
 }

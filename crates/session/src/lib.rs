@@ -13,6 +13,7 @@ pub mod names;
 pub mod predict;
 pub mod prepare;
 pub mod run;
+pub mod runtime;
 pub mod settings;
 pub mod submit;
 pub mod tour;

@@ -112,8 +112,28 @@ pub fn plan_of(s: &SweepSettings, topo: &Topology) -> Result<Plan, SessionError>
     if let Some(l) = &s.launch {
         launched(s, l, topo, &mut plan)?;
     }
+    runtime_placed(s, &plan)?;
     check_size(&plan)?;
     Ok(plan)
+}
+
+/// A runtime placement lets the program's OpenMP runtime bind its threads: a
+/// built-in workload pins its own, and a launcher binds ranks, so both are refused.
+fn runtime_placed(s: &SweepSettings, plan: &Plan) -> Result<(), SessionError> {
+    let runtime = plan
+        .placements
+        .iter()
+        .any(|p| matches!(p, scalescope_place::Strategy::Runtime(_)));
+    if !runtime {
+        return Ok(());
+    }
+    if s.target.workload.is_some() || s.launch.is_some() {
+        return Err(bad(
+            Setting::Placement,
+            "runtime:NAME lets an OpenMP program's runtime place its threads; built-in workloads pin their own threads and launched ranks are bound by the launcher",
+        ));
+    }
+    Ok(())
 }
 
 /// A launched sweep's plan: its points' total ranks instead of thread counts.

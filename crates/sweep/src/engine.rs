@@ -65,6 +65,37 @@ pub struct PreparedPoint {
     pub mem: PreparedPolicy,
     /// The MPI launch of a launched sweep's point (`None`: started directly).
     pub launch: Option<crate::launch::PreparedLaunch>,
+    /// A point whose threads the program's OpenMP runtime places (`runtime:NAME`):
+    /// `placement` is then the plan the runtime is checked against.
+    pub runtime: Option<RuntimeRun>,
+}
+
+/// How a runtime-placed point runs: on every usable CPU, with the runtime's own
+/// portable settings in its environment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuntimeRun {
+    pub bind: scalescope_place::RuntimeBind,
+    /// The process's affinity: every CPU the placement options leave.
+    pub cpus: scalescope_topo::CpuSet,
+    pub env: Vec<(String, String)>,
+}
+
+/// The run of a `runtime:NAME` point: every usable CPU under `options`, and the
+/// runtime's environment for `threads` threads.
+fn runtime_run(
+    topo: &Topology,
+    options: &PlaceOptions,
+    bind: scalescope_place::RuntimeBind,
+    threads: usize,
+) -> Result<RuntimeRun, scalescope_place::PlaceError> {
+    let mut every = options.request(scalescope_place::Strategy::Compact, 1);
+    every.threads = None;
+    every.granularity = scalescope_place::Granularity::Thread;
+    Ok(RuntimeRun {
+        bind,
+        cpus: place(topo, &every)?.all_cpus(),
+        env: bind.env(threads),
+    })
 }
 
 /// Resolves every point; errors name the point.
@@ -96,11 +127,18 @@ pub fn prepare_points_with(
             let placement =
                 place(topo, &options.request(p.placement.clone(), p.threads)).map_err(err)?;
             let mem = PreparedPolicy::new(&p.mem.resolve(topo).map_err(err)?);
+            let runtime = match &p.placement {
+                scalescope_place::Strategy::Runtime(b) => {
+                    Some(runtime_run(topo, options, *b, p.threads).map_err(err)?)
+                }
+                _ => None,
+            };
             Ok(PreparedPoint {
                 point: p.clone(),
                 placement,
                 mem,
                 launch: None,
+                runtime,
             })
         })
         .collect()
@@ -213,13 +251,26 @@ impl JobTemplate {
                 env.push((RUN_MARK_VARIABLE.into(), run_mark(&stem)));
                 (l.argv(argv), env)
             }
-            None => (argv, placement_env(p)),
+            None => match &prepared.runtime {
+                Some(r) => (argv, r.env.clone()),
+                None => (argv, placement_env(p)),
+            },
         };
         env.extend(self.env.iter().cloned());
         ExecSpec {
             argv,
             env,
-            cpus: p.all_cpus(),
+            cpus: prepared
+                .runtime
+                .as_ref()
+                .map_or_else(|| p.all_cpus(), |r| r.cpus.clone()),
+            runtime_plan: prepared
+                .runtime
+                .as_ref()
+                .map(|r| crate::monitor::RuntimePlan {
+                    plan: r.bind.plan().to_string(),
+                    sets: p.threads.clone(),
+                }),
             mem: prepared.mem.clone(),
             timeout: self.timeout,
             grace: self.grace,

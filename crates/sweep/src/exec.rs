@@ -49,6 +49,8 @@ pub struct ExecSpec {
     pub metrics: Vec<scalescope_model::store::MetricSpec>,
     /// Evidence sampling beside the run; `None` turns it off.
     pub sample: Option<SampleSpec>,
+    /// A runtime-placed run: the plan its threads' binding is compared with.
+    pub runtime_plan: Option<crate::monitor::RuntimePlan>,
 }
 
 /// How a run is sampled and where its series goes.
@@ -162,7 +164,8 @@ impl Executor for ProcessExecutor {
         };
         let pid = child.id() as i32;
         let rx = spawn_reaper(pid);
-        let mut monitor = Monitor::new(spec.cpus.clone(), spec.planned_threads);
+        let mut monitor = Monitor::new(spec.cpus.clone(), spec.planned_threads)
+            .with_runtime(spec.runtime_plan.clone());
         let mut sampler = spec.sample.as_ref().map(|s| {
             Sampler::start(
                 SamplerConfig::live(s.interval, spec.cpus.clone()),

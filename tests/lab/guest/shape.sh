@@ -70,4 +70,19 @@ if [ -n "$LAB_MATRIX" ]; then
   measured matrix scalescope mem matrix --size 2MiB --latency-size 256KiB --passes 2 \
     --threads-per-node 1 --json
 fi
+if [ -n "$LAB_STUDIES" ]; then
+  # The studies plan from this machine (two packages, SMT) and the budget, sized by
+  # probes timed here, under emulation.
+  section study.graph-mining scalescope study graph-mining --budget 2m --out /tmp/study-graph
+  section study.graph-mining.plan cat /tmp/study-graph/study.json
+  section study.graph-mining.report cat /tmp/study-graph/report.json
+  section study.numa-structure scalescope study numa-structure --out /tmp/study-numa
+  section study.numa-structure.report cat /tmp/study-numa/report.json
+  # The OpenMP probe (built on the host by lab-image.sh) placed by its own runtime.
+  if [ -x /lab/omp-probe ]; then
+    section runtime scalescope sweep --placement runtime:compact,runtime:scatter,runtime:spread \
+      --threads 2,4,8 --reps 1 --warmup 0 --quiet --out /tmp/runtime -- /lab/omp-probe 1000
+    section runtime.results cat /tmp/runtime/results.jsonl
+  fi
+fi
 exit 0

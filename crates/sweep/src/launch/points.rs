@@ -184,6 +184,7 @@ fn launch_point(topo: &Topology, point: Point, on: &Target) -> Result<PreparedPo
         point,
         mem,
         launch: Some(prepared),
+        runtime: None,
     })
 }
 
