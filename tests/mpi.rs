@@ -532,7 +532,7 @@ fn a_launched_run_is_sampled_on_its_node_through_the_launcher() {
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s");
-    let spin = "x=0; while [ $x -lt 200000 ]; do x=$((x+1)); done";
+    let spin = "x=0; while [ $x -lt 1000000 ]; do x=$((x+1)); done";
     let o = Command::new(scalescope())
         .args([
             "sweep",

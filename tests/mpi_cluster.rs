@@ -334,7 +334,7 @@ fn nas_ep_is_ft_over_one_and_two_nodes_place_every_rank_and_sample_every_node() 
             .unwrap()
             .iter()
             .filter_map(|f| f["title"].as_str())
-            .filter(|t| t.contains("ranks per node (twice as many)"))
+            .filter(|t| t.contains(" ranks per node (") && t.contains(" give "))
             .collect();
         assert_eq!(doubling.len(), 2, "{k}: one per node count: {doubling:?}");
         // The report shows every node's evidence beside the others'.

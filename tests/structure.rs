@@ -32,6 +32,11 @@ fn production_files() -> Vec<PathBuf> {
     for krate in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
         rust_files(&krate.path().join("src"), &mut files);
     }
+    // A test module kept in its own file (`#[cfg(test)] mod tests;`) is test code.
+    files.retain(|p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name != "tests.rs" && !name.ends_with("_tests.rs")
+    });
     files.sort();
     files
 }

@@ -123,7 +123,8 @@ struct Seen {
     nodes: std::collections::HashSet<Option<u32>>,
     l3: std::collections::HashSet<Option<usize>>,
     cores: std::collections::HashSet<Option<usize>>,
-    threads: usize,
+    /// Distinct PUs: two threads on one PU are oversubscription, not SMT.
+    pus: std::collections::HashSet<u32>,
 }
 
 impl Seen {
@@ -132,7 +133,7 @@ impl Seen {
         self.nodes.insert(pu.numa_node);
         self.l3.insert(pu.l3);
         self.cores.insert(pu.core);
-        self.threads += 1;
+        self.pus.insert(pu.cpu);
         self.usage()
     }
 
@@ -143,7 +144,7 @@ impl Seen {
             numa_nodes: count(self.nodes.len(), self.nodes.contains(&None)),
             l3_domains: count(self.l3.len(), self.l3.contains(&None)),
             cores: count(self.cores.len(), self.cores.contains(&None)),
-            smt_shared: count(self.cores.len(), self.cores.contains(&None)) < self.threads,
+            smt_shared: count(self.cores.len(), self.cores.contains(&None)) < self.pus.len(),
         }
     }
 }
@@ -184,8 +185,11 @@ fn spread_usages(topo: &Topology, max: usize) -> Vec<Usage> {
         .collect();
     let limit = scalescope_place::max_threads(usable.len());
     if let Some(full) = out.last().copied() {
+        // Past one thread per core, threads share cores on sibling PUs where
+        // there are any; without SMT they are oversubscribed, not SMT-shared.
+        let smt = usable.len() > n;
         out.extend((n + 1..=max.min(limit)).map(|_| Usage {
-            smt_shared: true,
+            smt_shared: smt,
             ..full
         }));
     }

@@ -46,7 +46,7 @@ pub enum ResultsError {
     ResultsExist { path: PathBuf },
     #[error("{}: in use by a running scalescope{}; wait for it to finish, or choose another output directory", dir.display(), pid.map(|p| format!(" (PID {p})")).unwrap_or_default())]
     InUse { dir: PathBuf, pid: Option<u32> },
-    #[error("{}: no results.jsonl here, so there is nothing to resume; start the sweep without --resume", dir.display())]
+    #[error("{}: no results.jsonl here, so there is nothing to resume; start the sweep instead of resuming it", dir.display())]
     NothingToResume { dir: PathBuf },
     #[error("{}: no complete header record (the sweep ended while writing its first line), so there is nothing to resume; start the sweep again with the same output directory", path.display())]
     NoHeader { path: PathBuf },

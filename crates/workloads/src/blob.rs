@@ -213,6 +213,18 @@ pub struct Blob {
     trusted: bool,
 }
 
+/// A cache format version this scalescope reads, else why not.
+fn known_version(version: u32, versions: &[u32]) -> Result<(), String> {
+    if versions.contains(&version) {
+        return Ok(());
+    }
+    let known: Vec<String> = versions.iter().map(|v| v.to_string()).collect();
+    Err(format!(
+        "cache format version {version}, this scalescope reads {}",
+        known.join(" and ")
+    ))
+}
+
 impl Blob {
     /// Opens `path`, checking the magic, the version (one of `versions`), the
     /// header's checksum and that every section lies inside the file.
@@ -239,16 +251,7 @@ impl Blob {
         let u32_at = |b: &[u8], o: usize| le_bytes(&b[o..o + 4]) as u32;
         let u64_at = |b: &[u8], o: usize| le_bytes(&b[o..o + 8]);
         let version = u32_at(&fixed, 16);
-        if !versions.contains(&version) {
-            return Err(bad(format!(
-                "cache format version {version}, this scalescope reads {}",
-                versions
-                    .iter()
-                    .map(|v| v.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            )));
-        }
+        known_version(version, versions).map_err(bad)?;
         let (count, dlen) = (u64::from(u32_at(&fixed, 20)), u64_at(&fixed, 24));
         if count > 64 || dlen > MAX_HEADER {
             return Err(bad(format!(
