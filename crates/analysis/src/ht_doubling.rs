@@ -185,6 +185,7 @@ mod tests {
                 units: Default::default(),
                 detail: Default::default(),
                 setup: None,
+                trials: None,
             }),
         };
         LaunchCheck {

@@ -4,12 +4,17 @@
 //! array; when the frontier's edges exceed 1/alpha of the unexplored edges the search
 //! switches to bottom-up steps (every unvisited vertex looks for a parent in the
 //! frontier bitmap), and back when the frontier shrinks below n/beta vertices.
-//! The result is a parent tree, verified against an independent serial BFS.
+//! The result is a parent tree, verified against an independent serial BFS, and the
+//! search's steps as its workers ran them (each step's time and the time its
+//! workers waited at barriers: what a level costs beyond its work).
 
 use std::cell::UnsafeCell;
 use std::collections::VecDeque;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use scalescope_results::detail::BfsStep;
 
 use super::{Graph, Relabelled};
 use crate::pool::{chunk, Pool, SpinBarrier};
@@ -88,7 +93,58 @@ struct Cursor {
     edges_to_check: u64,
 }
 
+/// What one worker saw of the search, step by step: when the current step began,
+/// how long it has waited at barriers in it, and the steps so far.
+struct Log {
+    began: Instant,
+    waited: f64,
+    steps: Vec<BfsStep>,
+}
+
+impl Log {
+    fn new() -> Log {
+        Log {
+            began: Instant::now(),
+            waited: 0.0,
+            steps: Vec::new(),
+        }
+    }
+
+    fn begin(&mut self) {
+        (self.began, self.waited) = (Instant::now(), 0.0);
+    }
+
+    fn end(&mut self, kind: &str, frontier: u64, found: u64) {
+        self.steps.push(BfsStep {
+            kind: kind.into(),
+            frontier,
+            found,
+            seconds: self.began.elapsed().as_secs_f64(),
+            wait_seconds: self.waited,
+        });
+    }
+}
+
+/// The search's steps from every worker's log: worker 0's kinds, sizes and times,
+/// with the mean wait over the workers (every worker runs the same steps).
+fn merged(logs: Vec<Vec<BfsStep>>) -> Vec<BfsStep> {
+    let workers = logs.len().max(1) as f64;
+    let mut steps = logs.first().cloned().unwrap_or_default();
+    for (i, step) in steps.iter_mut().enumerate() {
+        let waits = logs.iter().filter_map(|l| l.get(i)).map(|s| s.wait_seconds);
+        step.wait_seconds = waits.sum::<f64>() / workers;
+    }
+    steps
+}
+
 impl Search<'_> {
+    /// Waits at the barrier, adding the time to the step's waits.
+    fn wait(&self, log: &mut Log) {
+        let t = Instant::now();
+        self.barrier.wait();
+        log.waited += t.elapsed().as_secs_f64();
+    }
+
     /// The counters of `step`; the slot after it is reset at the step's start.
     fn slot(&self, step: usize) -> &Slot {
         &self.slots[step % 3]
@@ -128,13 +184,13 @@ impl Search<'_> {
         &self,
         slot: &Slot,
         next: usize,
-        local: &mut Vec<u32>,
-        scout: u64,
+        (local, scout): (&mut Vec<u32>, u64),
         c: &mut Cursor,
+        log: &mut Log,
     ) {
         self.flush(slot, next, local);
         slot.sum.fetch_add(scout, Ordering::Relaxed);
-        self.barrier.wait();
+        self.wait(log);
         (c.len, c.scout) = (
             slot.len.load(Ordering::Relaxed),
             slot.sum.load(Ordering::Relaxed),
@@ -204,7 +260,9 @@ impl Search<'_> {
     }
 
     /// One top-down step: the frontier's unvisited neighbours claim a parent (CAS).
-    fn top_down(&self, w: usize, c: &mut Cursor) {
+    fn top_down(&self, w: usize, c: &mut Cursor, log: &mut Log) {
+        log.begin();
+        let frontier = c.len as u64;
         let slot = self.begin(w, c.step);
         let (cur, next) = (&self.queue[c.queue], 1 - c.queue);
         let mut local = Vec::new();
@@ -226,28 +284,31 @@ impl Search<'_> {
                 self.flush(slot, next, &mut local);
             }
         }
-        self.end_queue_step(slot, next, &mut local, scout, c);
+        self.end_queue_step(slot, next, (&mut local, scout), c, log);
+        log.end("top-down", frontier, c.len as u64);
     }
 
     /// From queue to bitmap: the frontier's bits (the visited bitmap is kept up to
     /// date all along). Uses no counters, so it takes no step of the rotation.
-    fn to_bitmap(&self, w: usize, t: usize, c: &Cursor) {
+    fn to_bitmap(&self, w: usize, t: usize, c: &Cursor, log: &mut Log) {
+        log.begin();
         for word in chunk(self.visited.len(), t, w, 8) {
             self.bits[0][word].store(0, Ordering::Relaxed);
         }
-        self.barrier.wait();
+        self.wait(log);
         for i in chunk(c.len, t, w, 16) {
             // SAFETY: as in `top_down`: filled before the barrier, not written now.
             let v = unsafe { self.queue[c.queue].get(i) };
             self.bits[0][v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
         }
-        self.barrier.wait();
+        self.wait(log);
+        log.end("queue-to-bitmap", c.len as u64, 0);
     }
 
     /// One bottom-up step from bitmap `f`: every unvisited vertex looks for a parent
     /// in the frontier. A worker owns whole words, so it writes them without RMW.
     /// Returns the vertices found.
-    fn bottom_up(&self, w: usize, step: usize, f: usize) -> u64 {
+    fn bottom_up(&self, w: usize, step: usize, f: usize, log: &mut Log) -> u64 {
         let slot = self.begin(w, step);
         let (front, next) = (&self.bits[f], &self.bits[1 - f]);
         let mut found = 0u64;
@@ -273,12 +334,13 @@ impl Search<'_> {
             }
         }
         slot.sum.fetch_add(found, Ordering::Relaxed);
-        self.barrier.wait();
+        self.wait(log);
         slot.sum.load(Ordering::Relaxed)
     }
 
     /// From bitmap `f` back to a queue, with the new frontier's edge count. One step.
-    fn to_queue(&self, w: usize, f: usize, c: &mut Cursor) {
+    fn to_queue(&self, w: usize, f: usize, c: &mut Cursor, log: &mut Log) {
+        log.begin();
         let slot = self.begin(w, c.step);
         let next = 1 - c.queue;
         let (mut local, mut scout) = (Vec::new(), 0u64);
@@ -296,15 +358,18 @@ impl Search<'_> {
                 self.flush(slot, next, &mut local);
             }
         }
-        self.end_queue_step(slot, next, &mut local, scout, c);
+        self.end_queue_step(slot, next, (&mut local, scout), c, log);
+        log.end("bitmap-to-queue", 0, 0);
     }
 
     /// Bottom-up steps until the frontier is small again (or empty); the bitmap that
     /// holds the last frontier, and its size.
-    fn bottom_up_run(&self, w: usize, c: &mut Cursor) -> (usize, u64) {
+    fn bottom_up_run(&self, w: usize, c: &mut Cursor, log: &mut Log) -> (usize, u64) {
         let (mut f, mut size) = (0, c.len as u64);
         loop {
-            let awake = self.bottom_up(w, c.step, f);
+            log.begin();
+            let awake = self.bottom_up(w, c.step, f, log);
+            log.end("bottom-up", size, awake);
             c.step += 1;
             f = 1 - f;
             let grew = awake > size;
@@ -318,8 +383,9 @@ impl Search<'_> {
     /// The whole search as worker `w` of `t` runs it, then its share of the parent
     /// tree in original ids where the graph was renumbered (every parent is final:
     /// each step ends at the barrier).
-    fn run(&self, w: usize, t: usize, source: u32) {
-        self.search(w, t, source);
+    fn run(&self, w: usize, t: usize, source: u32) -> Vec<BfsStep> {
+        let mut log = Log::new();
+        self.search(w, t, source, &mut log);
         if let Some(r) = self.map {
             for v in chunk(self.n, t, w, 16) {
                 let p = self.parent[r.new[v] as usize].load(Ordering::Relaxed);
@@ -327,10 +393,11 @@ impl Search<'_> {
                 unsafe { self.out.set(v, p) };
             }
         }
+        log.steps
     }
 
     /// The search as worker `w` of `t` runs it.
-    fn search(&self, w: usize, t: usize, source: u32) {
+    fn search(&self, w: usize, t: usize, source: u32, log: &mut Log) {
         self.init(w, t, source);
         let mut c = Cursor {
             step: 0,
@@ -341,43 +408,65 @@ impl Search<'_> {
         };
         while c.len > 0 {
             if c.scout > c.edges_to_check / ALPHA {
-                self.to_bitmap(w, t, &c);
-                let (f, size) = self.bottom_up_run(w, &mut c);
+                self.to_bitmap(w, t, &c, log);
+                let (f, size) = self.bottom_up_run(w, &mut c, log);
                 if size == 0 {
                     return;
                 }
-                self.to_queue(w, f, &mut c);
+                self.to_queue(w, f, &mut c, log);
                 continue;
             }
             c.edges_to_check = c.edges_to_check.saturating_sub(c.scout);
-            self.top_down(w, &mut c);
+            self.top_down(w, &mut c, log);
         }
     }
 }
 
-/// BFS from `source`; returns the parent of every vertex (`NONE` if unreached; the
-/// source is its own parent). The workers stay in one team for the whole search,
-/// claim work in chunks as they go (a slowed worker takes less), and meet at a
-/// spinning barrier between steps.
+/// A search's result: the parent of every vertex (`NONE` if unreached; the source
+/// is its own parent) and its steps.
+pub struct Tree {
+    pub parent: Vec<u32>,
+    pub steps: Vec<BfsStep>,
+}
+
+/// BFS from `source`; returns the parent tree. The workers stay in one team for the
+/// whole search, claim work in chunks as they go (a slowed worker takes less), and
+/// meet at a barrier between steps.
 pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
+    bfs_steps(g, source, pool).parent
+}
+
+/// [`bfs`] with its steps.
+pub fn bfs_steps(g: &Graph, source: u32, pool: &Pool) -> Tree {
     let search = Search::new(g, None, pool.threads());
     // SAFETY: no worker runs yet.
     unsafe { search.queue[0].set(0, source) };
-    pool.broadcast(|w| search.run(w, pool.threads(), source));
-    into_u32s(search.parent)
+    let logs = pool.broadcast(|w| search.run(w, pool.threads(), source));
+    Tree {
+        parent: into_u32s(search.parent),
+        steps: merged(logs),
+    }
 }
 
 /// BFS from `source` (an original id) on a graph renumbered by degree when the
 /// input was prepared; the parent tree comes back in the original ids, mapped by
 /// the same workers at the end of the search (part of the time).
 pub fn bfs_relabelled(r: &Relabelled, source: u32, pool: &Pool) -> Vec<u32> {
+    bfs_relabelled_steps(r, source, pool).parent
+}
+
+/// [`bfs_relabelled`] with its steps.
+pub fn bfs_relabelled_steps(r: &Relabelled, source: u32, pool: &Pool) -> Tree {
     let search = Search::new(&r.graph, Some(r), pool.threads());
     let s = r.new[source as usize];
     // SAFETY: no worker runs yet.
     unsafe { search.queue[0].set(0, s) };
-    pool.broadcast(|w| search.run(w, pool.threads(), s));
-    // SAFETY: the workers set every vertex's cell (their chunks tile 0..n).
-    unsafe { search.out.into_vec() }
+    let logs = pool.broadcast(|w| search.run(w, pool.threads(), s));
+    Tree {
+        // SAFETY: the workers set every vertex's cell (their chunks tile 0..n).
+        parent: unsafe { search.out.into_vec() },
+        steps: merged(logs),
+    }
 }
 
 impl<'g> Search<'g> {

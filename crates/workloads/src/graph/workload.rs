@@ -59,6 +59,8 @@ pub struct GraphCount {
     count: u64,
     seconds: f64,
     bfs: Option<(u32, Vec<u32>)>,
+    /// The last search's steps.
+    bfs_steps: Vec<scalescope_results::detail::BfsStep>,
     ranks: Option<Ranks>,
     inputs: Inputs,
     setup: SetupCosts,
@@ -117,6 +119,7 @@ impl GraphCount {
             count: 0,
             seconds: 0.0,
             bfs: None,
+            bfs_steps: Vec::new(),
             ranks: None,
             inputs: Inputs::default(),
             setup: SetupCosts::default(),
@@ -404,11 +407,12 @@ impl Workload for GraphCount {
             }
             GraphKernel::Bfs { source } => {
                 let s = source.unwrap_or(0);
-                let parent = match &self.relabelled {
-                    Some((r, _)) => super::bfs::bfs_relabelled(r, s, pool),
-                    None => super::bfs::bfs(g, s, pool),
+                let tree = match &self.relabelled {
+                    Some((r, _)) => super::bfs::bfs_relabelled_steps(r, s, pool),
+                    None => super::bfs::bfs_steps(g, s, pool),
                 };
-                self.bfs = Some((s, parent));
+                self.bfs = Some((s, tree.parent));
+                self.bfs_steps = tree.steps;
             }
             // Pull PageRank on the renumbered graph, whose lists `prepare` made with it.
             GraphKernel::PageRank {
@@ -492,6 +496,7 @@ impl Workload for GraphCount {
                     reached_vertices,
                     traversed_edges,
                     teps: traversed_edges as f64 / self.seconds,
+                    steps: self.bfs_steps.clone(),
                 }
             }
             GraphKernel::PageRank { sync, batch, .. } => {
