@@ -192,7 +192,12 @@ fn bfs_steps_line(steps: &[scalescope_results::detail::BfsStep]) -> String {
     if steps.is_empty() {
         return String::new();
     }
-    let kinds = ["top-down", "bottom-up", "queue-to-bitmap", "bitmap-to-queue"];
+    let kinds = [
+        "top-down",
+        "bottom-up",
+        "queue-to-bitmap",
+        "bitmap-to-queue",
+    ];
     let counts: Vec<String> = kinds
         .iter()
         .map(|k| (k, steps.iter().filter(|s| s.kind == *k).count()))

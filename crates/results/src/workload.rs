@@ -382,7 +382,10 @@ mod tests {
         });
         let json: serde_json::Value = serde_json::to_value(&r).unwrap();
         let t = &json["trials"];
-        assert_eq!((t["count"].as_u64(), t["first_seconds"].as_f64()), (Some(5), Some(1.5)));
+        assert_eq!(
+            (t["count"].as_u64(), t["first_seconds"].as_f64()),
+            (Some(5), Some(1.5))
+        );
         assert!((t["mean_seconds"].as_f64().unwrap() - 0.6).abs() < 1e-12);
         let warm = &t["warm"];
         assert_eq!(warm["count"], 4);

@@ -324,7 +324,11 @@ pub fn execute_trials(
             .iter()
             .map(|f| (f.name.clone(), f.unit.to_string()))
             .collect(),
-        figures: runs.figures.into_iter().map(|f| (f.name, f.value)).collect(),
+        figures: runs
+            .figures
+            .into_iter()
+            .map(|f| (f.name, f.value))
+            .collect(),
         detail: workload.detail(),
         setup: Some(setup),
         trials: (count > 1).then_some(scalescope_results::workload::Trials {

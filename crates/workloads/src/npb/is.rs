@@ -388,12 +388,14 @@ impl Is {
             Ok((keys, loaded)) => {
                 self.setup.load_secs = Some(loaded.load_secs);
                 self.setup.input = format!("cache {shown}");
-                self.setup.input_check = Some(if loaded.trusted {
-                    "header; blocks and key ranges checked by the sweep (same file, unchanged)"
-                } else {
-                    "full: every block's CRC and every key's range"
-                }
-                .into());
+                self.setup.input_check = Some(
+                    if loaded.trusted {
+                        "header; blocks and key ranges checked by the sweep (same file, unchanged)"
+                    } else {
+                        "full: every block's CRC and every key's range"
+                    }
+                    .into(),
+                );
                 self.verified = loaded.token;
                 Ok(keys)
             }
@@ -447,7 +449,9 @@ impl Workload for Is {
             input_bytes: Some((self.total_keys * 4) as u64),
             ..SetupCosts::default()
         };
-        let path = self.inputs.file(&super::keys::key(self.class.as_str()), "keys");
+        let path = self
+            .inputs
+            .file(&super::keys::key(self.class.as_str()), "keys");
         self.keys = match path {
             Some(path) => self.cached_keys(&path, pool)?,
             None => Keys::new(self.generate(pool).into()),
@@ -542,7 +546,10 @@ mod tests {
             // several wraps of the one-byte counts per worker.
             let mut keys: Vec<u32> = is.keys.iter().collect();
             keys[..40_000].iter_mut().step_by(40).for_each(|k| *k = 7);
-            keys[40_000..].iter_mut().step_by(40).for_each(|k| *k = 2047);
+            keys[40_000..]
+                .iter_mut()
+                .step_by(40)
+                .for_each(|k| *k = 2047);
             is.keys = Keys::new(keys.clone().into());
             let mut below = vec![0u32; is.max_key + 1];
             is.ranks(&p, &mut below);
@@ -564,7 +571,11 @@ mod tests {
         first.use_inputs(&inputs);
         first.prepare(&p).unwrap();
         let setup = first.setup();
-        assert!(setup.input.starts_with("built and cached"), "{}", setup.input);
+        assert!(
+            setup.input.starts_with("built and cached"),
+            "{}",
+            setup.input
+        );
         assert!(setup.build_secs.is_some());
         let token = first.verified_input().expect("the file written is named");
         // A run: the keys read back, nothing generated, only the header checked.
@@ -608,7 +619,8 @@ mod tests {
         let p = pool(1);
         let mut is = Is::new("S").unwrap();
         is.prepare(&p).unwrap();
-        is.keys.set(0, is.keys.get(0).wrapping_add(1) % is.max_key as u32);
+        is.keys
+            .set(0, is.keys.get(0).wrapping_add(1) % is.max_key as u32);
         is.keys.set(5, 0);
         is.keys.set(7, 0);
         is.run(&p);
