@@ -61,6 +61,8 @@ pub struct GraphCount {
     bfs: Option<(u32, Vec<u32>)>,
     /// The last search's steps.
     bfs_steps: Vec<scalescope_results::detail::BfsStep>,
+    /// The search's arrays, kept for the next trial on this input.
+    bfs_arrays: super::bfs_arrays::Arrays,
     ranks: Option<Ranks>,
     inputs: Inputs,
     setup: SetupCosts,
@@ -120,6 +122,7 @@ impl GraphCount {
             seconds: 0.0,
             bfs: None,
             bfs_steps: Vec::new(),
+            bfs_arrays: Default::default(),
             ranks: None,
             inputs: Inputs::default(),
             setup: SetupCosts::default(),
@@ -400,6 +403,10 @@ impl Workload for GraphCount {
         let Some(g) = self.graph.as_ref() else {
             return (0.0, Vec::new());
         };
+        // The last trial's tree (checked by now) becomes this one's array.
+        if let Some((_, tree)) = self.bfs.take() {
+            self.bfs_arrays.recycle(tree, self.relabelled.is_some());
+        }
         let t = Instant::now();
         match &self.kernel {
             GraphKernel::Count { pattern, induced } => {
@@ -408,8 +415,8 @@ impl Workload for GraphCount {
             GraphKernel::Bfs { source } => {
                 let s = source.unwrap_or(0);
                 let tree = match &self.relabelled {
-                    Some((r, _)) => super::bfs::bfs_relabelled_steps(r, s, pool),
-                    None => super::bfs::bfs_steps(g, s, pool),
+                    Some((r, _)) => super::bfs::bfs_relabelled_in(r, s, pool, &mut self.bfs_arrays),
+                    None => super::bfs::bfs_in(g, s, pool, &mut self.bfs_arrays),
                 };
                 self.bfs = Some((s, tree.parent));
                 self.bfs_steps = tree.steps;
