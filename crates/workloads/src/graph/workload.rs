@@ -32,8 +32,9 @@ pub const DEFAULT_TOLERANCE: f64 = 1e-4;
 pub enum GraphKernel {
     /// Exact count of a pattern, non-induced or vertex-induced.
     Count { pattern: Pattern, induced: bool },
-    /// Direction-optimizing BFS from `source` (default: the highest-degree vertex).
-    Bfs { source: Option<u32> },
+    /// Direction-optimizing BFS from `source` (default: the highest-degree vertex),
+    /// on the graph renumbered by degree where `renumber`.
+    Bfs { source: Option<u32>, renumber: bool },
     /// PageRank with a synchronisation mechanism and `batch` updates per critical
     /// section, until the scores change by less than `tolerance`.
     PageRank {
@@ -142,7 +143,10 @@ impl GraphCount {
                 pattern: s.pattern,
                 induced: s.induced,
             },
-            GraphSettings::Bfs(s) => GraphKernel::Bfs { source: s.source },
+            GraphSettings::Bfs(s) => GraphKernel::Bfs {
+                source: s.source,
+                renumber: s.renumber,
+            },
             GraphSettings::Pr(s) => GraphKernel::PageRank {
                 sync: s.sync.clone(),
                 batch: s.batch.usize(),
@@ -168,7 +172,7 @@ impl GraphCount {
     /// Checks the BFS source against the graph: the highest-degree vertex when none
     /// was given.
     fn bfs_source(&self, g: &Graph) -> Result<Option<u32>, WorkloadError> {
-        let GraphKernel::Bfs { source } = self.kernel else {
+        let GraphKernel::Bfs { source, .. } = self.kernel else {
             return Ok(None);
         };
         if g.vertices() == 0 {
@@ -273,7 +277,7 @@ impl GraphCount {
             GraphKernel::Count { pattern, induced } => {
                 format!("count {pattern:?} induced={induced}")
             }
-            GraphKernel::Bfs { source } => format!("bfs {source:?}"),
+            GraphKernel::Bfs { source, .. } => format!("bfs {source:?}"),
             GraphKernel::PageRank { sync, batch, .. } => format!("pr {sync} batch={batch}"),
         }
     }
@@ -377,11 +381,13 @@ impl Workload for GraphCount {
             );
         }
         if let Some(s) = self.bfs_source(&g)? {
-            self.kernel = GraphKernel::Bfs { source: Some(s) };
+            if let GraphKernel::Bfs { source, .. } = &mut self.kernel {
+                *source = Some(s);
+            }
         }
         self.split = None;
         self.relabelled = match self.kernel {
-            GraphKernel::Bfs { .. }
+            GraphKernel::Bfs { renumber: true, .. }
             | GraphKernel::PageRank {
                 sync: Sync::Pull, ..
             } => {
@@ -412,7 +418,7 @@ impl Workload for GraphCount {
             GraphKernel::Count { pattern, induced } => {
                 self.count = count(g, *pattern, *induced, pool)
             }
-            GraphKernel::Bfs { source } => {
+            GraphKernel::Bfs { source, .. } => {
                 let s = source.unwrap_or(0);
                 let tree = match &self.relabelled {
                     Some((r, _)) => super::bfs::bfs_relabelled_in(r, s, pool, &mut self.bfs_arrays),
