@@ -16,23 +16,30 @@
 # dbgen); scalescope's the lineitem columns the query reads.
 set -euo pipefail
 export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
+[ -z "${SCALESCOPE:-}" ] || SCALESCOPE=$(realpath "$SCALESCOPE")
 cd "$(dirname "$0")/.."
 sf=${1:-1}
 repeat=${2:-5}
 PY=$(peers/venv.sh)   # peers/.venv with the pinned versions of peers/requirements.txt
-cargo build --release --quiet
-S=target/release/scalescope
+# SCALESCOPE=<a scalescope binary> skips the build (the other scripts' convention).
+if [ -n "${SCALESCOPE:-}" ]; then
+  S=$SCALESCOPE
+else
+  cargo build --release --quiet
+  S=target/release/scalescope
+fi
 # Exit status 5 is the "unavailable" verdict (no reference answer at this scale
 # factor): the run is measured, only not checked, and the script compares with
 # DuckDB's answers itself.
 ss() { "$S" "$@" || [ $? -eq 5 ]; }
 if [ -n "${PAIRS:-}" ]; then
   echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); duckdb $("$PY" -c 'import duckdb; print(duckdb.__version__)'); $PAIRS pairs per row, best of $repeat per process"
-  for s in ${SFS:-$sf}; do
+  sfs=${SFS:-$sf}
+  for s in ${sfs//,/ }; do
     for t in ${THREADS:-1 2}; do
       for q in 1 6; do
         echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-        python3 - "$PY" "$S" "${s//,/ }" "$t" "$q" "$repeat" "$PAIRS" <<'PY'
+        python3 - "$PY" "$S" "$s" "$t" "$q" "$repeat" "$PAIRS" <<'PY'
 import json, os, sys
 sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
 import pairs as pr  # peers/pairs.py: interleaved pairs, peak RSS, summaries
