@@ -12,9 +12,13 @@
 # threads, NPB_KERNELS (default "ep:A is:B ft:A ft:B"), REPS interleaved pairs
 # each, both pinned one thread per core. Timed regions, the same on both sides:
 # EP the whole generation and tally, IS the ten rankings (NPB's T_BENCHMARKING),
-# FT index map + initial conditions + FFTs + iterations (NPB's T_TOTAL). Prints
-# the medians and every pair's ratio NPB seconds / scalescope seconds (above 1:
-# scalescope faster). Then the MPI comparison, where mpirun is installed.
+# FT index map + initial conditions + FFTs + iterations (NPB's T_TOTAL). The pairs
+# alternate their order (NPB first in even pairs); every process runs under GNU
+# time for its peak RSS (peers/pairs.py). Prints each side's median seconds,
+# spread (IQR / median) and median peak RSS, the median of the pairs' ratios NPB
+# seconds / scalescope seconds (above 1: scalescope faster) and the RSS ratio
+# scalescope / NPB, also as a table row. Classes are sizes: NPB_KERNELS="is:A is:B
+# is:C ft:A ft:B ft:C" sweeps them. Then the MPI comparison, where mpirun is installed.
 # THREADS overrides the thread counts of that comparison (default "1 WORKERS"). On a
 # machine without a compiler or cargo (a lent 16-core machine), SCALESCOPE=<a
 # scalescope binary> skips the build and PEER_BIN=<dir> takes NPB-CPP's binaries
@@ -52,25 +56,37 @@ npb_cpp() {
       [ -x "$peers/$k.$c" ] || make -s -C "$omp" "$k" CLASS="$c" >/dev/null
     fi
     for t in ${THREADS:-1 $workers}; do
-      for r in $(seq "$reps"); do
-        p=$(OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$peers/$k.$c" |
-          awk '/Verification *= *SUCCESSFUL/ {ok = 1} /Time in seconds/ {s = $NF} END {print ok ? s : "failed"}')
-        o=$("$S" npb "$k" --class "$c" --threads "$t" --placement cores-first --quiet --json |
-          python3 -c "import json,sys; d=json.load(sys.stdin); print(d['seconds'] if d['verified'] else 'failed')")
-        echo "$p $o"
-      done > "$work/npb"
-      python3 - "$k" "$c" "$t" "$work/npb" <<'PY'
-import os, sys
+      python3 - "$k" "$c" "$t" "$reps" "$peers/$k.$c" "$S" <<'PY'
+import os, re, sys
 sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
-import stats as st  # peers/stats.py: the peers' one statistics helper
-k, c, t, f = sys.argv[1:]
-rows = [l.split() for l in open(f)]
-if any("failed" in r for r in rows):
-    sys.exit(f"{k} {c} at {t} threads: a run did not verify: {rows}")
-p, o = [float(r[0]) for r in rows], [float(r[1]) for r in rows]
-ratios = [a / b for a, b in zip(p, o)]
-print(f"{k.upper()} {c} {t} threads: NPB-CPP {st.median(p):.3f} s, scalescope {st.median(o):.3f} s,"
-      f" median ratio {st.median(ratios):.2f}x, pairs {' '.join(f'{x:.2f}' for x in ratios)}")
+import json
+import pairs as pr  # peers/pairs.py: interleaved pairs, peak RSS, summaries
+k, c, t, reps, peer_bin, S = sys.argv[1:]
+
+
+def peer():
+    env = dict(os.environ, OMP_NUM_THREADS=t, OMP_PROC_BIND="true", OMP_PLACES="cores")
+    out, rss = pr.run([peer_bin], env=env)
+    if not re.search(r"Verification\s*=\s*SUCCESSFUL", out):
+        sys.exit(f"NPB-CPP {k}.{c} at {t} threads did not verify")
+    return float(re.findall(r"Time in seconds\s*=\s*([\d.]+)", out)[-1]), rss
+
+
+def ours():
+    out, rss = pr.run([S, "npb", k, "--class", c, "--threads", t, "--placement", "cores-first",
+                       "--quiet", "--json"])
+    d = json.loads(out)
+    if not d["verified"]:
+        sys.exit(f"scalescope npb {k} class {c} at {t} threads did not verify")
+    return d["seconds"], rss
+
+
+s = pr.summary(pr.pairs(int(reps), peer, ours))
+print(f"{k.upper()} {c} {t} threads: NPB-CPP {s['peer']:.3f} s (IQR/median {s['peer_spread']:.2f}, "
+      f"{s['peer_mb']:.0f} MB), scalescope {s['ours']:.3f} s (IQR/median {s['ours_spread']:.2f}, "
+      f"{s['ours_mb']:.0f} MB), median ratio {s['ratio']:.2f}x, RSS ratio {s['mem_ratio']:.2f}, "
+      f"pairs {' '.join(f'{x:.2f}' for x in s['ratios'])}")
+print(pr.line(f"class {c}", t, k.upper(), "one process each", s), flush=True)
 PY
     done
   done

@@ -6,17 +6,66 @@
 # (`mem stream`'s read-only kernel) and the STREAM triad scalescope measures at the
 # same thread count.
 # Usage: peers/bench-tpch.sh [SF] [REPEAT]     (default SF 1, 5 repeats)
+# With PAIRS=N it first sweeps sizes: for every scale factor of SFS (default the
+# SF argument; "1,3,10" sweeps) and thread count of THREADS (default "1 2"), N
+# interleaved pairs per query of one DuckDB process (dbgen, then the query warm:
+# best of REPEAT after a warm-up) and one scalescope process (`tpch qN`, lineitem
+# generated in memory, best of REPEAT after a warm-up), each under GNU time for its
+# peak RSS (peers/pairs.py); the rows give both sides' median seconds, spread and
+# RSS. DuckDB's RSS holds every TPC-H table dbgen makes (it has no lineitem-only
+# dbgen); scalescope's the lineitem columns the query reads.
 set -euo pipefail
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
+[ -z "${SCALESCOPE:-}" ] || SCALESCOPE=$(realpath "$SCALESCOPE")
 cd "$(dirname "$0")/.."
 sf=${1:-1}
 repeat=${2:-5}
 PY=$(peers/venv.sh)   # peers/.venv with the pinned versions of peers/requirements.txt
-cargo build --release --quiet
-S=target/release/scalescope
+# SCALESCOPE=<a scalescope binary> skips the build (the other scripts' convention).
+if [ -n "${SCALESCOPE:-}" ]; then
+  S=$SCALESCOPE
+else
+  cargo build --release --quiet
+  S=target/release/scalescope
+fi
 # Exit status 5 is the "unavailable" verdict (no reference answer at this scale
 # factor): the run is measured, only not checked, and the script compares with
 # DuckDB's answers itself.
 ss() { "$S" "$@" || [ $? -eq 5 ]; }
+if [ -n "${PAIRS:-}" ]; then
+  echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); duckdb $("$PY" -c 'import duckdb; print(duckdb.__version__)'); $PAIRS pairs per row, best of $repeat per process"
+  sfs=${SFS:-$sf}
+  for s in ${sfs//,/ }; do
+    for t in ${THREADS:-1 2}; do
+      for q in 1 6; do
+        echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+        python3 - "$PY" "$S" "$s" "$t" "$q" "$repeat" "$PAIRS" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ.get('PEERS_DIR', 'peers'))
+import pairs as pr  # peers/pairs.py: interleaved pairs, peak RSS, summaries
+py, S, sf, t, q, repeat, n = sys.argv[1:]
+
+
+def peer():
+    out, rss = pr.run([py, "peers/tpch_duckdb.py", sf, t, repeat, q])
+    return json.loads(out.splitlines()[-1])["seconds"], rss
+
+
+def ours():
+    # Exit status 5: no reference answer at this scale factor (measured, unchecked).
+    out, rss = pr.run([S, "tpch", f"q{q}", "--sf", sf, "--threads", t, "--repeat", repeat, "--json"],
+                      ok=(0, 5))
+    return json.loads(out)["seconds"], rss
+
+
+s = pr.summary(pr.pairs(int(n), peer, ours))
+print(pr.line(f"SF {sf}", t, f"Q{q}", "warm query after load, best of the repeats", s), flush=True)
+PY
+      done
+    done
+  done
+  exit 0
+fi
 echo "TPC-H SF $sf, best of $repeat; duckdb $("$PY" -c 'import duckdb; print(duckdb.__version__)')"
 printf "%-8s %-5s %14s %14s %8s  %s\n" threads query "duckdb ms" "scalescope ms" ratio "answers"
 for t in 1 2; do

@@ -1,7 +1,7 @@
 """DuckDB side of peers/bench-tpch.sh: generate lineitem with the tpch extension
 (dbgen) at a scale factor, then time Q1 and Q6 (data already in memory), best of N.
 Prints one JSON line per query with the result rows, so the answers are compared too.
-Usage: tpch_duckdb.py SF THREADS REPEAT"""
+Usage: tpch_duckdb.py SF THREADS REPEAT [QUERIES]   (QUERIES: comma-separated, default 1,6)"""
 import json
 import sys
 import time
@@ -12,6 +12,7 @@ import duckdb
 import duckdb_ext  # noqa: F401  (namespace package: the duckdb-ext-tpch wheel's extensions)
 
 sf, threads, repeat = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+queries = [int(q) for q in (sys.argv[4] if len(sys.argv) > 4 else "1,6").split(",")]
 con = duckdb.connect()
 # Offline: load the extension the wheel installed, never download one.
 con.execute(f"SET extension_directory='{os.path.join(list(duckdb_ext.__path__)[0], 'extensions')}'")
@@ -19,7 +20,7 @@ con.execute("SET autoinstall_known_extensions=false")
 con.execute("LOAD tpch")
 con.execute(f"CALL dbgen(sf={sf})")
 con.execute(f"SET threads={threads}")
-for q in (1, 6):
+for q in queries:
     sql = con.execute(f"SELECT query FROM tpch_queries() WHERE query_nr={q}").fetchone()[0]
     con.execute(sql).fetchall()  # warm-up
     best = float("inf")

@@ -260,3 +260,89 @@ fn the_binary_cache_round_trips_and_is_checked() {
         .code(1)
         .stderr(predicate::str::contains("checksum mismatch"));
 }
+
+#[test]
+fn trials_run_in_one_process_and_report_the_first_apart_from_the_warm_ones() {
+    // Issue 36: GAP's `-n N` times N trials in one process; `--trials N` does the
+    // same on the input prepared once, every trial checked under `--verify all`.
+    let json = |args: &[&str]| -> Value {
+        let out = scalescope().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    for kernel in ["bfs", "pr", "count"] {
+        let v = json(&[
+            "graph", kernel, "--graph", "kron:10", "-t", "2", "--trials", "5", "--json",
+        ]);
+        assert_eq!(v["verdict"], "passed", "{kernel}: {v}");
+        let why = v["verification"].as_str().unwrap();
+        assert!(why.contains("every one of 5 trials checked"), "{why}");
+        let t = &v["trials"];
+        let secs: Vec<f64> = t["seconds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .collect();
+        assert_eq!((t["count"].as_u64(), secs.len()), (Some(5), 5), "{t}");
+        assert!(secs.iter().all(|&s| s > 0.0));
+        assert_eq!(t["first_seconds"].as_f64(), Some(secs[0]));
+        assert_eq!(v["seconds"].as_f64(), Some(secs[4]), "the last trial's");
+        let mut warm = secs[1..].to_vec();
+        warm.sort_by(f64::total_cmp);
+        assert_eq!(t["warm"]["count"], 4);
+        assert_eq!(t["warm"]["min_seconds"].as_f64(), Some(warm[0]));
+        let mean = secs.iter().sum::<f64>() / 5.0;
+        assert!((t["mean_seconds"].as_f64().unwrap() - mean).abs() < 1e-12);
+    }
+    // `--verify first` checks the first trial only and says so; one trial is as before.
+    let v = json(&[
+        "graph", "bfs", "--graph", "kron:10", "--trials", "3", "--verify", "first", "--json",
+    ]);
+    let why = v["verification"].as_str().unwrap();
+    assert!(why.contains("the first of 3 trials checked"), "{why}");
+    let v = json(&["graph", "bfs", "--graph", "kron:10", "--json"]);
+    assert!(v.get("trials").is_none(), "{v}");
+    // The text shows the first trial apart.
+    scalescope()
+        .args(["graph", "bfs", "--graph", "kron:10", "--trials", "3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 trials in this process: first"))
+        .stdout(predicate::str::contains("warm (2): mean"));
+    scalescope()
+        .args(["graph", "bfs", "--graph", "kron:10", "--trials", "0"])
+        .assert()
+        .failure();
+}
+
+#[test]
+fn bfs_without_renumbering_holds_one_copy_of_the_graph_and_gives_the_same_tree_size() {
+    // Issue 36: the renumbered copy is what puts BFS's memory above GAP's; it can be
+    // left out, and the search still verifies and reaches the same component.
+    let run = |extra: &[&str]| -> Value {
+        let out = scalescope()
+            .args(["graph", "bfs", "--graph", "kron:11", "-t", "2", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (on, off) = (run(&[]), run(&["--renumber=false"]));
+    for v in [&on, &off] {
+        assert_eq!(v["verdict"], "passed", "{v}");
+    }
+    assert_eq!(on["source"], off["source"]);
+    assert_eq!(on["reached_vertices"], off["reached_vertices"]);
+    assert!(on["relabel_seconds"].as_f64().is_some(), "{on}");
+    assert!(off["relabel_seconds"].is_null(), "{off}");
+}

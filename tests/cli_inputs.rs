@@ -251,3 +251,44 @@ fn a_csr_the_user_names_is_checked_once_and_mapped_by_every_run() {
         assert!(check.contains("checked by the sweep"), "{check}");
     }
 }
+
+#[test]
+fn a_sweep_generates_the_is_keys_once_and_its_runs_map_them() {
+    // Issue 36: NAS IS generated its keys in every run. The sweep now generates and
+    // caches them once before its runs; every run maps them and spends no time
+    // generating (no `build_secs` in its set-up), checking only the header.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("is");
+    scalescope()
+        .args(["sweep", "--workload", "is", "--param", "class=S"])
+        .args(["--threads", "1,2", "--reps", "2", "--warmup", "0"])
+        .args(["--sample-interval", "0", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let records = runs(&out);
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        assert_eq!(
+            (r["status"].clone(), r["exit_code"].clone()),
+            ("ok".into(), 0.into()),
+            "{r}"
+        );
+        let setup = &r["setup"];
+        assert!(
+            setup.get("build_secs").is_none_or(Value::is_null),
+            "{setup}"
+        );
+        let input = setup["input"].as_str().unwrap();
+        assert!(input.starts_with("cache "), "{input}");
+        let check = setup["input_check"].as_str().unwrap();
+        assert!(check.contains("checked by the sweep"), "{check}");
+        assert!(setup["load_secs"].as_f64().unwrap() < 1.0, "{setup}");
+    }
+    let keys: Vec<_> = std::fs::read_dir(out.join("inputs"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".keys"))
+        .collect();
+    assert_eq!(keys.len(), 1, "one keys file for the sweep");
+}

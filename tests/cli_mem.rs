@@ -144,6 +144,21 @@ fn matrix_on_one_node_is_1x1_and_says_so() {
     assert_eq!(m["bandwidth_gb_per_s"][0][0].as_f64(), Some(best));
     assert_eq!(m["latency_samples"][0][0].as_array().unwrap().len(), 2);
     assert_eq!(v["bandwidth_hops"]["noise"]["repeats"], 2);
+    // Issue 36: the cell read through the loop a trial picked, as `mem stream`'s
+    // sustained read does (both loops timed where the CPU has both).
+    let l = &m["read_loops"][0][0];
+    let chosen = l["chosen"].as_str().unwrap();
+    let timed = l["trial_gb_per_s"].as_object().unwrap();
+    match l["trial_pairs"].as_u64().unwrap() {
+        0 => assert!(timed.is_empty(), "{l}"),
+        _ => {
+            assert_eq!(timed.keys().collect::<Vec<_>>(), ["paced", "wide"], "{l}");
+            let best = timed
+                .iter()
+                .max_by(|a, b| a.1.as_f64().unwrap().total_cmp(&b.1.as_f64().unwrap()));
+            assert_eq!(best.map(|b| b.0.as_str()), Some(chosen), "{l}");
+        }
+    }
     // The pages of the cell really were on the node asked for.
     assert_eq!(m["placement_verified"][0][0].as_f64(), Some(1.0));
     if nodes == 1 {

@@ -170,6 +170,16 @@ Examples:
     Export(GraphExportArgs),
 }
 
+/// Trials of a graph kernel in one process, as GAP's `-n`.
+#[derive(Debug, Args)]
+pub struct TrialArgs {
+    /// Run the kernel this many times on the input prepared once, in this process,
+    /// each trial timed: the first (cold: page faults, the workers' first wake-up)
+    /// is shown apart from the warm ones' mean and median (GAP's `-n`).
+    #[arg(long, default_value_t = Count::clamped(1))]
+    pub trials: Count<1, 100_000>,
+}
+
 #[derive(Debug, Args)]
 pub struct GraphExportArgs {
     #[command(flatten)]
@@ -187,6 +197,8 @@ pub struct GraphBfsArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub inputs: super::InputArgs,
+    #[command(flatten)]
+    pub trials: TrialArgs,
 }
 
 #[derive(Debug, Args)]
@@ -197,6 +209,8 @@ pub struct GraphPrArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub inputs: super::InputArgs,
+    #[command(flatten)]
+    pub trials: TrialArgs,
 }
 
 #[derive(Debug, Args)]
@@ -207,6 +221,8 @@ pub struct GraphCountArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub inputs: super::InputArgs,
+    #[command(flatten)]
+    pub trials: TrialArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -17,7 +17,7 @@ use scalescope_workloads::graph::workload::{build_graph, GraphCount};
 use scalescope_workloads::npb::{ep::Ep, ft::Ft, is::Is, NpbSettings};
 use scalescope_workloads::sync::workload::SyncBench;
 use scalescope_workloads::tpch::Tpch;
-use scalescope_workloads::{execute_with, Inputs, Workload};
+use scalescope_workloads::{execute_trials, execute_with, Inputs, Workload};
 
 use crate::cli::{
     GraphCommand, GraphExportArgs, InputArgs, NpbArgs, NpbCommand, PlacementArgs, RunArgs,
@@ -27,30 +27,41 @@ use crate::shared::{pinned_pool, verdict_exit};
 
 pub fn graph(cmd: &GraphCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        GraphCommand::Count(a) => {
-            graph_kernel(GraphSettings::Count(a.settings.clone()), &a.run, &a.inputs)
-        }
-        GraphCommand::Bfs(a) => {
-            graph_kernel(GraphSettings::Bfs(a.settings.clone()), &a.run, &a.inputs)
-        }
-        GraphCommand::Pr(a) => {
-            graph_kernel(GraphSettings::Pr(a.settings.clone()), &a.run, &a.inputs)
-        }
+        GraphCommand::Count(a) => graph_kernel(
+            GraphSettings::Count(a.settings.clone()),
+            &a.run,
+            &a.inputs,
+            a.trials.trials.usize(),
+        ),
+        GraphCommand::Bfs(a) => graph_kernel(
+            GraphSettings::Bfs(a.settings.clone()),
+            &a.run,
+            &a.inputs,
+            a.trials.trials.usize(),
+        ),
+        GraphCommand::Pr(a) => graph_kernel(
+            GraphSettings::Pr(a.settings.clone()),
+            &a.run,
+            &a.inputs,
+            a.trials.trials.usize(),
+        ),
         GraphCommand::Export(a) => export(a),
     }
 }
 
-/// Builds, runs and verifies a graph kernel, then prints it; the exit status is the verdict's.
+/// Builds a graph kernel, runs and verifies it `trials` times in this process, then
+/// prints it; the exit status is the verdict's.
 fn graph_kernel(
     settings: GraphSettings,
     run: &RunArgs,
     inputs: &InputArgs,
+    trials: usize,
 ) -> anyhow::Result<ExitCode> {
     let source = settings.input().graph.to_string();
     let working = crate::progress::working(&format!("graph kernel on {source}"));
     let mut workload = GraphCount::with(&settings)?;
     let pool = pinned_pool(&run.place, run.threads)?;
-    let r = execute_with(&mut workload, &pool, &inputs.inputs())?;
+    let r = execute_trials(&mut workload, &pool, &inputs.inputs(), trials)?;
     drop(working);
     if run.json {
         let doc = graph_document(&r, &source);

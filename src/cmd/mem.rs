@@ -79,6 +79,7 @@ fn print_matrices(m: &MemMatrix) {
             latency_ns: &m.latency_ns,
             slit: &m.slit,
             placement_verified: &m.placement_verified,
+            read_loops: &m.read_loops,
         })
     );
 }

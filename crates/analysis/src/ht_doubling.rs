@@ -287,6 +287,7 @@ mod tests {
                 units: Default::default(),
                 detail: Default::default(),
                 setup: None,
+                trials: None,
             }),
         };
         LaunchCheck {

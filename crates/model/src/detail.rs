@@ -98,6 +98,23 @@ impl AbortCounts {
     }
 }
 
+/// One step of a BFS, as its workers ran it between two barriers: a level top-down
+/// or bottom-up, or a conversion of the frontier between queue and bitmap (no
+/// level of its own). `seconds` is the step from the barrier before it to the one
+/// after, as worker 0 saw it; `wait_seconds` the mean time a worker spent in the
+/// step's barriers (waiting for the slowest; with one worker, the barriers' own cost).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BfsStep {
+    /// `top-down`, `bottom-up`, `queue-to-bitmap` or `bitmap-to-queue`.
+    pub kind: String,
+    /// Vertices in the frontier the step started from.
+    pub frontier: u64,
+    /// Vertices the step added (0 for a conversion).
+    pub found: u64,
+    pub seconds: f64,
+    pub wait_seconds: f64,
+}
+
 /// What one graph kernel found, by kernel (`kernel` in JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kernel", rename_all = "lowercase")]
@@ -108,13 +125,15 @@ pub enum GraphKernelDetail {
         induced: bool,
         count: u64,
     },
-    /// A BFS: where from, what it reached.
+    /// A BFS: where from, what it reached, and its steps (empty in older records).
     Bfs {
         source: Option<u32>,
         reached_vertices: usize,
         traversed_edges: u64,
         #[serde(default = "nan", deserialize_with = "nan_if_null")]
         teps: f64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        steps: Vec<BfsStep>,
     },
     /// PageRank: the mechanism, the batch and what the run did (absent where the
     /// mechanism could not run here).
@@ -374,6 +393,13 @@ mod tests {
                 reached_vertices: 16,
                 traversed_edges: 40,
                 teps: f64::INFINITY,
+                steps: vec![BfsStep {
+                    kind: "top-down".into(),
+                    frontier: 1,
+                    found: 15,
+                    seconds: 1e-5,
+                    wait_seconds: 2e-6,
+                }],
             },
         });
         let v = serde_json::to_value(&d).unwrap();
@@ -383,10 +409,17 @@ mod tests {
         let Detail::Graph(back) = Detail::from_wire("graph", v.clone()) else {
             panic!("{v}");
         };
-        let GraphKernelDetail::Bfs { teps, source, .. } = back.kernel else {
+        let GraphKernelDetail::Bfs {
+            teps,
+            source,
+            steps,
+            ..
+        } = back.kernel
+        else {
             panic!("{v}");
         };
         assert!(teps.is_nan() && source == Some(3));
+        assert_eq!((steps.len(), steps[0].found), (1, 15));
         // Another workload's name, or a shape this version does not know: kept.
         assert!(matches!(Detail::from_wire("ep", v), Detail::Other(_)));
         assert_eq!(

@@ -209,6 +209,9 @@ pub struct NodeMatrix {
     /// The firmware's SLIT distances between the same nodes (empty if none).
     pub slit: Vec<Vec<u32>>,
     pub threads_per_node: Vec<usize>,
+    /// The read loop each bandwidth cell's passes went through and the trial that
+    /// picked it (as `mem stream`'s `kernels.read.loop`; empty in older documents).
+    pub read_loops: Vec<Vec<ReadLoopChoice>>,
 }
 
 /// `mem matrix --json`; `H` is the hop inference the analysis draws from it.

@@ -125,6 +125,89 @@ pub struct SetupCosts {
     pub input_check: Option<String>,
 }
 
+/// The seconds of every timed trial of a run that repeated its kernel in one
+/// process (`graph bfs|pr|count --trials N`), in order. The first trial pays what a
+/// fresh process pays (the workers' first wake-up, first-touch page faults of the
+/// kernel's arrays, the mapped input's first reads); the others run warm. The
+/// summary a peer reports is derived from them: GAP's "Average Time" is the mean of
+/// all trials, PEERS.md compares warm trials (the first left out) by their mean and
+/// median. In JSON the derived figures are written beside `seconds` and recomputed
+/// on reading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trials {
+    pub seconds: Vec<f64>,
+}
+
+/// The warm trials' summary (every trial after the first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WarmTrials {
+    pub count: usize,
+    pub mean_seconds: f64,
+    pub median_seconds: f64,
+    pub min_seconds: f64,
+    /// The spread: interquartile range over the median.
+    pub iqr_over_median: f64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct TrialsWire {
+    count: usize,
+    seconds: Vec<f64>,
+    #[serde(default)]
+    first_seconds: f64,
+    #[serde(default)]
+    mean_seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    warm: Option<WarmTrials>,
+}
+
+impl Trials {
+    /// The first trial's seconds (NaN when there is none).
+    pub fn first(&self) -> f64 {
+        self.seconds.first().copied().unwrap_or(f64::NAN)
+    }
+
+    /// The mean over every trial, the first included (GAP's "Average Time").
+    pub fn mean(&self) -> f64 {
+        scalescope_stats::mean(&self.seconds)
+    }
+
+    /// The trials after the first, summarised; `None` with fewer than two trials.
+    pub fn warm(&self) -> Option<WarmTrials> {
+        let warm = self.seconds.get(1..).filter(|w| !w.is_empty())?;
+        let mut sorted = warm.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let median = scalescope_stats::median(&sorted);
+        Some(WarmTrials {
+            count: warm.len(),
+            mean_seconds: scalescope_stats::mean(warm),
+            median_seconds: median,
+            min_seconds: sorted[0],
+            iqr_over_median: scalescope_stats::iqr(&sorted) / median,
+        })
+    }
+}
+
+impl Serialize for Trials {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TrialsWire {
+            count: self.seconds.len(),
+            seconds: self.seconds.clone(),
+            first_seconds: self.first(),
+            mean_seconds: self.mean(),
+            warm: self.warm(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Trials {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Trials, D::Error> {
+        let w = TrialsWire::deserialize(d)?;
+        Ok(Trials { seconds: w.seconds })
+    }
+}
+
 /// What every workload run reports. In JSON the verdict is spelled out three ways
 /// for readers old and new: `verdict` (passed, failed, unavailable), `verification`
 /// (the why) and `verified` (true exactly when the verdict is passed).
@@ -142,6 +225,9 @@ pub struct WorkloadReport {
     pub detail: crate::detail::Detail,
     /// What the run spent on set-up and verification (absent in older reports).
     pub setup: Option<SetupCosts>,
+    /// Every trial's seconds where the kernel ran more than once in the process
+    /// (then `seconds`, `figures` and `detail` are the last trial's).
+    pub trials: Option<Trials>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -164,6 +250,8 @@ struct ReportWire {
     detail: serde_json::Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     setup: Option<SetupCosts>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trials: Option<Trials>,
 }
 
 impl From<WorkloadReport> for ReportWire {
@@ -179,6 +267,7 @@ impl From<WorkloadReport> for ReportWire {
             units: r.units,
             detail: serde_json::to_value(&r.detail).unwrap_or(serde_json::Value::Null),
             setup: r.setup,
+            trials: r.trials,
         }
     }
 }
@@ -199,6 +288,7 @@ impl TryFrom<ReportWire> for WorkloadReport {
             figures: w.figures,
             units: w.units,
             setup: w.setup,
+            trials: w.trials,
         })
     }
 }
@@ -239,6 +329,7 @@ mod tests {
                 input: "cache x.cols".into(),
                 ..SetupCosts::default()
             }),
+            trials: None,
         }
     }
 
@@ -279,5 +370,35 @@ mod tests {
                 .is_none()
         );
         assert!(WorkloadReport::from_output("not json").is_none());
+    }
+
+    #[test]
+    fn trials_report_the_first_apart_and_the_warm_ones_like_gap() {
+        let mut r = report(Verification::Passed("ok".into()));
+        // GAP's "Average Time" of these five trials is 0.6 (the cold first counts);
+        // the warm four: mean 0.375, median 0.375, IQR 0.4125 - 0.3375 (type 7).
+        r.trials = Some(Trials {
+            seconds: vec![1.5, 0.4, 0.3, 0.35, 0.45],
+        });
+        let json: serde_json::Value = serde_json::to_value(&r).unwrap();
+        let t = &json["trials"];
+        assert_eq!(
+            (t["count"].as_u64(), t["first_seconds"].as_f64()),
+            (Some(5), Some(1.5))
+        );
+        assert!((t["mean_seconds"].as_f64().unwrap() - 0.6).abs() < 1e-12);
+        let warm = &t["warm"];
+        assert_eq!(warm["count"], 4);
+        assert!((warm["mean_seconds"].as_f64().unwrap() - 0.375).abs() < 1e-12);
+        assert!((warm["median_seconds"].as_f64().unwrap() - 0.375).abs() < 1e-12);
+        assert_eq!(warm["min_seconds"], 0.3);
+        assert!((warm["iqr_over_median"].as_f64().unwrap() - 0.075 / 0.375).abs() < 1e-12);
+        let back: WorkloadReport = serde_json::from_value(json).unwrap();
+        assert_eq!(back, r);
+        // One trial has no warm part; a report without trials writes no field.
+        let one = Trials { seconds: vec![2.0] };
+        assert_eq!((one.warm(), one.first(), one.mean()), (None, 2.0, 2.0));
+        r.trials = None;
+        assert!(serde_json::to_value(&r).unwrap().get("trials").is_none());
     }
 }

@@ -82,6 +82,7 @@ fn print_report(kernel: &str, ranks: usize, o: &Outcome) -> anyhow::Result<()> {
         units: BTreeMap::from([("mops".to_string(), "Mop/s".to_string())]),
         detail: o.detail.clone(),
         setup: None,
+        trials: None,
     };
     println!("{}", serde_json::to_string(&report)?);
     Ok(())

@@ -107,6 +107,9 @@ pub fn graph_document(r: &WorkloadReport, source: &str) -> Value {
         json!({"kind": format!("scalescope.graph-{kernel}"), "schema_version": SCHEMA_VERSION,
             "threads": r.threads, "setup": r.setup}),
     );
+    if let Some(t) = &r.trials {
+        extend(&mut doc, json!({ "trials": t }));
+    }
     extend(&mut doc, verdict_fields(&r.verification));
     if nothing_ran(r) {
         if let Some(d) = doc.as_object_mut() {
@@ -116,6 +119,27 @@ pub fn graph_document(r: &WorkloadReport, source: &str) -> Value {
         }
     }
     doc
+}
+
+/// The trials of a kernel run more than once in one process, in one line: the
+/// first (cold) apart, the warm ones' mean and median with their spread, and the
+/// mean of all (GAP's "Average Time").
+fn trials_line(r: &WorkloadReport, indent: &str) -> String {
+    let Some(t) = &r.trials else {
+        return String::new();
+    };
+    let n = t.seconds.len();
+    let warm = t.warm().map_or(String::new(), |w| {
+        format!(
+            "; warm ({}): mean {:.6} s, median {:.6} s, min {:.6} s, IQR/median {:.3}",
+            w.count, w.mean_seconds, w.median_seconds, w.min_seconds, w.iqr_over_median
+        )
+    });
+    format!(
+        "{indent}{n} trials in this process: first {:.6} s{warm}; mean of all {:.6} s\n",
+        t.first(),
+        t.mean()
+    )
 }
 
 /// The document of a report without the detail its command expects (a workload
@@ -153,13 +177,14 @@ pub fn graph_text(r: &WorkloadReport, source: &str) -> String {
                 shown(d.vertices), shown(d.edges), d.bytes_per_edge.unwrap_or(f64::NAN),
                 r.seconds, r.threads, d.build_seconds
             );
-            return out + &verdict_and_setup(r, "  ");
+            return out + &trials_line(r, "  ") + &verdict_and_setup(r, "  ");
         }
         GraphKernelDetail::Bfs {
             source: from,
             reached_vertices,
             traversed_edges,
             teps,
+            steps,
         } => {
             let from = from.map_or("?".to_string(), |s| s.to_string());
             let _ = writeln!(
@@ -167,10 +192,40 @@ pub fn graph_text(r: &WorkloadReport, source: &str) -> String {
                 "BFS from {from} in {source}: {reached_vertices} vertices reached, {traversed_edges} edges, {:.4} s on {} threads, {teps:.3e} TEPS",
                 r.seconds, r.threads
             );
+            out += &bfs_steps_line(steps);
         }
         GraphKernelDetail::Pr { .. } => out += &pagerank_text(r, &d.kernel, source),
     }
-    out + &format!("  {}\n", verdict_line(&r.verification))
+    out + &trials_line(r, "  ") + &format!("  {}\n", verdict_line(&r.verification))
+}
+
+/// A BFS's steps in one line: how many of each kind, and the share of the steps'
+/// time its workers spent in barriers.
+fn bfs_steps_line(steps: &[scalescope_model::detail::BfsStep]) -> String {
+    if steps.is_empty() {
+        return String::new();
+    }
+    let kinds = [
+        "top-down",
+        "bottom-up",
+        "queue-to-bitmap",
+        "bitmap-to-queue",
+    ];
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|k| (k, steps.iter().filter(|s| s.kind == *k).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    let secs: f64 = steps.iter().map(|s| s.seconds).sum();
+    let wait: f64 = steps.iter().map(|s| s.wait_seconds).sum();
+    format!(
+        "  {} steps ({}): {:.4} s, of which {:.1}% waiting at barriers (mean over workers)\n",
+        steps.len(),
+        counts.join(", "),
+        secs,
+        100.0 * wait / secs
+    )
 }
 
 /// PageRank's line, and its RTM line where transactions ran.
@@ -524,6 +579,7 @@ mod tests {
             units: Default::default(),
             detail,
             setup: None,
+            trials: None,
         }
     }
 

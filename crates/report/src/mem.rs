@@ -257,6 +257,8 @@ pub struct MatrixTables<'a> {
     pub slit: &'a [Vec<u32>],
     /// Share of each cell's pages found on its memory node; `None` unverified.
     pub placement_verified: &'a [Vec<Option<f64>>],
+    /// The read loop of each bandwidth cell (empty in older documents).
+    pub read_loops: &'a [Vec<scalescope_model::mem::ReadLoopChoice>],
 }
 
 /// The bandwidth, latency and SLIT tables, and a line for every cell whose pages
@@ -274,6 +276,18 @@ pub fn matrices_text(m: &MatrixTables) -> String {
         m.memory_nodes,
         |i, j| format!("{:.1}", m.latency_ns[i][j]),
     );
+    if m.read_loops.iter().flatten().any(|l| l.trial_pairs > 0) {
+        out += &text_table(
+            "\nRead loop per bandwidth cell (the faster in a trial of interleaved one-pass blocks; median GB/s wide / paced)",
+            m.cpu_nodes,
+            m.memory_nodes,
+            |i, j| {
+                let l = &m.read_loops[i][j];
+                let gbs = |k: &str| l.trial_gb_per_s.get(k).map_or("?".into(), |g| format!("{g:.1}"));
+                format!("{} ({}/{})", l.chosen, gbs("wide"), gbs("paced"))
+            },
+        );
+    }
     if !m.slit.is_empty() {
         out += &text_table(
             "\nFirmware distances (SLIT)",

@@ -203,8 +203,8 @@ fn checked(workload: &dyn Workload, pool: &Pool, policy: VerifyPolicy) -> Verifi
     }
 }
 
-/// The shared trial loop: take the inputs, prepare, run, verify as `inputs.verify`
-/// says, report with the set-up seconds.
+/// The shared trial loop once: take the inputs, prepare, run, verify as
+/// `inputs.verify` says, report with the set-up seconds.
 ///
 /// # Errors
 /// Whatever `prepare` reports.
@@ -213,32 +213,128 @@ pub fn execute_with(
     pool: &Pool,
     inputs: &Inputs,
 ) -> Result<Report, WorkloadError> {
+    execute_trials(workload, pool, inputs, 1)
+}
+
+/// What the trials of one process measured and found.
+struct TrialRuns {
+    seconds: Vec<f64>,
+    figures: Vec<Figure>,
+    kernel_secs: f64,
+    verify_secs: f64,
+    verification: Verification,
+}
+
+/// The check of trial `trial` (0 first): the first as `policy` says; every later one
+/// under `all`, none under `first` or `none` (so `--verify first` checks the first
+/// trial of the first run on an input).
+fn trial_check(
+    workload: &dyn Workload,
+    pool: &Pool,
+    policy: VerifyPolicy,
+    trial: usize,
+) -> Option<Verification> {
+    match (trial, policy) {
+        (0, _) => Some(checked(workload, pool, policy)),
+        (_, VerifyPolicy::All) => Some(workload.verify(pool)),
+        _ => None,
+    }
+}
+
+/// Runs the kernel `trials` times on the prepared input, each trial timed and
+/// checked as [`trial_check`] says; the verdict is the first failed check's, else
+/// the last check's.
+fn run_trials(
+    workload: &mut dyn Workload,
+    pool: &Pool,
+    policy: VerifyPolicy,
+    trials: usize,
+) -> TrialRuns {
+    let mut runs = TrialRuns {
+        seconds: Vec::with_capacity(trials),
+        figures: Vec::new(),
+        kernel_secs: 0.0,
+        verify_secs: 0.0,
+        verification: Verification::Unavailable("nothing ran".into()),
+    };
+    for trial in 0..trials.max(1) {
+        let t = Instant::now();
+        let (seconds, figures) = workload.run(pool);
+        runs.kernel_secs += t.elapsed().as_secs_f64();
+        runs.seconds.push(seconds);
+        runs.figures = figures;
+        let t = Instant::now();
+        let check = trial_check(workload, pool, policy, trial);
+        runs.verify_secs += t.elapsed().as_secs_f64();
+        let failed_before = matches!(runs.verification, Verification::Failed(_));
+        if let Some(v) = check.filter(|_| !failed_before) {
+            runs.verification = v;
+        }
+    }
+    runs
+}
+
+/// The verdict of several trials, saying which were checked.
+fn trials_verdict(v: Verification, trials: usize, policy: VerifyPolicy) -> Verification {
+    if trials < 2 {
+        return v;
+    }
+    let which = match policy {
+        VerifyPolicy::All => format!("every one of {trials} trials checked"),
+        _ => format!("the first of {trials} trials checked (verify policy: {policy})"),
+    };
+    match v {
+        Verification::Passed(w) => Verification::Passed(format!("{w}; {which}")),
+        Verification::Failed(w) => Verification::Failed(format!("{w}; {which}")),
+        Verification::Unavailable(w) => Verification::Unavailable(format!("{w}; {which}")),
+    }
+}
+
+/// The shared trial loop: take the inputs, prepare once, then run the kernel
+/// `trials` times in this process (at least once), verifying as `inputs.verify`
+/// says; report with the set-up seconds. With more than one trial the report lists
+/// every trial's seconds ([`Report::trials`]) and its seconds, figures and detail are
+/// the last trial's.
+///
+/// # Errors
+/// Whatever `prepare` reports.
+pub fn execute_trials(
+    workload: &mut dyn Workload,
+    pool: &Pool,
+    inputs: &Inputs,
+    trials: usize,
+) -> Result<Report, WorkloadError> {
     workload.use_inputs(inputs);
     let t = Instant::now();
     workload.prepare(pool)?;
     let prepare_secs = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let (seconds, figures) = workload.run(pool);
-    let kernel_secs = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let verification = checked(workload, pool, inputs.verify);
+    let runs = run_trials(workload, pool, inputs.verify, trials);
     let setup = SetupCosts {
         prepare_secs,
-        verify_secs: t.elapsed().as_secs_f64(),
-        kernel_secs: Some(kernel_secs),
+        verify_secs: runs.verify_secs,
+        kernel_secs: Some(runs.kernel_secs),
         ..workload.setup()
     };
+    let count = runs.seconds.len();
     Ok(Report {
         workload: workload.name().to_string(),
         threads: pool.threads(),
-        verification,
-        seconds,
-        units: figures
+        verification: trials_verdict(runs.verification, count, inputs.verify),
+        seconds: runs.seconds.last().copied().unwrap_or(f64::NAN),
+        units: runs
+            .figures
             .iter()
             .map(|f| (f.name.clone(), f.unit.to_string()))
             .collect(),
-        figures: figures.into_iter().map(|f| (f.name, f.value)).collect(),
+        figures: runs
+            .figures
+            .into_iter()
+            .map(|f| (f.name, f.value))
+            .collect(),
         detail: workload.detail(),
         setup: Some(setup),
+        trials: (count > 1).then_some(scalescope_model::workload::Trials {
+            seconds: runs.seconds,
+        }),
     })
 }

@@ -141,16 +141,28 @@ impl Chunks {
     }
 }
 
-/// A barrier for a team of `n` workers that never sleeps: waiters spin, then yield
-/// the CPU, but stay runnable. A kernel whose phases are short (a BFS level, say)
-/// keeps its workers in one `broadcast` and separates phases with this, instead of
-/// returning to the pool between phases: a worker the pool puts to sleep must be
-/// woken, and on a VM a halted vCPU can take milliseconds to wake.
+/// A barrier for a team of `n` workers that spins first: waiters spin, then yield
+/// the CPU but stay runnable, and (a [`SpinBarrier::parking`] one only) after
+/// waiting [`PARK_AFTER`] they sleep until the last worker arrives. A kernel whose
+/// phases are short (a BFS level, say) keeps its workers in one `broadcast` and
+/// separates phases with this, instead of returning to the pool between phases: a
+/// worker the pool puts to sleep must be woken, and on a VM a halted vCPU can take
+/// milliseconds to wake. Parking bounds what a long wait costs the CPUs that other
+/// work needs (an oversubscribed machine, or many workers waiting on a slow one);
+/// a phase that ends within [`PARK_AFTER`] never pays a wake-up.
 pub struct SpinBarrier {
     n: usize,
     arrived: std::sync::atomic::AtomicUsize,
     generation: std::sync::atomic::AtomicUsize,
+    /// Whether waiters park after [`PARK_AFTER`], and how many are parked.
+    park: bool,
+    sleepers: std::sync::atomic::AtomicUsize,
+    lock: Mutex<()>,
+    wake: std::sync::Condvar,
 }
+
+/// How long a waiter at a parking barrier spins and yields before it sleeps.
+pub const PARK_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl SpinBarrier {
     pub fn new(n: usize) -> SpinBarrier {
@@ -158,28 +170,61 @@ impl SpinBarrier {
             n: n.max(1),
             arrived: Default::default(),
             generation: Default::default(),
+            park: false,
+            sleepers: Default::default(),
+            lock: Mutex::new(()),
+            wake: std::sync::Condvar::new(),
+        }
+    }
+
+    /// A barrier whose waiters sleep after waiting [`PARK_AFTER`].
+    pub fn parking(n: usize) -> SpinBarrier {
+        SpinBarrier {
+            park: true,
+            ..SpinBarrier::new(n)
         }
     }
 
     /// Returns when all `n` workers have called it; everything a worker wrote before
     /// its call is visible to every worker after the call returns.
     pub fn wait(&self) {
-        use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+        use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, SeqCst};
         let generation = self.generation.load(Acquire);
         if self.arrived.fetch_add(1, AcqRel) + 1 == self.n {
             self.arrived.store(0, Relaxed);
-            self.generation.fetch_add(1, Release);
+            // SeqCst with the sleepers' count: either a parking waiter sees the
+            // new generation, or this sees it counted and wakes it.
+            self.generation.fetch_add(1, SeqCst);
+            if self.park && self.sleepers.load(SeqCst) > 0 {
+                let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+                self.wake.notify_all();
+            }
             return;
         }
         let mut spins = 0u32;
+        let since = self.park.then(std::time::Instant::now);
         while self.generation.load(Acquire) == generation {
             if spins < 1 << 12 {
                 spins += 1;
                 std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
+                continue;
             }
+            if since.is_some_and(|t| t.elapsed() >= PARK_AFTER) {
+                return self.sleep(generation);
+            }
+            std::thread::yield_now();
         }
+    }
+
+    /// Sleeps until the generation moves past `generation`.
+    fn sleep(&self, generation: usize) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.sleepers.fetch_add(1, SeqCst);
+        while self.generation.load(SeqCst) == generation {
+            guard = self.wake.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+        self.sleepers.fetch_sub(1, SeqCst);
     }
 }
 
@@ -245,6 +290,30 @@ mod tests {
             seen
         });
         assert!(seen.concat().iter().all(|&ok| ok));
+    }
+
+    #[test]
+    fn a_parking_barrier_wakes_its_sleepers_and_separates_phases() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let p = test_pool(3);
+        let barrier = SpinBarrier::parking(3);
+        let counter = AtomicUsize::new(0);
+        let seen = p.broadcast(|w| {
+            let mut seen = Vec::new();
+            for phase in 1..=6 {
+                // Worker 0 arrives late in every other phase: the others park.
+                if w == 0 && phase % 2 == 0 {
+                    std::thread::sleep(PARK_AFTER * 3);
+                }
+                counter.fetch_add(1, Ordering::Relaxed);
+                barrier.wait();
+                seen.push(counter.load(Ordering::Relaxed) == 3 * phase);
+                barrier.wait();
+            }
+            seen
+        });
+        assert!(seen.concat().iter().all(|&ok| ok));
+        assert_eq!(barrier.sleepers.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -4,13 +4,17 @@
 //! array; when the frontier's edges exceed 1/alpha of the unexplored edges the search
 //! switches to bottom-up steps (every unvisited vertex looks for a parent in the
 //! frontier bitmap), and back when the frontier shrinks below n/beta vertices.
-//! The result is a parent tree, verified against an independent serial BFS.
+//! The result is a parent tree, verified against an independent serial BFS, and the
+//! search's steps as its workers ran them (each step's time and the time its
+//! workers waited at barriers: what a level costs beyond its work).
 
-use std::cell::UnsafeCell;
 use std::collections::VecDeque;
-use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
+use scalescope_model::detail::BfsStep;
+
+use super::bfs_arrays::Arrays;
 use super::{Graph, Relabelled};
 use crate::pool::{chunk, Pool, SpinBarrier};
 
@@ -19,22 +23,42 @@ const BETA: u64 = 18;
 /// Parent of an unvisited vertex.
 pub const NONE: u32 = u32::MAX;
 
-/// Frontier vertices a worker claims at a time in a top-down step.
-const TD_CLAIM: usize = 64;
-/// Bitmap words (64 vertices each) a worker claims at a time in a bottom-up step.
+/// Frontier vertices a worker claims at a time in a top-down step, at least and at
+/// most: a step hands out about [`TD_CLAIMS_PER_WORKER`] claims per worker between
+/// these bounds, so a large frontier costs each worker a few read-modify-writes of
+/// the shared cursor instead of one per 64 vertices (at 16 workers, each of them a
+/// cache-line transfer), and a small one still spreads over the team.
+const TD_CLAIM: (usize, usize) = (64, 2048);
+const TD_CLAIMS_PER_WORKER: usize = 16;
+/// Bitmap words (64 vertices each) a worker claims at a time in a bottom-up step
+/// (1,024 vertices, GAP's `schedule(dynamic, 1024)`).
 const BU_CLAIM: usize = 16;
 /// Vertices a worker gathers before it appends them to the shared next frontier.
 const LOCAL_CAP: usize = 4096;
 
 /// One step's shared counters: work claimed, vertices appended, and a sum (the next
 /// frontier's edges, or the vertices found). Three rotate (see [`Search::slot`]) so a
-/// slot is reset two steps after it was read, never while it is in use.
-#[repr(align(64))]
+/// slot is reset two steps after it was read, never while it is in use. The claim
+/// cursor, taken by every worker many times a step, has a line (two, against the
+/// adjacent-line prefetcher) of its own: a worker appending its vertices or adding
+/// its sum never takes it from a worker claiming.
 #[derive(Default)]
 struct Slot {
-    claim: AtomicUsize,
-    len: AtomicUsize,
+    claim: Padded<AtomicUsize>,
+    len: Padded<AtomicUsize>,
     sum: AtomicU64,
+}
+
+/// A value alone on its 128 bytes.
+#[repr(align(128))]
+#[derive(Default)]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 /// What every worker of one search shares. All workers run the same sequence of
@@ -43,40 +67,18 @@ struct Slot {
 struct Search<'g> {
     g: &'g Graph,
     n: usize,
-    parent: Vec<AtomicU32>,
-    /// Frontier queues, current and next, by parity.
-    queue: [Cells; 2],
-    /// Frontier bitmaps of bottom-up steps, current and next, by parity.
-    bits: [Vec<AtomicU64>; 2],
-    /// Visited vertices (and the padding past `n`), kept during bottom-up steps.
-    visited: Vec<AtomicU64>,
+    /// Workers in the team.
+    t: usize,
+    /// The parent array, queues and bitmaps, kept between searches ([`Arrays`]).
+    a: &'g Arrays,
     slots: [Slot; 3],
     barrier: SpinBarrier,
     /// One worker: plain loads and stores where a team needs read-modify-writes.
     solo: bool,
     /// The renumbering the graph came from (then `parent`, indexed by new id, holds
-    /// original ids), and the parent tree in original ids that the workers gather
-    /// from it at the end (empty without one).
+    /// original ids; the workers gather the tree in original ids into `a.out` at the
+    /// end).
     map: Option<&'g Relabelled>,
-    out: Cells,
-}
-
-/// `n` zeroed atomics from a zeroed allocation: the system hands out zero pages, so
-/// the parts never touched (most of a queue) cost nothing, and the rest no extra
-/// pass of stores.
-fn atomics32(n: usize) -> Vec<AtomicU32> {
-    let mut v = std::mem::ManuallyDrop::new(vec![0u32; n]);
-    // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, and the
-    // allocation is handed over whole (pointer, length and capacity), never freed twice.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU32>(), v.len(), v.capacity()) }
-}
-
-/// As [`atomics32`], for 64-bit words.
-fn atomics64(n: usize) -> Vec<AtomicU64> {
-    let mut v = std::mem::ManuallyDrop::new(vec![0u64; n]);
-    // SAFETY: as in `atomics32`: AtomicU64 has the size, alignment and bit validity
-    // of u64 (on every target with 64-bit atomics, which this module needs).
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity()) }
 }
 
 /// Where one worker is in the search; identical in every worker after each barrier.
@@ -88,7 +90,58 @@ struct Cursor {
     edges_to_check: u64,
 }
 
+/// What one worker saw of the search, step by step: when the current step began,
+/// how long it has waited at barriers in it, and the steps so far.
+struct Log {
+    began: Instant,
+    waited: f64,
+    steps: Vec<BfsStep>,
+}
+
+impl Log {
+    fn new() -> Log {
+        Log {
+            began: Instant::now(),
+            waited: 0.0,
+            steps: Vec::new(),
+        }
+    }
+
+    fn begin(&mut self) {
+        (self.began, self.waited) = (Instant::now(), 0.0);
+    }
+
+    fn end(&mut self, kind: &str, frontier: u64, found: u64) {
+        self.steps.push(BfsStep {
+            kind: kind.into(),
+            frontier,
+            found,
+            seconds: self.began.elapsed().as_secs_f64(),
+            wait_seconds: self.waited,
+        });
+    }
+}
+
+/// The search's steps from every worker's log: worker 0's kinds, sizes and times,
+/// with the mean wait over the workers (every worker runs the same steps).
+fn merged(logs: Vec<Vec<BfsStep>>) -> Vec<BfsStep> {
+    let workers = logs.len().max(1) as f64;
+    let mut steps = logs.first().cloned().unwrap_or_default();
+    for (i, step) in steps.iter_mut().enumerate() {
+        let waits = logs.iter().filter_map(|l| l.get(i)).map(|s| s.wait_seconds);
+        step.wait_seconds = waits.sum::<f64>() / workers;
+    }
+    steps
+}
+
 impl Search<'_> {
+    /// Waits at the barrier, adding the time to the step's waits.
+    fn wait(&self, log: &mut Log) {
+        let t = Instant::now();
+        self.barrier.wait();
+        log.waited += t.elapsed().as_secs_f64();
+    }
+
     /// The counters of `step`; the slot after it is reset at the step's start.
     fn slot(&self, step: usize) -> &Slot {
         &self.slots[step % 3]
@@ -117,7 +170,7 @@ impl Search<'_> {
         for (i, &v) in (at..).zip(local.iter()) {
             // SAFETY: positions at..at + len were reserved by this worker alone, and
             // queue q is read only after the step's barrier.
-            unsafe { self.queue[q].set(i, v) };
+            unsafe { self.a.queue[q].set(i, v) };
         }
         local.clear();
     }
@@ -128,13 +181,13 @@ impl Search<'_> {
         &self,
         slot: &Slot,
         next: usize,
-        local: &mut Vec<u32>,
-        scout: u64,
+        (local, scout): (&mut Vec<u32>, u64),
         c: &mut Cursor,
+        log: &mut Log,
     ) {
         self.flush(slot, next, local);
         slot.sum.fetch_add(scout, Ordering::Relaxed);
-        self.barrier.wait();
+        self.wait(log);
         (c.len, c.scout) = (
             slot.len.load(Ordering::Relaxed),
             slot.sum.load(Ordering::Relaxed),
@@ -142,8 +195,9 @@ impl Search<'_> {
         (c.queue, c.step) = (next, c.step + 1);
     }
 
-    /// Every parent unset but the source's; the source and the padding past `n`
-    /// visited.
+    /// Every parent unset but the source's; the visited bitmap cleared (the arrays
+    /// may hold an earlier search's) but for the source and the padding past `n`.
+    /// Each worker writes its own chunks, so one barrier ends the phase.
     fn init(&self, w: usize, t: usize, source: u32) {
         for v in chunk(self.n, t, w, 16) {
             let p = if v == source as usize {
@@ -151,15 +205,18 @@ impl Search<'_> {
             } else {
                 NONE
             };
-            self.parent[v].store(p, Ordering::Relaxed);
+            self.a.parent[v].store(p, Ordering::Relaxed);
         }
-        if w == 0 {
-            self.mark_visited(source);
-            let last = self.visited.len() - 1;
-            if !self.n.is_multiple_of(64) {
-                let tail = !0u64 << (self.n - 64 * last);
-                self.visited[last].fetch_or(tail, Ordering::Relaxed);
+        let last = self.a.visited.len() - 1;
+        for word in chunk(self.a.visited.len(), t, w, 8) {
+            let mut bits = 0u64;
+            if word == source as usize / 64 {
+                bits |= 1 << (source % 64);
             }
+            if word == last && !self.n.is_multiple_of(64) {
+                bits |= !0u64 << (self.n - 64 * last);
+            }
+            self.a.visited[word].store(bits, Ordering::Relaxed);
         }
         self.barrier.wait();
     }
@@ -168,7 +225,7 @@ impl Search<'_> {
     /// vertices, so a switch to bottom-up needs no pass over the parents).
     #[inline]
     fn mark_visited(&self, v: u32) {
-        let (word, bit) = (&self.visited[v as usize / 64], 1u64 << (v % 64));
+        let (word, bit) = (&self.a.visited[v as usize / 64], 1u64 << (v % 64));
         if self.solo {
             word.store(word.load(Ordering::Relaxed) | bit, Ordering::Relaxed);
         } else {
@@ -190,7 +247,7 @@ impl Search<'_> {
     /// compare-and-swap decides which worker claims it).
     #[inline]
     fn claim_vertex(&self, v: u32, u: u32) -> bool {
-        let p = &self.parent[v as usize];
+        let p = &self.a.parent[v as usize];
         if p.load(Ordering::Relaxed) != NONE {
             return false;
         }
@@ -204,12 +261,15 @@ impl Search<'_> {
     }
 
     /// One top-down step: the frontier's unvisited neighbours claim a parent (CAS).
-    fn top_down(&self, w: usize, c: &mut Cursor) {
+    fn top_down(&self, w: usize, c: &mut Cursor, log: &mut Log) {
+        log.begin();
+        let frontier = c.len as u64;
         let slot = self.begin(w, c.step);
-        let (cur, next) = (&self.queue[c.queue], 1 - c.queue);
+        let (cur, next) = (&self.a.queue[c.queue], 1 - c.queue);
         let mut local = Vec::new();
         let mut scout = 0u64;
-        while let Some(r) = Self::claim(slot, c.len, TD_CLAIM) {
+        let size = (c.len / (self.t * TD_CLAIMS_PER_WORKER)).clamp(TD_CLAIM.0, TD_CLAIM.1);
+        while let Some(r) = Self::claim(slot, c.len, size) {
             // SAFETY: the current queue was filled up to c.len before the last barrier
             // and nobody writes it during this step.
             for u in r.map(|i| unsafe { cur.get(i) }) {
@@ -226,34 +286,37 @@ impl Search<'_> {
                 self.flush(slot, next, &mut local);
             }
         }
-        self.end_queue_step(slot, next, &mut local, scout, c);
+        self.end_queue_step(slot, next, (&mut local, scout), c, log);
+        log.end("top-down", frontier, c.len as u64);
     }
 
     /// From queue to bitmap: the frontier's bits (the visited bitmap is kept up to
     /// date all along). Uses no counters, so it takes no step of the rotation.
-    fn to_bitmap(&self, w: usize, t: usize, c: &Cursor) {
-        for word in chunk(self.visited.len(), t, w, 8) {
-            self.bits[0][word].store(0, Ordering::Relaxed);
+    fn to_bitmap(&self, w: usize, t: usize, c: &Cursor, log: &mut Log) {
+        log.begin();
+        for word in chunk(self.a.visited.len(), t, w, 8) {
+            self.a.bits[0][word].store(0, Ordering::Relaxed);
         }
-        self.barrier.wait();
+        self.wait(log);
         for i in chunk(c.len, t, w, 16) {
             // SAFETY: as in `top_down`: filled before the barrier, not written now.
-            let v = unsafe { self.queue[c.queue].get(i) };
-            self.bits[0][v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
+            let v = unsafe { self.a.queue[c.queue].get(i) };
+            self.a.bits[0][v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
         }
-        self.barrier.wait();
+        self.wait(log);
+        log.end("queue-to-bitmap", c.len as u64, 0);
     }
 
     /// One bottom-up step from bitmap `f`: every unvisited vertex looks for a parent
     /// in the frontier. A worker owns whole words, so it writes them without RMW.
     /// Returns the vertices found.
-    fn bottom_up(&self, w: usize, step: usize, f: usize) -> u64 {
+    fn bottom_up(&self, w: usize, step: usize, f: usize, log: &mut Log) -> u64 {
         let slot = self.begin(w, step);
-        let (front, next) = (&self.bits[f], &self.bits[1 - f]);
+        let (front, next) = (&self.a.bits[f], &self.a.bits[1 - f]);
         let mut found = 0u64;
-        while let Some(r) = Self::claim(slot, self.visited.len(), BU_CLAIM) {
+        while let Some(r) = Self::claim(slot, self.a.visited.len(), BU_CLAIM) {
             for word in r {
-                let vis = self.visited[word].load(Ordering::Relaxed);
+                let vis = self.a.visited[word].load(Ordering::Relaxed);
                 let mut todo = !vis;
                 let mut new = 0u64;
                 while todo != 0 {
@@ -263,28 +326,29 @@ impl Search<'_> {
                     if let Some(&p) = self.g.neighbors(v as u32).iter().find(|&&u| {
                         front[u as usize / 64].load(Ordering::Relaxed) & (1 << (u % 64)) != 0
                     }) {
-                        self.parent[v].store(self.label(p), Ordering::Relaxed);
+                        self.a.parent[v].store(self.label(p), Ordering::Relaxed);
                         new |= 1 << b;
                     }
                 }
                 found += u64::from(new.count_ones());
                 next[word].store(new, Ordering::Relaxed);
-                self.visited[word].store(vis | new, Ordering::Relaxed);
+                self.a.visited[word].store(vis | new, Ordering::Relaxed);
             }
         }
         slot.sum.fetch_add(found, Ordering::Relaxed);
-        self.barrier.wait();
+        self.wait(log);
         slot.sum.load(Ordering::Relaxed)
     }
 
     /// From bitmap `f` back to a queue, with the new frontier's edge count. One step.
-    fn to_queue(&self, w: usize, f: usize, c: &mut Cursor) {
+    fn to_queue(&self, w: usize, f: usize, c: &mut Cursor, log: &mut Log) {
+        log.begin();
         let slot = self.begin(w, c.step);
         let next = 1 - c.queue;
         let (mut local, mut scout) = (Vec::new(), 0u64);
-        while let Some(r) = Self::claim(slot, self.visited.len(), 4 * BU_CLAIM) {
+        while let Some(r) = Self::claim(slot, self.a.visited.len(), 4 * BU_CLAIM) {
             for word in r {
-                let mut bits = self.bits[f][word].load(Ordering::Relaxed);
+                let mut bits = self.a.bits[f][word].load(Ordering::Relaxed);
                 while bits != 0 {
                     let v = (word * 64) as u32 + bits.trailing_zeros();
                     bits &= bits - 1;
@@ -296,15 +360,18 @@ impl Search<'_> {
                 self.flush(slot, next, &mut local);
             }
         }
-        self.end_queue_step(slot, next, &mut local, scout, c);
+        self.end_queue_step(slot, next, (&mut local, scout), c, log);
+        log.end("bitmap-to-queue", 0, 0);
     }
 
     /// Bottom-up steps until the frontier is small again (or empty); the bitmap that
     /// holds the last frontier, and its size.
-    fn bottom_up_run(&self, w: usize, c: &mut Cursor) -> (usize, u64) {
+    fn bottom_up_run(&self, w: usize, c: &mut Cursor, log: &mut Log) -> (usize, u64) {
         let (mut f, mut size) = (0, c.len as u64);
         loop {
-            let awake = self.bottom_up(w, c.step, f);
+            log.begin();
+            let awake = self.bottom_up(w, c.step, f, log);
+            log.end("bottom-up", size, awake);
             c.step += 1;
             f = 1 - f;
             let grew = awake > size;
@@ -318,19 +385,21 @@ impl Search<'_> {
     /// The whole search as worker `w` of `t` runs it, then its share of the parent
     /// tree in original ids where the graph was renumbered (every parent is final:
     /// each step ends at the barrier).
-    fn run(&self, w: usize, t: usize, source: u32) {
-        self.search(w, t, source);
+    fn run(&self, w: usize, t: usize, source: u32) -> Vec<BfsStep> {
+        let mut log = Log::new();
+        self.search(w, t, source, &mut log);
         if let Some(r) = self.map {
             for v in chunk(self.n, t, w, 16) {
-                let p = self.parent[r.new[v] as usize].load(Ordering::Relaxed);
+                let p = self.a.parent[r.new[v] as usize].load(Ordering::Relaxed);
                 // SAFETY: v lies in this worker's chunk; `out` is read after the team.
-                unsafe { self.out.set(v, p) };
+                unsafe { self.a.out.set(v, p) };
             }
         }
+        log.steps
     }
 
     /// The search as worker `w` of `t` runs it.
-    fn search(&self, w: usize, t: usize, source: u32) {
+    fn search(&self, w: usize, t: usize, source: u32, log: &mut Log) {
         self.init(w, t, source);
         let mut c = Cursor {
             step: 0,
@@ -341,114 +410,78 @@ impl Search<'_> {
         };
         while c.len > 0 {
             if c.scout > c.edges_to_check / ALPHA {
-                self.to_bitmap(w, t, &c);
-                let (f, size) = self.bottom_up_run(w, &mut c);
+                self.to_bitmap(w, t, &c, log);
+                let (f, size) = self.bottom_up_run(w, &mut c, log);
                 if size == 0 {
                     return;
                 }
-                self.to_queue(w, f, &mut c);
+                self.to_queue(w, f, &mut c, log);
                 continue;
             }
             c.edges_to_check = c.edges_to_check.saturating_sub(c.scout);
-            self.top_down(w, &mut c);
+            self.top_down(w, &mut c, log);
         }
     }
 }
 
-/// BFS from `source`; returns the parent of every vertex (`NONE` if unreached; the
-/// source is its own parent). The workers stay in one team for the whole search,
-/// claim work in chunks as they go (a slowed worker takes less), and meet at a
-/// spinning barrier between steps.
+/// A search's result: the parent of every vertex (`NONE` if unreached; the source
+/// is its own parent) and its steps.
+pub struct Tree {
+    pub parent: Vec<u32>,
+    pub steps: Vec<BfsStep>,
+}
+
+/// BFS from `source`; returns the parent tree. The workers stay in one team for the
+/// whole search, claim work in chunks as they go (a slowed worker takes less), and
+/// meet at a barrier between steps.
 pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
-    let search = Search::new(g, None, pool.threads());
-    // SAFETY: no worker runs yet.
-    unsafe { search.queue[0].set(0, source) };
-    pool.broadcast(|w| search.run(w, pool.threads(), source));
-    into_u32s(search.parent)
+    bfs_in(g, source, pool, &mut Arrays::default()).parent
+}
+
+/// [`bfs`] in the arrays `a` (kept from an earlier search where they fit), with
+/// its steps.
+pub fn bfs_in(g: &Graph, source: u32, pool: &Pool, a: &mut Arrays) -> Tree {
+    a.fit(g.vertices(), false);
+    let steps = team(g, None, source, pool, a);
+    Tree {
+        parent: a.take_parent(),
+        steps,
+    }
 }
 
 /// BFS from `source` (an original id) on a graph renumbered by degree when the
 /// input was prepared; the parent tree comes back in the original ids, mapped by
 /// the same workers at the end of the search (part of the time).
 pub fn bfs_relabelled(r: &Relabelled, source: u32, pool: &Pool) -> Vec<u32> {
-    let search = Search::new(&r.graph, Some(r), pool.threads());
-    let s = r.new[source as usize];
-    // SAFETY: no worker runs yet.
-    unsafe { search.queue[0].set(0, s) };
-    pool.broadcast(|w| search.run(w, pool.threads(), s));
+    bfs_relabelled_in(r, source, pool, &mut Arrays::default()).parent
+}
+
+/// [`bfs_relabelled`] in the arrays `a`, with its steps.
+pub fn bfs_relabelled_in(r: &Relabelled, source: u32, pool: &Pool, a: &mut Arrays) -> Tree {
+    a.fit(r.graph.vertices(), true);
+    let steps = team(&r.graph, Some(r), r.new[source as usize], pool, a);
     // SAFETY: the workers set every vertex's cell (their chunks tile 0..n).
-    unsafe { search.out.into_vec() }
+    let parent = unsafe { a.take_out() };
+    Tree { parent, steps }
 }
 
-impl<'g> Search<'g> {
-    fn new(g: &'g Graph, map: Option<&'g Relabelled>, t: usize) -> Search<'g> {
-        let n = g.vertices();
-        let words = n.div_ceil(64);
-        Search {
-            g,
-            n,
-            parent: atomics32(n),
-            queue: [Cells::new(n.max(1)), Cells::new(n.max(1))],
-            bits: [atomics64(words), atomics64(words)],
-            visited: atomics64(words),
-            slots: Default::default(),
-            barrier: SpinBarrier::new(t),
-            solo: t == 1,
-            map,
-            out: Cells::new(if map.is_some() { n } else { 0 }),
-        }
-    }
-}
-
-/// `u32` cells that start uninitialised (no pass of zeroes, and a queue's pages that
-/// no step reaches are never touched), each set by one worker and read only after a
-/// barrier (or the team's end) orders the read after the write.
-struct Cells(Vec<UnsafeCell<MaybeUninit<u32>>>);
-
-// SAFETY: cells are accessed only as `set` and `get` require: no cell is written by
-// one thread while another reads or writes it.
-unsafe impl std::marker::Sync for Cells {}
-
-impl Cells {
-    fn new(n: usize) -> Cells {
-        let mut v = Vec::with_capacity(n);
-        // SAFETY: MaybeUninit needs no initialisation, and n fit the capacity.
-        unsafe { v.set_len(n) };
-        Cells(v)
-    }
-
-    /// # Safety
-    /// No other thread reads or writes cell i until a barrier.
-    #[inline]
-    unsafe fn set(&self, i: usize, x: u32) {
-        // SAFETY: exclusive access to cell i, as the caller promises.
-        unsafe { (*self.0[i].get()).write(x) };
-    }
-
-    /// # Safety
-    /// Cell i was set before a barrier this thread passed, and nobody writes it now.
-    #[inline]
-    unsafe fn get(&self, i: usize) -> u32 {
-        // SAFETY: set and not being written, as the caller promises.
-        unsafe { (*self.0[i].get()).assume_init() }
-    }
-
-    /// # Safety
-    /// Every cell was set.
-    unsafe fn into_vec(self) -> Vec<u32> {
-        let mut v = std::mem::ManuallyDrop::new(self.0);
-        // SAFETY: UnsafeCell<MaybeUninit<u32>> has u32's layout, every cell holds a
-        // value (the caller promises), and the allocation is handed over whole.
-        unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<u32>(), v.len(), v.capacity()) }
-    }
-}
-
-/// The values of atomics no thread uses any more, without a pass over them.
-fn into_u32s(v: Vec<AtomicU32>) -> Vec<u32> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: u32 has the size, alignment and bit validity of AtomicU32; the vector is
-    // owned (no thread holds a reference) and its allocation is handed over whole.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<u32>(), v.len(), v.capacity()) }
+/// Runs the search from `s` (an id of `g`) with the pool's workers in the arrays
+/// `a`, sized for `g`; its steps.
+fn team(g: &Graph, map: Option<&Relabelled>, s: u32, pool: &Pool, a: &Arrays) -> Vec<BfsStep> {
+    let t = pool.threads();
+    let search = Search {
+        g,
+        n: g.vertices(),
+        t,
+        a,
+        slots: Default::default(),
+        barrier: SpinBarrier::parking(t),
+        solo: t == 1,
+        map,
+    };
+    // SAFETY: no worker runs yet.
+    unsafe { a.queue[0].set(0, s) };
+    merged(pool.broadcast(|w| search.run(w, t, s)))
 }
 
 /// Checks a parent tree against a serial BFS: the same vertices are reached, and
@@ -550,6 +583,28 @@ mod tests {
             }
         }
         assert_eq!(checked, 48);
+    }
+
+    #[test]
+    fn searches_in_kept_arrays_from_one_source_after_another_give_valid_trees() {
+        // A trial loop's searches: the arrays and the last tree are reused, so the
+        // visited bitmap and parents of the search before must not leak into the next.
+        for threads in [1, 3] {
+            let p = pool(threads);
+            let (n, e) = generate(Kind::Kronecker, 12, &p);
+            let g = Graph::from_edges(n, &e, &p);
+            let r = Relabelled::new(&g, &p);
+            let (mut plain, mut mapped) = (Arrays::default(), Arrays::default());
+            for source in [0, 17, 4095, 0, 1234] {
+                let t = bfs_in(&g, source, &p, &mut plain);
+                verify(&g, source, &t.parent).unwrap();
+                assert!(!t.steps.is_empty());
+                plain.recycle(t.parent, false);
+                let t = bfs_relabelled_in(&r, source, &p, &mut mapped);
+                verify(&g, source, &t.parent).unwrap_or_else(|e| panic!("{source}: {e}"));
+                mapped.recycle(t.parent, true);
+            }
+        }
     }
 
     #[test]

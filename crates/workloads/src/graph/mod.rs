@@ -5,6 +5,7 @@
 //! exact subgraph counts.
 
 pub mod bfs;
+pub mod bfs_arrays;
 pub mod cache;
 pub mod count;
 pub mod gen;

@@ -89,6 +89,12 @@ pub struct BfsSettings {
     /// The vertex to start from [default: the highest-degree vertex].
     #[arg(long)]
     pub source: Option<u32>,
+    /// Search the graph renumbered by degree (hubs first), made once when the input
+    /// is prepared: faster searches, but a second copy of the graph in memory.
+    /// `--renumber=false` searches the graph as read (one copy, as GAP holds it).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+        default_value_t = true, action = clap::ArgAction::Set)]
+    pub renumber: bool,
     #[command(flatten)]
     pub input: GraphInput,
 }

@@ -32,8 +32,9 @@ pub const DEFAULT_TOLERANCE: f64 = 1e-4;
 pub enum GraphKernel {
     /// Exact count of a pattern, non-induced or vertex-induced.
     Count { pattern: Pattern, induced: bool },
-    /// Direction-optimizing BFS from `source` (default: the highest-degree vertex).
-    Bfs { source: Option<u32> },
+    /// Direction-optimizing BFS from `source` (default: the highest-degree vertex),
+    /// on the graph renumbered by degree where `renumber`.
+    Bfs { source: Option<u32>, renumber: bool },
     /// PageRank with a synchronisation mechanism and `batch` updates per critical
     /// section, until the scores change by less than `tolerance`.
     PageRank {
@@ -59,6 +60,10 @@ pub struct GraphCount {
     count: u64,
     seconds: f64,
     bfs: Option<(u32, Vec<u32>)>,
+    /// The last search's steps.
+    bfs_steps: Vec<scalescope_model::detail::BfsStep>,
+    /// The search's arrays, kept for the next trial on this input.
+    bfs_arrays: super::bfs_arrays::Arrays,
     ranks: Option<Ranks>,
     inputs: Inputs,
     setup: SetupCosts,
@@ -117,6 +122,8 @@ impl GraphCount {
             count: 0,
             seconds: 0.0,
             bfs: None,
+            bfs_steps: Vec::new(),
+            bfs_arrays: Default::default(),
             ranks: None,
             inputs: Inputs::default(),
             setup: SetupCosts::default(),
@@ -136,7 +143,10 @@ impl GraphCount {
                 pattern: s.pattern,
                 induced: s.induced,
             },
-            GraphSettings::Bfs(s) => GraphKernel::Bfs { source: s.source },
+            GraphSettings::Bfs(s) => GraphKernel::Bfs {
+                source: s.source,
+                renumber: s.renumber,
+            },
             GraphSettings::Pr(s) => GraphKernel::PageRank {
                 sync: s.sync.clone(),
                 batch: s.batch.usize(),
@@ -162,7 +172,7 @@ impl GraphCount {
     /// Checks the BFS source against the graph: the highest-degree vertex when none
     /// was given.
     fn bfs_source(&self, g: &Graph) -> Result<Option<u32>, WorkloadError> {
-        let GraphKernel::Bfs { source } = self.kernel else {
+        let GraphKernel::Bfs { source, .. } = self.kernel else {
             return Ok(None);
         };
         if g.vertices() == 0 {
@@ -267,7 +277,7 @@ impl GraphCount {
             GraphKernel::Count { pattern, induced } => {
                 format!("count {pattern:?} induced={induced}")
             }
-            GraphKernel::Bfs { source } => format!("bfs {source:?}"),
+            GraphKernel::Bfs { source, .. } => format!("bfs {source:?}"),
             GraphKernel::PageRank { sync, batch, .. } => format!("pr {sync} batch={batch}"),
         }
     }
@@ -371,11 +381,13 @@ impl Workload for GraphCount {
             );
         }
         if let Some(s) = self.bfs_source(&g)? {
-            self.kernel = GraphKernel::Bfs { source: Some(s) };
+            if let GraphKernel::Bfs { source, .. } = &mut self.kernel {
+                *source = Some(s);
+            }
         }
         self.split = None;
         self.relabelled = match self.kernel {
-            GraphKernel::Bfs { .. }
+            GraphKernel::Bfs { renumber: true, .. }
             | GraphKernel::PageRank {
                 sync: Sync::Pull, ..
             } => {
@@ -397,18 +409,23 @@ impl Workload for GraphCount {
         let Some(g) = self.graph.as_ref() else {
             return (0.0, Vec::new());
         };
+        // The last trial's tree (checked by now) becomes this one's array.
+        if let Some((_, tree)) = self.bfs.take() {
+            self.bfs_arrays.recycle(tree, self.relabelled.is_some());
+        }
         let t = Instant::now();
         match &self.kernel {
             GraphKernel::Count { pattern, induced } => {
                 self.count = count(g, *pattern, *induced, pool)
             }
-            GraphKernel::Bfs { source } => {
+            GraphKernel::Bfs { source, .. } => {
                 let s = source.unwrap_or(0);
-                let parent = match &self.relabelled {
-                    Some((r, _)) => super::bfs::bfs_relabelled(r, s, pool),
-                    None => super::bfs::bfs(g, s, pool),
+                let tree = match &self.relabelled {
+                    Some((r, _)) => super::bfs::bfs_relabelled_in(r, s, pool, &mut self.bfs_arrays),
+                    None => super::bfs::bfs_in(g, s, pool, &mut self.bfs_arrays),
                 };
-                self.bfs = Some((s, parent));
+                self.bfs = Some((s, tree.parent));
+                self.bfs_steps = tree.steps;
             }
             // Pull PageRank on the renumbered graph, whose lists `prepare` made with it.
             GraphKernel::PageRank {
@@ -498,6 +515,7 @@ impl Workload for GraphCount {
                     reached_vertices,
                     traversed_edges,
                     teps: traversed_edges as f64 / self.seconds,
+                    steps: self.bfs_steps.clone(),
                 }
             }
             GraphKernel::PageRank { sync, batch, .. } => {

@@ -2,7 +2,9 @@
 //!
 //! Bandwidth: for every (CPU node i, memory node j), one pinned thread per usable PU
 //! of node i reads (sums) a buffer bound to node j and first-touched by those same
-//! threads; the best of several passes gives GB/s. The pages' node is read back
+//! threads; the best of several passes gives GB/s. The passes read through the loop
+//! `mem stream`'s sustained read would pick on this cell: both read loops run in
+//! interleaved one-pass blocks first ([`super::read_trial`]), the faster kept. The pages' node is read back
 //! from `numa_maps`, so a cell whose memory did not land where asked says so.
 //! Latency: one thread on node i's first PU chases pointers through a buffer bound
 //! to node j, larger than the last-level cache; the best of as many chases as
@@ -18,7 +20,9 @@ use scalescope_topo::{CpuSet, Topology};
 
 use super::buffer::{pages_by_node, MmapBuffer};
 use super::chase::{build_cycle, chase, LINE_WORDS};
-use crate::pool::{chunk, Pool};
+use super::read_trial::{self, Choice};
+use super::vector::{self, ReadLoop};
+use crate::pool::{chunk, Pool, SpinBarrier};
 use crate::WorkloadError;
 use scalescope_model::setting::Setting;
 
@@ -83,14 +87,41 @@ fn check_memory(topo: &Topology, cfg: &MatrixConfig) -> Result<(), WorkloadError
     }
 }
 
-/// Reads a buffer bound to `node` with the pool's threads; returns (GB/s of every
-/// pass, fraction of pages on `node`).
+/// The read loop for a buffer of `n` doubles: the read-loop trial of `mem stream`
+/// ([`read_trial::blocks`], one pass of the buffer per block), or the only loop
+/// this CPU has.
+fn pick_loop(pool: &Pool, buf: &MmapBuffer, n: usize) -> Choice {
+    let loops = ReadLoop::available();
+    if loops.len() < 2 {
+        return Choice::default();
+    }
+    let t = pool.threads();
+    let barrier = SpinBarrier::new(t);
+    let rounds = pool.broadcast(|i| {
+        // SAFETY: read-only access to worker i's own chunk; nothing writes now.
+        let a = unsafe { buf.range::<f64>(chunk(n, t, i, 8)) };
+        read_trial::blocks(a, &barrier, loops, 1)
+    });
+    // Worker 0's times: it leaves every end barrier after the slowest worker.
+    read_trial::choose(loops, buf.len() as f64, 1, &rounds[0])
+}
+
+/// One bandwidth cell: every pass's GB/s, the fraction of pages on its memory
+/// node, and the read loop the passes went through.
+struct Cell {
+    passes: Vec<f64>,
+    on_node: Option<f64>,
+    read_loop: Choice,
+}
+
+/// Reads a buffer bound to `node` with the pool's threads, through the read loop
+/// a trial on it picks.
 fn bandwidth_cell(
     topo: &Topology,
     pool: &Pool,
     node: u32,
     cfg: &MatrixConfig,
-) -> Result<(Vec<f64>, Option<f64>), WorkloadError> {
+) -> Result<Cell, WorkloadError> {
     let buf = MmapBuffer::new(cfg.bandwidth_bytes).map_err(|e| io_err("bandwidth buffer", e))?;
     let policy =
         MemPolicy::Bind(vec![node])
@@ -111,17 +142,23 @@ fn bandwidth_cell(
         let total: u64 = m.values().sum();
         m.get(&node).copied().unwrap_or(0) as f64 / total.max(1) as f64
     });
+    let read_loop = pick_loop(pool, &buf, n);
     let mut passes = Vec::with_capacity(cfg.passes.max(1));
     for _ in 0..cfg.passes.max(1) {
         let t0 = Instant::now();
         let sums = pool.broadcast(|i| {
             // SAFETY: read-only access; no worker writes during the pass.
-            super::vector::read(unsafe { buf.range::<f64>(chunk(n, t, i, 8)) })
+            let a = unsafe { buf.range::<f64>(chunk(n, t, i, 8)) };
+            vector::read_with(a, read_loop.chosen)
         });
         passes.push(buf.len() as f64 / t0.elapsed().as_secs_f64() / 1e9);
         std::hint::black_box(sums);
     }
-    Ok((passes, verified))
+    Ok(Cell {
+        passes,
+        on_node: verified,
+        read_loop,
+    })
 }
 
 fn best(samples: &[f64], higher_is_better: bool) -> f64 {
@@ -182,6 +219,7 @@ pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, Workloa
     let (mut bw_samples, mut lat_samples) = (Vec::new(), Vec::new());
     let mut verified = Vec::new();
     let mut threads = Vec::new();
+    let mut loops = Vec::new();
     for src in &cpu_nodes {
         let cpus: Vec<u32> = src.cpus.intersection(&topo.usable_cpus()).iter().collect();
         let take = cfg
@@ -195,12 +233,15 @@ pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, Workloa
         let pool = Pool::new(&sets, None)?;
         threads.push(take);
         let (mut bsrow, mut lsrow, mut vrow) = (Vec::new(), Vec::new(), Vec::new());
+        let mut lrow = Vec::new();
         for &dst in &mem_nodes {
-            let (gbs, v) = bandwidth_cell(topo, &pool, dst, cfg)?;
-            bsrow.push(gbs);
-            vrow.push(v);
+            let cell = bandwidth_cell(topo, &pool, dst, cfg)?;
+            bsrow.push(cell.passes);
+            vrow.push(cell.on_node);
+            lrow.push(cell.read_loop.typed());
             lsrow.push(latency_cell(topo, cpus[0], dst, cfg)?);
         }
+        loops.push(lrow);
         bw.push(bsrow.iter().map(|s| best(s, true)).collect());
         lat.push(lsrow.iter().map(|s| best(s, false)).collect());
         bw_samples.push(bsrow);
@@ -236,6 +277,7 @@ pub fn measure(topo: &Topology, cfg: &MatrixConfig) -> Result<MemMatrix, Workloa
             Vec::new()
         },
         threads_per_node: threads,
+        read_loops: loops,
     })
 }
 

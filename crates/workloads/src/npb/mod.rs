@@ -5,6 +5,7 @@
 pub mod ep;
 pub mod ft;
 pub mod is;
+pub mod keys;
 pub mod rand;
 
 use crate::WorkloadError;

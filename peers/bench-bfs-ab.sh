@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A/B of two scalescope binaries on one BFS: the same .csr graph, the same source
+# (the highest-degree vertex), the same threads, one search per process (cold, as a
+# sweep run), PAIRS interleaved pairs whose order alternates; each process's
+# `seconds` (kernel only) and peak RSS (GNU time, peers/pairs.py). Prints both
+# sides' medians and spreads and the median of the pairs' ratios A / B (above 1: B
+# is faster). Made to check a change to the BFS against the binary before it:
+#
+#   A=/tmp/scalescope-before B=target/release/scalescope peers/bench-bfs-ab.sh [SCALE] [PAIRS] [THREADS]
+#
+# (default scale 20, 15 pairs, 2 threads). Paths are taken relative to the
+# directory the script is started from; the graph is written under a scratch
+# directory removed on exit.
+set -euo pipefail
+export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
+: "${A:?set A to the scalescope binary before the change}" "${B:?set B to the scalescope binary after it}"
+A=$(realpath "$A") B=$(realpath "$B")
+scale=${1:-20} pairs=${2:-15} threads=${3:-2}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$B" graph export --graph "kron:$scale" --out "$work/g.csr" >/dev/null
+src=$("$B" graph bfs --graph "$work/g.csr" -t 1 --json -q |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])')
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); kron:$scale, source $src, $threads threads, $pairs pairs; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$A" "$B" "$work/g.csr" "$src" "$threads" "$pairs" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.environ["PEERS_DIR"])
+import pairs as pr  # peers/pairs.py: interleaved pairs, peak RSS, summaries
+A, B, g, src, t, n = sys.argv[1:]
+
+
+def side(binary):
+    def go():
+        out, rss = pr.run([binary, "graph", "bfs", "--graph", g, "--source", src, "-t", t, "--json", "-q"])
+        d = json.loads(out)
+        if d["verdict"] != "passed":
+            sys.exit(f"{binary}: {d['verification']}")
+        return d["seconds"], rss
+    return go
+
+
+s = pr.summary(pr.pairs(int(n), side(A), side(B)))
+print(f"A {s['peer']*1e3:.2f} ms (IQR/median {s['peer_spread']:.2f}, {s['peer_mb']:.0f} MB), "
+      f"B {s['ours']*1e3:.2f} ms (IQR/median {s['ours_spread']:.2f}, {s['ours_mb']:.0f} MB), "
+      f"median ratio A/B {s['ratio']:.3f}, pairs {' '.join(f'{r:.2f}' for r in s['ratios'])}")
+PY
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
