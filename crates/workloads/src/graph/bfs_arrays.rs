@@ -12,7 +12,7 @@ use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
-/// Every array one search needs, sized by [`Arrays::fit`].
+/// Every array one search needs, sized by `Arrays::fit`.
 #[derive(Default)]
 pub struct Arrays {
     pub(super) parent: Vec<AtomicU32>,

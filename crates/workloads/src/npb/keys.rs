@@ -6,7 +6,7 @@
 //! maps read-only and reads in place. A run handed its sweep's token of this very
 //! file checks only the header; otherwise every block's CRC and every key's range
 //! are checked by the workers. The ten rankings overwrite keys 1..=20, so the keys
-//! are kept as an owned copy of the first block ([`Keys::head`]) in front of the
+//! are kept as an owned copy of the first block (`Keys::head`) in front of the
 //! (owned or mapped) whole.
 
 use std::ops::Range;
@@ -29,8 +29,8 @@ pub fn key(class: &str) -> String {
     format!("npb is keys v{VERSION} class {class}")
 }
 
-/// The keys of one IS input: the first [`HEAD`] owned and writable, the whole
-/// sequence owned or read in place from a mapped cache (its first [`HEAD`] shadowed
+/// The keys of one IS input: the first `HEAD` owned and writable, the whole
+/// sequence owned or read in place from a mapped cache (its first `HEAD` shadowed
 /// by `head`).
 #[derive(Debug, Default)]
 pub struct Keys {
