@@ -297,9 +297,10 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
     // past the goal. Issue 35 raised it by 35: `sweep --submit` (its dry run, its
     // wait) and the launch notes printed, and the node sampler's dispatch. Issue 34
     // raised it by 94: `study` (list, plan, progress of its steps, the report's path)
-    // and the runtime-placement lines of `sweep`.
+    // and the runtime-placement lines of `sweep`. Issue 36 raised it by 19: the
+    // graph kernels' `--trials N` passed through each of the three commands.
     const CMD_LINES_GOAL: usize = 1_200;
-    const CMD_LINES_NOW: usize = 1_125;
+    const CMD_LINES_NOW: usize = 1_144;
     assert!(
         total < CMD_LINES_GOAL,
         "src/cmd/ has {total} lines (issue 13: under {CMD_LINES_GOAL})"

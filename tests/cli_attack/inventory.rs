@@ -126,6 +126,17 @@ pub fn base(command: &[String]) -> Option<Vec<&'static str>> {
             "true",
         ],
         ["analyze"] => &["analyze", "@results"],
+        // A study's plan (sized by short probes) without its runs: the topology
+        // and output flags are read and checked all the same.
+        ["study"] => &[
+            "study",
+            "numa-structure",
+            "--dry-run",
+            "--synthetic",
+            "package:1 core:2",
+            "--out",
+            "{out}",
+        ],
         ["import"] => &[
             "import",
             "@csv",
