@@ -2,7 +2,9 @@
 //! the libraries' errors name a [`Setting`], and [`explain`] adds the flag that
 //! sets it before the error is printed.
 
+use scalescope_analysis::predict::request::RequestError;
 use scalescope_model::import::ImportError;
+use scalescope_model::prediction_files::PredictFilesError;
 use scalescope_model::setting::{AboutSetting, Setting};
 use scalescope_model::ResultsError;
 use scalescope_session::SessionError;
@@ -65,6 +67,10 @@ fn about(e: &anyhow::Error) -> Option<Setting> {
         } else if let Some(e) = c.downcast_ref::<ResultsError>() {
             e.setting()
         } else if let Some(e) = c.downcast_ref::<ImportError>() {
+            e.setting()
+        } else if let Some(e) = c.downcast_ref::<RequestError>() {
+            e.setting()
+        } else if let Some(e) = c.downcast_ref::<PredictFilesError>() {
             e.setting()
         } else {
             None

@@ -7,9 +7,10 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
+use scalescope_analysis::predict::request::prediction;
 use scalescope_model::import::{check_fits, header, parse_csv_for, ImportOptions};
+use scalescope_model::prediction_files::{self, PredictFiles};
 use scalescope_model::store::ResultsStore;
-use scalescope_session::predict::{prediction, Request};
 
 use crate::cli::{ImportArgs, PredictArgs};
 
@@ -45,15 +46,14 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
 pub fn predict(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     let s = &args.source;
     let named = s.sysfs_root.is_some() || s.hwloc_xml.is_some() || s.synthetic.is_some();
-    let p = prediction(&Request {
+    let inputs = prediction_files::load(&PredictFiles {
         from: args.from.clone(),
         to: args.to.clone(),
         source: named.then(|| crate::shared::source_of(s)),
         ceilings: args.ceilings.clone(),
-        node_gbps: args.node_gbps,
         from_ceilings: args.from_ceilings.clone(),
-        basis: args.basis.clone(),
     })?;
+    let p = prediction(&inputs, args.basis.as_deref(), args.node_gbps)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&p)?);
     } else {

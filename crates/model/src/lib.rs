@@ -23,6 +23,7 @@ pub mod launch;
 pub mod load;
 pub mod mem;
 pub mod plan;
+pub mod prediction_files;
 pub mod read;
 pub mod setting;
 pub mod store;

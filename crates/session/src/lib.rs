@@ -10,7 +10,6 @@ use scalescope_model::setting::{AboutSetting, Setting};
 
 pub mod launch;
 pub mod names;
-pub mod predict;
 pub mod prepare;
 pub mod run;
 pub mod runtime;
@@ -61,12 +60,6 @@ pub enum SessionError {
     },
     #[error(transparent)]
     File(#[from] scalescope_files::FileError),
-    #[error(transparent)]
-    Load(#[from] scalescope_model::load::LoadError),
-    #[error(transparent)]
-    Ceiling(#[from] scalescope_analysis::ceiling::CeilingError),
-    #[error("{0}")]
-    Predict(String),
 }
 
 fn list(settings: &[Setting]) -> String {

@@ -22,6 +22,7 @@ mod band;
 pub mod calibrate;
 pub mod implied;
 pub mod model;
+pub mod request;
 pub mod rivals;
 pub mod target;
 mod target_text;
