@@ -137,6 +137,14 @@ impl Confidence {
         }
     }
 
+    /// At most low, for `why` (unknown and low stay as they are).
+    pub fn cap_low(&mut self, why: &str) {
+        if self.label == "high" || self.label == "medium" {
+            self.label = "low".into();
+            self.lowered_by.push(why.to_string());
+        }
+    }
+
     /// One step lower (high -> medium -> low) for `why`; unknown stays unknown.
     pub fn lower(&mut self, why: &str) {
         let next = match self.label.as_str() {

@@ -10,8 +10,10 @@
 //!   F(1, df) quantile of 1 - [`ALPHA`] / (positions tried) less 2: the
 //!   extra-sum-of-squares F test against the pure error (the run-to-run CV pooled
 //!   over every point, sum(reps - 1) degrees of freedom) when one family wins both
-//!   fits. Hinges are added one at a time, first at the machine's boundaries (known
-//!   in advance), then anywhere;
+//!   fits. Hinges are added one at a time, each where it clears its bar by most
+//!   (half the chance among the machine's boundaries, known in advance, half
+//!   among every position); a hinge may sit between two measured points (a cap
+//!   reached at 16 on a grid of 13 and 18 is one hinge there, not two);
 //! - the break is localised: with the selected family, every position whose hinge
 //!   fits within the 95% quantile of F(1, df) of the best one lies within `LOCAL` (2)
 //!   measured points of it (a departure that could be anywhere is not a knee at a
@@ -25,8 +27,13 @@
 //! significant bend with one point past it is reported as undecided, with the
 //! thread counts that would decide it. With one repetition there is no pure
 //! error: the test uses the residual variance of the fit with the hinge, and the
-//! confidence is unknown, never high. A knee is attributed to a topology boundary
-//! only afterwards, when one lies between its point and the next.
+//! confidence is unknown, never high. Where the model with its hinges still fails
+//! its lack-of-fit test (p < 1%), the curve is of a shape the model does not
+//! describe and its knees are of low confidence at most. A knee is attributed to
+//! a topology boundary only afterwards, when one lies between its point and the
+//! next.
+
+mod select;
 
 use serde::{Deserialize, Serialize};
 
@@ -63,8 +70,29 @@ pub const MIN_CV: f64 = 0.001;
 /// How many measured points either side of the best position a localised break's
 /// plausible positions may reach.
 const LOCAL: usize = 2;
+/// Where the model with its hinges still fails its lack-of-fit test at this
+/// level, the curve is of a shape neither the smooth families nor their hinges
+/// describe: its knees are of low confidence at most.
+const MISFIT_P: f64 = 0.01;
 /// The most hinges one curve is given.
 const MAX_HINGES: usize = 6;
+
+/// A hinge of the fit: a change of slope at `t` (x units), after measured point
+/// `j` and before the next (x_j <= t < x_{j+1}). A break need not sit on a
+/// measured point: a bandwidth cap reached between two of them is one hinge
+/// there, where hinges at measured points would need two (and would report the
+/// second as a knee of its own).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Hinge {
+    j: usize,
+    t: f64,
+}
+
+/// Where in its interval a hinge is tried while hinges are selected (at the
+/// measured point and halfway to the next), and where the selected one is then
+/// refined (quarters of its interval and of the one before).
+const TRY_AT: [f64; 2] = [0.0, 0.5];
+const REFINE_AT: [f64; 3] = [0.25, 0.5, 0.75];
 
 /// Which way the slope changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,6 +161,13 @@ pub struct SmoothNull {
     /// its upper-tail probability (None with one repetition).
     pub lack_of_fit_f: Option<f64>,
     pub lack_of_fit_p: Option<f64>,
+    /// The same for the selected model, the family with the hinges added (None
+    /// without hinges). Where it is still significant (p < 1%), the knees'
+    /// confidence is at most low.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with_knees_lack_of_fit_f: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with_knees_lack_of_fit_p: Option<f64>,
     /// Thread counts after which a hinge was added (claimed or not).
     pub hinges_after: Vec<usize>,
 }
@@ -214,9 +249,22 @@ impl Ctx<'_> {
         j + 1 >= side && j + side < self.n() + 1 && j + 2 < self.n()
     }
 
-    /// The best smooth fit with hinges after the points `at`.
-    fn fit(&self, at: &[usize]) -> Option<Fit> {
-        let h: Vec<f64> = at.iter().map(|&j| self.x[j]).collect();
+    /// The hinge a fraction `f` of the way from point `j` to the next.
+    fn hinge(&self, j: usize, f: f64) -> Hinge {
+        Hinge {
+            j,
+            t: self.x[j] + f * (self.x[j + 1] - self.x[j]),
+        }
+    }
+
+    /// Whether point `j` is the last before a machine boundary.
+    fn at_boundary(&self, j: usize) -> bool {
+        self.samples.boundaries.contains(&self.samples.threads[j])
+    }
+
+    /// The best smooth fit with the hinges `at`.
+    fn fit(&self, at: &[Hinge]) -> Option<Fit> {
+        let h: Vec<f64> = at.iter().map(|h| h.t).collect();
         // One degree of freedom to spare where the replicates measure the
         // noise, two where the residual must (`smooth::best`).
         let spare = if self.noise.is_some() { 1 } else { 2 };
@@ -241,112 +289,6 @@ impl Ctx<'_> {
         let (var, df) = self.variance(with)?;
         let f = ((without.sse - with.sse) / var).max(0.0);
         Some((f, f_upper_tail(f, 1.0, df as f64)))
-    }
-
-    /// Forward selection over every admissible position: a hinge is added while
-    /// the best one lowers the penalised error, chi-square + 2k (the chi-square
-    /// against the replicate variance, every family refitted with the hinges), by
-    /// at least its bar less its penalty, 2: the F(1, df) quantile of 1 - a, the
-    /// F test of the hinge when one family wins both fits, and the same bar when
-    /// the hinge makes another family the best (a segmented model against the
-    /// best smooth one). The chance [`ALPHA`] is split: half among the machine's
-    /// boundaries (known in advance, so a bend there needs less), half among
-    /// every position; the candidate that clears its bar by most is added. (The
-    /// first round tried the boundaries first: a boundary hinge could then be
-    /// accepted to patch the tail of a family that had absorbed a bend elsewhere,
-    /// and that bend was not found.)
-    fn select(&self) -> (Vec<usize>, Option<Fit>) {
-        let mut at: Vec<usize> = Vec::new();
-        let Some(mut current) = self.fit(&at) else {
-            return (at, None);
-        };
-        let at_boundary = |j: &usize| self.samples.boundaries.contains(&self.samples.threads[*j]);
-        while at.len() < MAX_HINGES {
-            let cands: Vec<usize> = (0..self.n())
-                .filter(|j| self.admissible(*j) && !at.contains(j))
-                .collect();
-            let nb = cands.iter().filter(|j| at_boundary(j)).count();
-            let share = if nb > 0 { 2.0 } else { 1.0 };
-            // The bars for a boundary and for any position, per error df (with
-            // one repetition the df is the fit's own), computed once each.
-            let bars = std::cell::RefCell::new(std::collections::BTreeMap::new());
-            let bar = |j: &usize, df: usize| {
-                let (any, boundary) = *bars.borrow_mut().entry(df).or_insert_with(|| {
-                    let any = f1_quantile(ALPHA / share / cands.len().max(1) as f64, df);
-                    let boundary = f1_quantile(ALPHA / 2.0 / nb.max(1) as f64, df);
-                    (any - 2.0, boundary.min(any) - 2.0)
-                });
-                if at_boundary(j) {
-                    boundary
-                } else {
-                    any
-                }
-            };
-            let best = cands
-                .iter()
-                .filter_map(|&j| {
-                    let f = self.fit(&[at.clone(), vec![j]].concat())?;
-                    let (gain, df) = self.gain(&current, &f)?;
-                    Some((j, f, gain - bar(&j, df)))
-                })
-                .max_by(|a, b| a.2.total_cmp(&b.2));
-            match best {
-                Some((j, f, excess)) if excess >= 0.0 => {
-                    at.push(j);
-                    current = f;
-                }
-                _ => break,
-            }
-        }
-        (at, Some(current))
-    }
-
-    /// How much `with` lowers the penalised error (chi-square + 2k) of `without`,
-    /// and the error's degrees of freedom.
-    fn gain(&self, without: &Fit, with: &Fit) -> Option<(f64, usize)> {
-        let (var, df) = self.variance(with)?;
-        let pen = |f: &Fit| f.sse / var + 2.0 * f.k() as f64;
-        Some((pen(without) - pen(with), df))
-    }
-
-    /// Where hinge `at[i]` of the selected model (`family`) may lie: every
-    /// admissible position whose fit of that family (with the other hinges) is
-    /// within the 95% quantile of F(1, df) of the best. Returns the position to
-    /// claim (a machine boundary in the set, if one is within `LOCAL` points of
-    /// the best) and whether the set is localised (within [`LOCAL`] points of it).
-    fn localise(&self, at: &[usize], i: usize, family: Family) -> Option<(usize, bool)> {
-        let others: Vec<usize> = at
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| *k != i)
-            .map(|(_, j)| *j)
-            .collect();
-        let fit_at = |j: usize| {
-            let h: Vec<f64> = others.iter().chain([&j]).map(|&j| self.x[j]).collect();
-            smooth::fit(family, &h, &self.data())
-        };
-        let profile: Vec<(usize, f64)> = (0..self.n())
-            .filter(|j| self.admissible(*j) && !others.contains(j))
-            .filter_map(|j| Some((j, fit_at(j)?.sse)))
-            .collect();
-        let &(best, min) = profile.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
-        let (var, df) = self.variance(&fit_at(best)?)?;
-        let q = t_quantile(df).powi(2);
-        let set: Vec<usize> = profile
-            .iter()
-            .filter(|(_, e)| e - min <= q * var)
-            .map(|(j, _)| *j)
-            .collect();
-        let localised = set.iter().all(|j| j.abs_diff(best) <= LOCAL);
-        let boundary = |j: &&usize| self.samples.boundaries.contains(&self.samples.threads[**j]);
-        let claim = set
-            .iter()
-            .filter(boundary)
-            .filter(|j| j.abs_diff(best) <= LOCAL)
-            .min_by_key(|j| j.abs_diff(best))
-            .copied()
-            .unwrap_or(best);
-        Some((claim, localised))
     }
 }
 
@@ -393,8 +335,8 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// The knee of hinge `j` in `fit`, or None when its change is too small or not
 /// sure enough.
-fn knee_at(ctx: &Ctx, fit: &Fit, j: usize, draws: &[Vec<f64>]) -> Option<Knee> {
-    let x = ctx.x[j];
+fn knee_at(ctx: &Ctx, fit: &Fit, h: Hinge, draws: &[Vec<f64>]) -> Option<Knee> {
+    let (j, x) = (h.j, h.t);
     let (rb, ra) = (fit.slope_row(x, false), fit.slope_row(x, true));
     let (before, after) = (dot(&rb, &fit.coef), dot(&ra, &fit.coef));
     let change = rel_change(before, after, ctx.floor);
@@ -440,11 +382,11 @@ fn knee_at(ctx: &Ctx, fit: &Fit, j: usize, draws: &[Vec<f64>]) -> Option<Knee> {
 /// A significant bend where a side is too short to claim it: the best such
 /// position, if adding its hinge passes the F test at [`ALPHA`] and changes the
 /// slope by at least [`MIN_CHANGE`].
-fn undecided(ctx: &Ctx, at: &[usize], current: &Fit) -> Option<Undecided> {
+fn undecided(ctx: &Ctx, at: &[Hinge], current: &Fit) -> Option<Undecided> {
     let (j, fit, _) = (1..ctx.n().saturating_sub(1))
-        .filter(|j| !ctx.admissible(*j) && !at.contains(j))
+        .filter(|j| !ctx.admissible(*j) && !at.iter().any(|h| h.j == *j))
         .filter_map(|j| {
-            let f = ctx.fit(&[at.to_vec(), vec![j]].concat())?;
+            let f = ctx.fit(&[at, &[ctx.hinge(j, 0.0)]].concat())?;
             let (stat, p) = ctx.f_test(current, &f)?;
             (p < ALPHA).then_some((j, f, stat))
         })
@@ -505,13 +447,13 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     let mut claimed = Vec::new();
     for i in 0..at.len() {
         match ctx.localise(&at, i, fit.family) {
-            Some((j, true)) if j == at[i] => claimed.extend(knee_at(&ctx, &fit, j, &draws)),
-            Some((j, true)) => {
+            Some((h, true)) if h == at[i] => claimed.extend(knee_at(&ctx, &fit, h, &draws)),
+            Some((h, true)) => {
                 let mut moved = at.clone();
-                moved[i] = j;
-                let h: Vec<f64> = moved.iter().map(|&j| ctx.x[j]).collect();
-                if let Some(f) = smooth::fit(fit.family, &h, &ctx.data()) {
-                    claimed.extend(knee_at(&ctx, &f, j, &coef_draws(&ctx, &f)));
+                moved[i] = h;
+                let t: Vec<f64> = moved.iter().map(|h| h.t).collect();
+                if let Some(f) = smooth::fit(fit.family, &t, &ctx.data()) {
+                    claimed.extend(knee_at(&ctx, &f, h, &coef_draws(&ctx, &f)));
                 }
             }
             _ => {}
@@ -520,7 +462,16 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     claimed.sort_by_key(|k| k.threads);
     claimed.dedup_by_key(|k| k.threads);
     out.undecided.extend(undecided(&ctx, &at, &fit));
-    out.smooth = null_summary(&ctx, &at);
+    if let Some((f, p)) = lack_of_fit(&ctx, &fit).filter(|l| l.1 < MISFIT_P) {
+        let why = format!(
+            "the curve with its knees still departs from the points (lack of fit F = {f:.1}, \
+             p = {p:.1e}): a shape no smooth family takes, so where and how much it bends is uncertain"
+        );
+        for k in &mut claimed {
+            k.confidence.cap_low(&why);
+        }
+    }
+    out.smooth = null_summary(&ctx, &at, &fit);
     out.knees = claimed;
     out
 }
@@ -540,10 +491,10 @@ pub fn supported(samples: &Samples, threads: usize, bend: Bend) -> bool {
     let (at, Some(current)) = ctx.select() else {
         return false;
     };
-    if at.contains(&j) || j == 0 || j + 1 >= ctx.n() {
+    if at.iter().any(|h| h.j == j) || j == 0 || j + 1 >= ctx.n() {
         return false;
     }
-    let Some(with) = ctx.fit(&[at, vec![j]].concat()) else {
+    let Some(with) = ctx.fit(&[at, vec![ctx.hinge(j, 0.0)]].concat()) else {
         return false;
     };
     let x = ctx.x[j];
@@ -552,20 +503,30 @@ pub fn supported(samples: &Samples, threads: usize, bend: Bend) -> bool {
     ctx.gain(&current, &with).is_some_and(|(g, _)| g > 0.0) && self::bend(before, after) == bend
 }
 
-/// The best smooth family alone and its lack of fit against the pure error.
-fn null_summary(ctx: &Ctx, at: &[usize]) -> Option<SmoothNull> {
+/// A fit's lack of fit against the pure error: F = (weighted error / its
+/// degrees of freedom) / the replicate variance, and its upper-tail probability
+/// (None with one repetition or no degrees of freedom left).
+fn lack_of_fit(ctx: &Ctx, fit: &Fit) -> Option<(f64, f64)> {
+    let (cv, df) = ctx.noise?;
+    let dfl = ctx.n().checked_sub(fit.k()).filter(|d| *d > 0)? as f64;
+    let f = fit.sse / dfl / (cv * cv);
+    Some((f, f_upper_tail(f, dfl, df as f64)))
+}
+
+/// The best smooth family alone and its lack of fit against the pure error,
+/// and the lack of fit of the selected model (the family with its hinges).
+fn null_summary(ctx: &Ctx, at: &[Hinge], selected: &Fit) -> Option<SmoothNull> {
     let alone = ctx.fit(&[])?;
-    let lof = ctx.noise.and_then(|(cv, df)| {
-        let dfl = ctx.n().checked_sub(alone.k()).filter(|d| *d > 0)? as f64;
-        let f = alone.sse / dfl / (cv * cv);
-        Some((f, f_upper_tail(f, dfl, df as f64)))
-    });
-    let mut hinges_after: Vec<usize> = at.iter().map(|&j| ctx.samples.threads[j]).collect();
+    let lof = lack_of_fit(ctx, &alone);
+    let with = lack_of_fit(ctx, selected).filter(|_| !at.is_empty());
+    let mut hinges_after: Vec<usize> = at.iter().map(|h| ctx.samples.threads[h.j]).collect();
     hinges_after.sort_unstable();
     Some(SmoothNull {
         family: alone.family.name().into(),
         lack_of_fit_f: lof.map(|l| l.0),
         lack_of_fit_p: lof.map(|l| l.1),
+        with_knees_lack_of_fit_f: with.map(|l| l.0),
+        with_knees_lack_of_fit_p: with.map(|l| l.1),
         hinges_after,
     })
 }

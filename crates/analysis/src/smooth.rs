@@ -270,6 +270,113 @@ fn linear(f: Family, th: &[f64], hinges: &[f64], d: &Data) -> Option<(Vec<f64>, 
     sse.is_finite().then_some((coef, sse))
 }
 
+/// The most columns the shape search's fast path holds (the family's own and
+/// its hinges); a design with more takes `linear`.
+const MAX_K: usize = 12;
+
+/// A set of hinges over the data, with the hinge columns' weighted cross
+/// products computed once: the search over a family's shape parameters (hundreds
+/// of evaluations per fit) then adds only the family's own one or two columns,
+/// on the stack. Its error is the least-squares one, y'Wy - coef'X'Wy.
+struct Design<'a> {
+    d: &'a Data<'a>,
+    hinges: &'a [f64],
+    /// H'WH (lower triangle) and H'Wy of the hinge columns, and y'Wy.
+    hh: [[f64; MAX_K]; MAX_K],
+    hy: [f64; MAX_K],
+    yy: f64,
+}
+
+impl<'a> Design<'a> {
+    fn new(d: &'a Data<'a>, hinges: &'a [f64]) -> Option<Self> {
+        if hinges.len() + 2 > MAX_K {
+            return None;
+        }
+        let (mut hh, mut hy, mut yy) = ([[0.0; MAX_K]; MAX_K], [0.0; MAX_K], 0.0);
+        for ((&x, &w), &y) in d.x.iter().zip(d.w).zip(d.y) {
+            yy += w * y * y;
+            for (p, hp) in hinges.iter().enumerate() {
+                let a = (x - hp).max(0.0);
+                hy[p] += w * a * y;
+                for (q, hq) in hinges.iter().enumerate().take(p + 1) {
+                    hh[p][q] += w * a * (x - hq).max(0.0);
+                }
+            }
+        }
+        Some(Design {
+            d,
+            hinges,
+            hh,
+            hy,
+            yy,
+        })
+    }
+
+    /// The weighted squared error of family `f` at `th`, the linear
+    /// coefficients at their least-squares values (infinite when the design is
+    /// singular).
+    fn sse(&self, f: Family, th: &[f64]) -> f64 {
+        let (nb, h) = (f.linear_params(), self.hinges.len());
+        let mut a = [[0.0; MAX_K]; MAX_K];
+        let mut b = [0.0; MAX_K];
+        for ((&x, &w), &y) in self.d.x.iter().zip(self.d.w).zip(self.d.y) {
+            let g = f.shape(th, x);
+            let cols = if nb == 2 { [1.0, g] } else { [g, 0.0] };
+            for p in 0..nb {
+                b[p] += w * cols[p] * y;
+                for q in 0..=p {
+                    a[p][q] += w * cols[p] * cols[q];
+                }
+                for (j, hj) in self.hinges.iter().enumerate() {
+                    a[nb + j][p] += w * cols[p] * (x - hj).max(0.0);
+                }
+            }
+        }
+        for p in 0..h {
+            b[nb + p] = self.hy[p];
+            a[nb + p][nb..=nb + p].copy_from_slice(&self.hh[p][..=p]);
+        }
+        let rhs = b;
+        match cholesky_solve(&mut a, &mut b, nb + h) {
+            Some(()) => {
+                let fitted: f64 = (0..nb + h).map(|p| b[p] * rhs[p]).sum();
+                (self.yy - fitted).max(0.0)
+            }
+            None => f64::INFINITY,
+        }
+    }
+}
+
+/// Solves a x = b in place for the symmetric positive definite `a` given by its
+/// lower triangle (the first `k` rows): Cholesky, then two triangular solves.
+/// None when a pivot vanishes (a singular design).
+fn cholesky_solve(a: &mut [[f64; MAX_K]; MAX_K], b: &mut [f64; MAX_K], k: usize) -> Option<()> {
+    for i in 0..k {
+        let scale = a[i][i].abs().max(f64::MIN_POSITIVE);
+        for j in 0..=i {
+            let s: f64 = (0..j).map(|m| a[i][m] * a[j][m]).sum();
+            if i == j {
+                let d = a[i][i] - s;
+                if d.is_nan() || d <= 1e-12 * scale {
+                    return None;
+                }
+                a[i][i] = d.sqrt();
+            } else {
+                a[i][j] = (a[i][j] - s) / a[j][j];
+            }
+        }
+    }
+    for i in 0..k {
+        let s: f64 = (0..i).map(|m| a[i][m] * b[m]).sum();
+        b[i] = (b[i] - s) / a[i][i];
+    }
+    for i in (0..k).rev() {
+        let s: f64 = (i + 1..k).map(|m| a[m][i] * b[m]).sum();
+        b[i] = (b[i] - s) / a[i][i];
+    }
+    Some(())
+}
+
 /// Minimum of `f` over [lo, hi]: `steps` grid points (geometric when `log`), then
 /// `iters` steps of golden section around the best (one evaluation each).
 fn min1(
@@ -314,7 +421,11 @@ fn min1(
 
 /// Fits one family with hinges at `hinges` (x units).
 pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
-    let sse = |th: &[f64]| linear(f, th, hinges, d).map_or(f64::INFINITY, |(_, e)| e);
+    let design = Design::new(d, hinges);
+    let sse = |th: &[f64]| match &design {
+        Some(design) => design.sse(f, th),
+        None => linear(f, th, hinges, d).map_or(f64::INFINITY, |(_, e)| e),
+    };
     let theta = match f {
         Family::Amdahl | Family::Gustafson => {
             vec![min1((0.0, 1.0), 16, 24, false, |a| sse(&[a])).0]
@@ -380,6 +491,35 @@ mod tests {
         let y: Vec<f64> = x.iter().map(|&x| f(x)).collect();
         let w = y.iter().map(|y| 3.0 / (y * y)).collect();
         (y, w)
+    }
+
+    /// The shape search's fast error equals the full least-squares one, for
+    /// every family with and without hinges.
+    #[test]
+    fn the_fast_design_gives_the_least_squares_error() {
+        let x: Vec<f64> = [1, 2, 4, 7, 8, 12, 16, 20, 24, 32].map(f64::from).to_vec();
+        let (y, w) = data(|x| 0.3 + x.powf(0.8) + 0.01 * (x * 1.7).sin(), &x);
+        let d = Data {
+            x: &x,
+            y: &y,
+            w: &w,
+        };
+        for hinges in [vec![], vec![8.0], vec![7.5, 16.0, 24.0]] {
+            let design = Design::new(&d, &hinges).unwrap();
+            for (fam, th) in [
+                (Family::Amdahl, vec![0.05]),
+                (Family::Usl, vec![0.02, 0.002]),
+                (Family::Hill, vec![1.5, 12.0]),
+                (Family::SoftCap, vec![16.0, 2.0]),
+            ] {
+                let slow = linear(fam, &th, &hinges, &d).unwrap().1;
+                let fast = design.sse(fam, &th);
+                assert!(
+                    (slow - fast).abs() <= 1e-9 * (1.0 + slow),
+                    "{fam:?} {hinges:?}: {slow} vs {fast}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -141,8 +141,18 @@ fn knee_families() -> Vec<KneeFamily> {
         k("SMT knee 0.5", m2x32x2, vec![(64, 0.5)], 0.0),
         k("node knee 0.6 at 6", m2x4x6, vec![(6, 0.6)], 0.0),
         k("package knee 0.5 at 24", m2x4x6, vec![(24, 0.5)], 0.0),
-        k("retrograde after the package (-0.3)", M2X16X2, vec![(16, -0.3)], 0.0),
-        k("steepening 1.4 at the package", M2X16X2, vec![(16, 1.4)], 0.0),
+        k(
+            "retrograde after the package (-0.3)",
+            M2X16X2,
+            vec![(16, -0.3)],
+            0.0,
+        ),
+        k(
+            "steepening 1.4 at the package",
+            M2X16X2,
+            vec![(16, 1.4)],
+            0.0,
+        ),
         k(
             "package 0.7 then SMT 0.3",
             M2X16X2,

@@ -1,0 +1,201 @@
+//! Which hinges a curve gets: forward selection over the admissible intervals
+//! against the bars [`ALPHA`] sets (half the chance among the machine's
+//! boundaries, half among every position tried), each hinge refined within its
+//! interval and the one before, and where each selected hinge may lie
+//! (localisation). The knee test around it is the parent module's.
+
+use super::{
+    f1_quantile, smooth, t_quantile, Ctx, Family, Fit, Hinge, ALPHA, LOCAL, MAX_HINGES, REFINE_AT,
+    TRY_AT,
+};
+
+/// What a hinge between two measured points pays for its position: one more
+/// parameter in the penalised error (chi-square + 2k), since its place was
+/// fitted rather than given by a measured point.
+const OFF_GRID: f64 = 2.0;
+
+impl Ctx<'_> {
+    /// Whether hinge `h` sits on its measured point.
+    fn on_grid(&self, h: &Hinge) -> bool {
+        h.t == self.x[h.j]
+    }
+
+    /// What placing `h` costs beyond its coefficient: [`OFF_GRID`] between
+    /// points, nothing on one.
+    fn place_cost(&self, h: &Hinge) -> f64 {
+        if self.on_grid(h) {
+            0.0
+        } else {
+            OFF_GRID
+        }
+    }
+
+    /// Forward selection over every admissible interval: a hinge is added while
+    /// the best one lowers the penalised error, chi-square + 2k (the chi-square
+    /// against the replicate variance, every family refitted with the hinges), by
+    /// at least its bar less its penalty, 2: the F(1, df) quantile of 1 - a, the
+    /// F test of the hinge when one family wins both fits, and the same bar when
+    /// the hinge makes another family the best (a segmented model against the
+    /// best smooth one). Each interval is tried at its measured point and
+    /// halfway to the next ([`TRY_AT`]; a hinge between points pays
+    /// [`OFF_GRID`] more for its fitted place). The chance [`ALPHA`] is split:
+    /// half among the machine's boundaries (known in advance, tried at the
+    /// boundary's own point, so a bend there needs less), half among every
+    /// position tried; the candidate that clears its bar by most is added, then
+    /// refined within its interval and the one before ([`REFINE_AT`]) where a
+    /// position there clears the bar for any position by more than the hinge
+    /// cleared its own. (The first round tried the boundaries first: a boundary
+    /// hinge could then be accepted to patch the tail of a family that had
+    /// absorbed a bend elsewhere, and that bend was not found.)
+    pub(super) fn select(&self) -> (Vec<Hinge>, Option<Fit>) {
+        let mut at: Vec<Hinge> = Vec::new();
+        let Some(mut current) = self.fit(&at) else {
+            return (at, None);
+        };
+        while at.len() < MAX_HINGES {
+            let cands: Vec<Hinge> = (0..self.n())
+                .filter(|j| self.admissible(*j) && !at.iter().any(|h| h.j == *j))
+                .flat_map(|j| TRY_AT.map(|f| self.hinge(j, f)))
+                .collect();
+            let nb = cands
+                .iter()
+                .filter(|h| self.on_grid(h) && self.at_boundary(h.j))
+                .count();
+            let bars = Bars::new(nb, cands.len());
+            let bar = |h: &Hinge, df: usize| {
+                bars.bar(df, self.on_grid(h) && self.at_boundary(h.j)) + self.place_cost(h)
+            };
+            let best = cands
+                .iter()
+                .filter_map(|&h| {
+                    let f = self.fit(&[at.as_slice(), &[h]].concat())?;
+                    let (gain, df) = self.gain(&current, &f)?;
+                    Some((h, f, gain - bar(&h, df)))
+                })
+                .max_by(|a, b| a.2.total_cmp(&b.2));
+            match best {
+                Some((h, f, excess)) if excess >= 0.0 => {
+                    let any = |df: usize| bars.bar(df, false);
+                    let (h, f, _) = self.refine(&at, &current, (h, f, excess), &any);
+                    at.push(h);
+                    current = f;
+                }
+                _ => break,
+            }
+        }
+        (at, Some(current))
+    }
+
+    /// The selected hinge `chosen` (with its excess over its bar) moved within
+    /// its interval or the one before where it clears `bar` (the bar for any
+    /// position, plus [`OFF_GRID`]) by more than it cleared its own: a hinge at
+    /// a boundary keeps the advantage its lower bar gave it, as in the
+    /// selection.
+    fn refine(
+        &self,
+        at: &[Hinge],
+        current: &Fit,
+        chosen: (Hinge, Fit, f64),
+        bar: &dyn Fn(usize) -> f64,
+    ) -> (Hinge, Fit, f64) {
+        let j = chosen.0.j;
+        let free = |k: usize| self.admissible(k) && !at.iter().any(|h| h.j == k);
+        let spots = [j.checked_sub(1).filter(|k| free(*k)), Some(j)];
+        spots
+            .into_iter()
+            .flatten()
+            .flat_map(|k| REFINE_AT.map(|f| self.hinge(k, f)))
+            .filter_map(|h| {
+                let f = self.fit(&[at, &[h]].concat())?;
+                let (gain, df) = self.gain(current, &f)?;
+                let excess = gain - bar(df) - OFF_GRID;
+                (excess > chosen.2).then_some((h, f, excess))
+            })
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .unwrap_or(chosen)
+    }
+
+    /// How much `with` lowers the penalised error (chi-square + 2k) of `without`,
+    /// and the error's degrees of freedom.
+    pub(super) fn gain(&self, without: &Fit, with: &Fit) -> Option<(f64, usize)> {
+        let (var, df) = self.variance(with)?;
+        let pen = |f: &Fit| f.sse / var + 2.0 * f.k() as f64;
+        Some((pen(without) - pen(with), df))
+    }
+
+    /// Where hinge `at[i]` of the selected model (`family`) may lie: every
+    /// admissible interval, at its point and halfway to the next (and the hinge's
+    /// own position), whose fit of that family (with the other hinges) is within
+    /// the 95% quantile of F(1, df) of the best. Returns the hinge to claim (a
+    /// machine boundary's own point in the set, if one is within `LOCAL` points
+    /// of the best) and whether the set is localised (within [`LOCAL`] points of
+    /// it).
+    pub(super) fn localise(&self, at: &[Hinge], i: usize, family: Family) -> Option<(Hinge, bool)> {
+        let others: Vec<Hinge> = at
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != i)
+            .map(|(_, h)| *h)
+            .collect();
+        let fit_at = |h: Hinge| {
+            let t: Vec<f64> = others.iter().chain([&h]).map(|h| h.t).collect();
+            smooth::fit(family, &t, &self.data())
+        };
+        let profile: Vec<(Hinge, f64)> = (0..self.n())
+            .filter(|j| self.admissible(*j) && !others.iter().any(|h| h.j == *j))
+            .flat_map(|j| TRY_AT.map(|f| self.hinge(j, f)))
+            .chain([at[i]])
+            .filter_map(|h| Some((h, fit_at(h)?.sse)))
+            .collect();
+        let &(best, min) = profile.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+        let (var, df) = self.variance(&fit_at(best)?)?;
+        let q = t_quantile(df).powi(2);
+        let set: Vec<Hinge> = profile
+            .iter()
+            .filter(|(_, e)| e - min <= q * var)
+            .map(|(h, _)| *h)
+            .collect();
+        let localised = set.iter().all(|h| h.j.abs_diff(best.j) <= LOCAL);
+        let claim = set
+            .iter()
+            .filter(|h| self.on_grid(h) && self.at_boundary(h.j))
+            .filter(|h| h.j.abs_diff(best.j) <= LOCAL)
+            .min_by_key(|h| h.j.abs_diff(best.j))
+            .copied()
+            .unwrap_or(best);
+        Some((claim, localised))
+    }
+}
+
+/// The bars a hinge's gain must clear (see `Ctx::select`), per error df (with
+/// one repetition the df is the fit's own), computed once each.
+struct Bars {
+    share: f64,
+    boundaries: usize,
+    positions: usize,
+    cache: std::cell::RefCell<std::collections::BTreeMap<usize, (f64, f64)>>,
+}
+
+impl Bars {
+    fn new(boundaries: usize, positions: usize) -> Self {
+        Bars {
+            share: if boundaries > 0 { 2.0 } else { 1.0 },
+            boundaries,
+            positions,
+            cache: Default::default(),
+        }
+    }
+
+    fn bar(&self, df: usize, at_boundary: bool) -> f64 {
+        let (any, boundary) = *self.cache.borrow_mut().entry(df).or_insert_with(|| {
+            let any = f1_quantile(ALPHA / self.share / self.positions.max(1) as f64, df);
+            let boundary = f1_quantile(ALPHA / 2.0 / self.boundaries.max(1) as f64, df);
+            (any - 2.0, boundary.min(any) - 2.0)
+        });
+        if at_boundary {
+            boundary
+        } else {
+            any
+        }
+    }
+}
