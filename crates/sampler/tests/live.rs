@@ -217,7 +217,9 @@ fn marked_processes_are_followed_and_others_are_not() {
     let stopper = {
         let stop = stop.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
+            // Long enough for three samples on a loaded machine (at 300 ms a CI
+            // machine under load took one).
+            std::thread::sleep(Duration::from_millis(1000));
             stop.store(true, Ordering::SeqCst);
         })
     };
