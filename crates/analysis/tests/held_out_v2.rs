@@ -19,9 +19,7 @@ mod power;
 #[path = "support/scoring.rs"]
 mod scoring;
 
-use scoring::{
-    knee_corpus, null_corpus, print_knees, print_null, smooth, Integrity, KneeFamily, Smooth,
-};
+use scoring::{growth, smooth, KneeFamily, Smooth};
 
 /// The machines: 2 x 16, 2 x 24 x 2, 4 x 18 and an 8-socket server (8 x 10).
 const MACHINES: [(&str, &str); 4] = [
@@ -33,13 +31,6 @@ const MACHINES: [(&str, &str); 4] = [
 /// Two NUMA nodes per package; four L3 domains per package.
 const NUMA2: (&str, &str) = ("2x(2x8)", "package:2 numa:2 core:8 pu:1");
 const L3X4: (&str, &str) = ("2x(4 L3x4)x2", "package:2 numa:1 l3:4 core:4 pu:2");
-
-/// Growth curves offset so that S(1) = 1 and saturating at 1 + `top`: G is the
-/// shape (Gompertz, logistic), normalised between G(1) and G(infinity) = 1.
-fn growth(top: f64, g: impl Fn(f64) -> f64 + 'static) -> Box<dyn Fn(f64) -> f64> {
-    let g1 = g(1.0);
-    Box::new(move |p| 1.0 + top * (g(p) - g1) / (1.0 - g1))
-}
 
 fn smooth_families() -> Vec<Smooth> {
     let mut v = vec![
@@ -170,16 +161,14 @@ fn knee_families() -> Vec<KneeFamily> {
 }
 
 /// Prints the v2 tables (docs/ANALYSIS.md, "Held-out set v2") and holds what
-/// every curve must satisfy: zero findings the checker drops, zero intervals
-/// outside their domain, zero contradictory pairs.
+/// every curve must satisfy.
 #[test]
 fn held_out_v2() {
-    let mut integrity = Integrity::default();
-    let sets = ["(unused)", "held out v2"];
-    let null = null_corpus(&smooth_families(), &MACHINES, 2000, &mut integrity);
-    let _totals = print_null(&null, sets);
-    let knees = knee_corpus(&knee_families(), 2000, &mut integrity);
-    let _ktot = print_knees(&knees, sets);
-    integrity.print();
-    assert_eq!(integrity.failures(), (0, 0, 0, 0), "{:#?}", integrity.notes);
+    scoring::held_out_set(
+        "held out v2",
+        &smooth_families(),
+        &MACHINES,
+        &knee_families(),
+        2000,
+    );
 }

@@ -23,9 +23,7 @@ mod power;
 #[path = "support/scoring.rs"]
 mod scoring;
 
-use scoring::{
-    knee_corpus, null_corpus, print_knees, print_null, smooth, Integrity, KneeFamily, Smooth,
-};
+use scoring::{growth, smooth, KneeFamily, Smooth};
 
 /// The machines of the smooth families: 2 x 32 x 2, 4 x 16, one 48-core socket,
 /// two packages of four NUMA nodes of 6 cores.
@@ -121,12 +119,6 @@ fn smooth_families() -> Vec<Smooth> {
     ]
 }
 
-/// Growth curves offset so that S(1) = 1 and saturating at 1 + `top`.
-fn growth(top: f64, g: impl Fn(f64) -> f64 + 'static) -> Box<dyn Fn(f64) -> f64> {
-    let g1 = g(1.0);
-    Box::new(move |p| 1.0 + top * (g(p) - g1) / (1.0 - g1))
-}
-
 fn knee_families() -> Vec<KneeFamily> {
     let k = |name, machine, knees: Vec<(usize, f64)>, serial| KneeFamily {
         name,
@@ -194,16 +186,14 @@ fn knee_families() -> Vec<KneeFamily> {
 }
 
 /// Prints the v3 tables (docs/ANALYSIS.md, "Held-out set v3") and holds what
-/// every curve must satisfy: zero findings the checker drops, zero intervals
-/// outside their domain, zero contradictory pairs.
+/// every curve must satisfy.
 #[test]
 fn held_out_v3() {
-    let mut integrity = Integrity::default();
-    let sets = ["(unused)", "held out v3"];
-    let null = null_corpus(&smooth_families(), &MACHINES, 3000, &mut integrity);
-    let _totals = print_null(&null, sets);
-    let knees = knee_corpus(&knee_families(), 3000, &mut integrity);
-    let _ktot = print_knees(&knees, sets);
-    integrity.print();
-    assert_eq!(integrity.failures(), (0, 0, 0, 0), "{:#?}", integrity.notes);
+    scoring::held_out_set(
+        "held out v3",
+        &smooth_families(),
+        &MACHINES,
+        &knee_families(),
+        3000,
+    );
 }

@@ -19,9 +19,7 @@ mod power;
 #[path = "support/scoring.rs"]
 mod scoring;
 
-use scoring::{
-    knee_corpus, null_corpus, print_knees, print_null, smooth, Integrity, KneeFamily, Smooth,
-};
+use scoring::{growth, smooth, KneeFamily, Smooth};
 
 /// The machines of the smooth families.
 const MACHINES: [(&str, &str); 4] = [
@@ -101,12 +99,6 @@ fn smooth_families() -> Vec<Smooth> {
     ]
 }
 
-/// Growth curves offset so that S(1) = 1 and saturating at 1 + `top`.
-fn growth(top: f64, g: impl Fn(f64) -> f64 + 'static) -> Box<dyn Fn(f64) -> f64> {
-    let g1 = g(1.0);
-    Box::new(move |p| 1.0 + top * (g(p) - g1) / (1.0 - g1))
-}
-
 fn knee_families() -> Vec<KneeFamily> {
     let k = |name, machine, knees: Vec<(usize, f64)>, serial| KneeFamily {
         name,
@@ -148,16 +140,14 @@ fn knee_families() -> Vec<KneeFamily> {
 }
 
 /// Prints the v4 tables (docs/ANALYSIS.md, "Held-out set v4") and holds what
-/// every curve must satisfy: zero findings the checker drops, zero intervals
-/// outside their domain, zero contradictory pairs.
+/// every curve must satisfy.
 #[test]
 fn held_out_v4() {
-    let mut integrity = Integrity::default();
-    let sets = ["(unused)", "held out v4"];
-    let null = null_corpus(&smooth_families(), &MACHINES, 5000, &mut integrity);
-    let _totals = print_null(&null, sets);
-    let knees = knee_corpus(&knee_families(), 5000, &mut integrity);
-    let _ktot = print_knees(&knees, sets);
-    integrity.print();
-    assert_eq!(integrity.failures(), (0, 0, 0, 0), "{:#?}", integrity.notes);
+    scoring::held_out_set(
+        "held out v4",
+        &smooth_families(),
+        &MACHINES,
+        &knee_families(),
+        5000,
+    );
 }

@@ -567,3 +567,32 @@ pub fn ratio(a: usize, b: usize) -> f64 {
         a as f64 / b as f64
     }
 }
+
+/// Growth curves offset so that S(1) = 1 and saturating at 1 + `top`: G is the
+/// shape (Gompertz, logistic, Richards), normalised between G(1) and
+/// G(infinity) = 1.
+pub fn growth(top: f64, g: impl Fn(f64) -> f64 + 'static) -> Shape {
+    let g1 = g(1.0);
+    Box::new(move |p| 1.0 + top * (g(p) - g1) / (1.0 - g1))
+}
+
+/// A held-out set run whole (`seed_base` as `null_corpus` and `knee_corpus`
+/// take it): its tables printed (docs/ANALYSIS.md's), and what every curve must
+/// satisfy held: zero findings the checker drops, zero intervals outside their
+/// domain, zero contradictory pairs, no high confidence from one repetition.
+pub fn held_out_set(
+    set: &str,
+    smooth: &[Smooth],
+    machines: &[(&str, &str)],
+    knees: &[KneeFamily],
+    seed_base: u64,
+) {
+    let mut integrity = Integrity::default();
+    let sets = ["(unused)", set];
+    let null = null_corpus(smooth, machines, seed_base, &mut integrity);
+    print_null(&null, sets);
+    let found = knee_corpus(knees, seed_base, &mut integrity);
+    print_knees(&found, sets);
+    integrity.print();
+    assert_eq!(integrity.failures(), (0, 0, 0, 0), "{:#?}", integrity.notes);
+}
