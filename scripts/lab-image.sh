@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds the lab's guest image: Debian's kernel (fetched once with `apt-get download`
 # of the exact package `linux-image-amd64` depends on, unpacked with `dpkg -x`, never
-# installed on the host) and an initramfs of busybox-static, the release binary, its
-# shared libraries and the guest scripts of tests/lab/guest.
+# installed on the host) and an initramfs of busybox-static, the scalescope binary
+# (stripped), its shared libraries and the guest scripts of tests/lab/guest.
 #
 # Usage: scripts/lab-image.sh BINARY OUTDIR
-#   BINARY  the scalescope binary to put in the guest (the lab builds it with
-#           `cargo build --release`)
+#   BINARY  the scalescope binary to put in the guest (the lab passes the one its own
+#           test build made, `CARGO_BIN_EXE_scalescope`: the dev profile, whose
+#           kernels and what they call are optimised, see Cargo.toml)
 #   OUTDIR  where to write vmlinuz and initrd.gz (target/lab); the kernel package is
 #           cached in OUTDIR/kernel and fetched again only when Debian's version moves.
 # Prints the two paths, one per line, on stdout.

@@ -5,11 +5,9 @@
 
 use serde_json::Value;
 
+use crate::check_mem::STREAM_PAGES;
 use crate::console::{cpulist, kernel_cpus, Console};
 use crate::report::Check;
-
-/// Pages of one STREAM run (three 8 MiB arrays of 4 KiB pages).
-const STREAM_PAGES: f64 = 3.0 * 8.0 * 1024.0 * 1024.0 / 4096.0;
 
 /// The node of the first CPU the guest script may run on (where its bound STREAM
 /// runs run).
@@ -65,16 +63,17 @@ pub fn remote_allocation(console: &Console) -> Check {
             .ok_or("no STREAM run bound to a node other than the home node")?;
         let (bound_on, bound_other) = evidence_of(console, &format!("mem.bind:{remote}"), remote)?;
         let (_, local_other) = evidence_of(console, &format!("mem.first-touch:{home}"), home)?;
-        let arrays = STREAM_PAGES * 4096.0;
+        let pages = STREAM_PAGES as f64;
+        let arrays = pages * 4096.0;
         let summary = format!(
-            "bind:{remote} from a node-{home} CPU: {bound_on:.0} bytes resident on node {remote}, other_node {bound_other:.0} pages; first touch on node {home}: other_node {local_other:.0} pages (run: {STREAM_PAGES:.0} pages)"
+            "bind:{remote} from a node-{home} CPU: {bound_on:.0} bytes resident on node {remote}, other_node {bound_other:.0} pages; first touch on node {home}: other_node {local_other:.0} pages (run: {pages:.0} pages)"
         );
         // The sampler's numastat deltas start at its first reading, a moment after
         // the run began: most, not necessarily all, of the arrays' pages fall inside.
-        if bound_on < 0.9 * arrays || bound_other < 0.5 * STREAM_PAGES {
+        if bound_on < 0.9 * arrays || bound_other < 0.5 * pages {
             return Err(format!("{summary}: the bound run's evidence is too small"));
         }
-        if local_other >= 0.15 * STREAM_PAGES {
+        if local_other >= 0.15 * pages {
             return Err(format!(
                 "{summary}: the local run counted remote allocations"
             ));

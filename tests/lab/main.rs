@@ -2,12 +2,14 @@
 //! kernel, where every live NUMA and SMT path of scalescope runs and is checked
 //! against the kernel's own answers (sysfs, /proc/stat, numastat).
 //!
-//! Built by scripts/lab-image.sh (kernel from Debian's package, busybox, the release
-//! binary); each shape boots with a time limit and prints its results between markers
-//! on the serial console (tests/lab/guest). The report goes to target/lab/report.txt.
-//! Skipped, with a line saying so, only where QEMU cannot run at all.
-//! `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes; `SCALESCOPE_LAB_REPLAY=1`
-//! checks the consoles the last boots saved in target/lab without booting.
+//! Built by scripts/lab-image.sh (kernel from Debian's package, busybox, the scalescope
+//! binary this test build made: the dev profile, whose kernels and what they call are
+//! optimised, see Cargo.toml); each shape boots with a time limit and prints its
+//! results between markers on the serial console (tests/lab/guest). The report goes
+//! to target/lab/report.txt. Skipped, with a line saying so, only where QEMU cannot run
+//! at all. `SCALESCOPE_LAB_SHAPES=name,name` boots only those shapes;
+//! `SCALESCOPE_LAB_REPLAY=1` checks the consoles the last boots saved in target/lab
+//! without booting.
 
 mod check_evidence;
 mod check_mem;
@@ -53,26 +55,13 @@ fn qemu_unavailable() -> Option<String> {
     }
 }
 
-/// The release binary (built now, so the guest runs the code under test) and the image.
+/// The guest image around the binary this test build made (`cargo test` builds it
+/// before the lab runs, so the guest runs the code under test; a second, release
+/// build of every dependency would cost a fresh machine minutes).
 fn build_image(target: &Path) -> Result<(PathBuf, PathBuf), String> {
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--bin",
-            "scalescope",
-            "--quiet",
-        ])
-        .current_dir(repo())
-        .status()
-        .map_err(|e| format!("cargo build --release: {e}"))?;
-    if !status.success() {
-        return Err(format!("cargo build --release exited with {status}"));
-    }
-    let binary = target.join("release/scalescope");
+    let binary = Path::new(env!("CARGO_BIN_EXE_scalescope"));
     let out = Command::new(repo().join("scripts/lab-image.sh"))
-        .arg(&binary)
+        .arg(binary)
         .arg(target.join("lab"))
         .output()
         .map_err(|e| format!("scripts/lab-image.sh: {e}"))?;

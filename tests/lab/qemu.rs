@@ -22,7 +22,10 @@ pub struct Boot {
 /// numastat counts 4 KiB pages) and automatic NUMA balancing is off (so pages stay
 /// where the policy under test put them). `no_timer_check`: on a loaded host the
 /// emulated timer can look broken to the kernel's boot-time check, which then panics
-/// ("IO-APIC + timer doesn't work!").
+/// ("IO-APIC + timer doesn't work!"). `norandmaps`: every scalescope process maps the
+/// binary at the same address, so TCG reuses the code it translated for the previous
+/// one (its translations are keyed by guest address) instead of translating the
+/// binary again for each of the guest's hundreds of short processes.
 pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     let mut a: Vec<String> = [
         "-accel",
@@ -79,7 +82,7 @@ pub fn args(shape: &Shape, kernel: &Path, initrd: &Path) -> Vec<String> {
     a.push(initrd.display().to_string());
     a.push("-append".into());
     a.push(format!(
-        "console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check transparent_hugepage=never numa_balancing=disable {}",
+        "console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check transparent_hugepage=never numa_balancing=disable norandmaps {}",
         shape.script_args()
     ));
     a

@@ -39,7 +39,7 @@ done
 first_cpu=$(grep Cpus_allowed_list /proc/self/status | sed 's/.*\t//; s/[-,].*//')
 stream() {
   measured "$1" scalescope mem stream --threads 1 --placement "cpus=$2" --mem "$3" \
-    --size "${LAB_STREAM_SIZE:-8MiB}" --ntimes 2 --sustain 0 --json
+    --size "${LAB_STREAM_SIZE:-16MiB}" --ntimes 2 --sustain 0 --json
 }
 for d in /sys/devices/system/node/node[0-9]*; do
   n=${d##*node}
@@ -56,7 +56,7 @@ done
 stream mem.interleave "$first_cpu" interleave
 # The same policy set by the sweep before exec (not by the in-process pool).
 last=$(ls -d /sys/devices/system/node/node[0-9]* | sed 's/.*node//' | sort -n | tail -1)
-measured "sweep-mem.bind:$last" scalescope sweep --workload stream --param size=8MiB \
+measured "sweep-mem.bind:$last" scalescope sweep --workload stream --param size=16MiB \
   --param ntimes=2 --threads 1 --placement "cpus=$first_cpu" --mem "bind:$last" \
   --reps 1 --warmup 0 --quiet --out /tmp/sweep-mem
 section "sweep-mem.bind:$last.results" cat /tmp/sweep-mem/results.jsonl
