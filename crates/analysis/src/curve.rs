@@ -341,8 +341,13 @@ pub(crate) fn boundary_of(kind: &EventKind) -> Boundary {
 }
 
 /// The most specific event in (threads, next_threads]: a package boundary before a
-/// NUMA node before an L3 domain before SMT sharing before all cores busy.
-fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
+/// NUMA node before an L3 domain before SMT sharing before all cores busy. An
+/// event whose last count before the change is the knee's own point coincides
+/// with it; one that falls strictly between the knee's point and the next was
+/// not measured (`inside`): the bend lies somewhere in that interval, the
+/// boundary is one explanation of it and a smooth bend another, so the knee is of
+/// low confidence at most and the reason names the counts that would decide.
+fn attribute(mut knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
     let rank = |k: &EventKind| match k {
         EventKind::Oversubscribed => 0,
         EventKind::SmtSharing => 1,
@@ -364,8 +369,16 @@ fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
         .filter(|e| inside(e))
         .min_by_key(|e| rank(&e.kind))
         .cloned();
+    let attribution = match &cause {
+        Some(e) if e.last_before_change() > knee.threads => {
+            knee.confidence.cap_low(&unmeasured_boundary(&knee, e));
+            "inside"
+        }
+        Some(_) => "coincides",
+        None => "none",
+    };
     AttributedKnee {
-        attribution: if cause.is_some() { "coincides" } else { "none" }.into(),
+        attribution: attribution.into(),
         boundary: cause
             .as_ref()
             .map_or(Boundary::None, |e| boundary_of(&e.kind)),
@@ -373,4 +386,16 @@ fn attribute(knee: Knee, events: &[TopologyEvent]) -> AttributedKnee {
         knee,
         implied_by: None,
     }
+}
+
+/// Why a knee whose boundary was not measured is of low confidence at most.
+fn unmeasured_boundary(knee: &Knee, e: &TopologyEvent) -> String {
+    let c = e.last_before_change();
+    format!(
+        "the bend lies between the measured {} and {} threads and the boundary ({}) falls between them, after {c}, where nothing was measured: a break at the boundary and a smooth bend elsewhere in the interval fit alike; points at {c} and {} would tell them apart",
+        knee.threads,
+        knee.next_threads,
+        e.description,
+        c + 1
+    )
 }

@@ -20,6 +20,7 @@ use crate::quality::Quality;
 use crate::{AttributedKnee, Basis, Curve, CurvePoint, PlacementComparison, SmtYield};
 
 mod curves;
+mod unmeasured;
 
 pub(crate) use curves::curve_findings;
 
@@ -269,6 +270,9 @@ fn knee_words(
     name: &str,
     one_per_core: bool,
 ) -> (String, Option<String>, Option<String>) {
+    if let Some(w) = unmeasured::words(k, name) {
+        return w;
+    }
     let t = k.knee.threads;
     let flat = k.knee.bend == crate::knee::Bend::Flattens;
     match (&k.cause, flat) {
@@ -408,6 +412,9 @@ fn implied_evidence(f: &mut Finding, kn: &crate::knee::Knee, by: &MechanismFit) 
 /// What a knee's advice and check rest on: one thread per core where it advises
 /// so, and the commands its check names.
 fn knee_premises(k: &AttributedKnee, one_per_core: bool) -> Vec<Premise> {
+    if let Some(p) = unmeasured::premises(k) {
+        return p;
+    }
     let flat = k.knee.bend == crate::knee::Bend::Flattens;
     match k.cause.as_ref().map(|e| &e.kind) {
         Some(EventKind::SmtSharing) if flat && one_per_core => vec![Premise::NoFasterWithSmt],

@@ -68,8 +68,16 @@ pub const ALPHA: f64 = 0.01;
 /// repeats better than 0.1%, and a noise of zero would make every wiggle a knee.
 pub const MIN_CV: f64 = 0.001;
 /// How many measured points either side of the best position a localised break's
-/// plausible positions may reach.
+/// plausible positions may reach, or else ([`LOCAL_SPAN`]) the widest ratio, in
+/// threads, between them: one doubling. Either suffices: in points alone a dense
+/// grid is held to a tighter place than a sparse one (two points either side of
+/// 12 on 7, 9, 12, 13, 15 span less than a doubling), in threads alone a sparse
+/// grid's neighbours (8, 16, 32) would leave no room at all. Whether the
+/// boundary in the interval was measured is the attribution's question
+/// (`curve::attribute`), whether the break is sharper than a smooth bend the
+/// gradual-bend test's (`select::Place`).
 const LOCAL: usize = 2;
+const LOCAL_SPAN: f64 = 2.0;
 /// Where the model with its hinges still fails its lack-of-fit test at this
 /// level, the curve is of a shape neither the smooth families nor their hinges
 /// describe: its knees are of low confidence at most.
@@ -379,6 +387,19 @@ fn knee_at(ctx: &Ctx, fit: &Fit, h: Hinge, draws: &[Vec<f64>]) -> Option<Knee> {
     })
 }
 
+/// A knee whose break is no sharper than a gradual bend in its place is of low
+/// confidence at most: the points show the curve bending there, not a break
+/// that no smooth curve makes.
+fn held_to_sharpness(mut k: Knee, place: &select::Place) -> Knee {
+    if let (false, Some(s)) = (place.sharp(), place.sharpness) {
+        k.confidence.cap_low(&format!(
+            "a gradual bend (its slope turning over a factor of 4 in threads, as smooth curves may) fits the points about as well as a sharp break (chi-square difference {s:.1}, under the 95% bar {:.1}): the curve bends here, but nothing shows a break",
+            place.bar
+        ));
+    }
+    k
+}
+
 /// A significant bend where a side is too short to claim it: the best such
 /// position, if adding its hinge passes the F test at [`ALPHA`] and changes the
 /// slope by at least [`MIN_CHANGE`].
@@ -446,18 +467,20 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     let draws = coef_draws(&ctx, &fit);
     let mut claimed = Vec::new();
     for i in 0..at.len() {
-        match ctx.localise(&at, i, fit.family) {
-            Some((h, true)) if h == at[i] => claimed.extend(knee_at(&ctx, &fit, h, &draws)),
-            Some((h, true)) => {
-                let mut moved = at.clone();
-                moved[i] = h;
-                let t: Vec<f64> = moved.iter().map(|h| h.t).collect();
-                if let Some(f) = smooth::fit(fit.family, &t, &ctx.data()) {
-                    claimed.extend(knee_at(&ctx, &f, h, &coef_draws(&ctx, &f)));
-                }
-            }
-            _ => {}
-        }
+        let Some(place) = ctx.localise(&at, i, fit.family).filter(|p| p.localised) else {
+            continue;
+        };
+        let h = place.claim;
+        let knee = if h == at[i] {
+            knee_at(&ctx, &fit, h, &draws)
+        } else {
+            let mut moved = at.clone();
+            moved[i] = h;
+            let t: Vec<f64> = moved.iter().map(|h| h.t).collect();
+            smooth::fit(fit.family, &t, &ctx.data())
+                .and_then(|f| knee_at(&ctx, &f, h, &coef_draws(&ctx, &f)))
+        };
+        claimed.extend(knee.map(|k| held_to_sharpness(k, &place)));
     }
     claimed.sort_by_key(|k| k.threads);
     claimed.dedup_by_key(|k| k.threads);

@@ -280,32 +280,45 @@ const MAX_K: usize = 12;
 /// on the stack. Its error is the least-squares one, y'Wy - coef'X'Wy.
 struct Design<'a> {
     d: &'a Data<'a>,
-    hinges: &'a [f64],
+    /// Each hinge column's value at each point.
+    cols: Vec<Vec<f64>>,
     /// H'WH (lower triangle) and H'Wy of the hinge columns, and y'Wy.
     hh: [[f64; MAX_K]; MAX_K],
     hy: [f64; MAX_K],
     yy: f64,
 }
 
+/// The columns of hinges at `hinges` over the points.
+fn hinge_columns(d: &Data, hinges: &[f64]) -> Vec<Vec<f64>> {
+    hinges
+        .iter()
+        .map(|h| d.x.iter().map(|x| (x - h).max(0.0)).collect())
+        .collect()
+}
+
 impl<'a> Design<'a> {
-    fn new(d: &'a Data<'a>, hinges: &'a [f64]) -> Option<Self> {
-        if hinges.len() + 2 > MAX_K {
+    fn new(d: &'a Data<'a>, hinges: &[f64]) -> Option<Self> {
+        Self::with_columns(d, hinge_columns(d, hinges))
+    }
+
+    /// A design whose extra columns (hinges, sharp or gradual) are given.
+    fn with_columns(d: &'a Data<'a>, cols: Vec<Vec<f64>>) -> Option<Self> {
+        if cols.len() + 2 > MAX_K {
             return None;
         }
         let (mut hh, mut hy, mut yy) = ([[0.0; MAX_K]; MAX_K], [0.0; MAX_K], 0.0);
-        for ((&x, &w), &y) in d.x.iter().zip(d.w).zip(d.y) {
+        for (i, (&w, &y)) in d.w.iter().zip(d.y).enumerate() {
             yy += w * y * y;
-            for (p, hp) in hinges.iter().enumerate() {
-                let a = (x - hp).max(0.0);
-                hy[p] += w * a * y;
-                for (q, hq) in hinges.iter().enumerate().take(p + 1) {
-                    hh[p][q] += w * a * (x - hq).max(0.0);
+            for (p, cp) in cols.iter().enumerate() {
+                hy[p] += w * cp[i] * y;
+                for (q, cq) in cols.iter().enumerate().take(p + 1) {
+                    hh[p][q] += w * cp[i] * cq[i];
                 }
             }
         }
         Some(Design {
             d,
-            hinges,
+            cols,
             hh,
             hy,
             yy,
@@ -316,10 +329,10 @@ impl<'a> Design<'a> {
     /// coefficients at their least-squares values (infinite when the design is
     /// singular).
     fn sse(&self, f: Family, th: &[f64]) -> f64 {
-        let (nb, h) = (f.linear_params(), self.hinges.len());
+        let (nb, h) = (f.linear_params(), self.cols.len());
         let mut a = [[0.0; MAX_K]; MAX_K];
         let mut b = [0.0; MAX_K];
-        for ((&x, &w), &y) in self.d.x.iter().zip(self.d.w).zip(self.d.y) {
+        for (i, ((&x, &w), &y)) in self.d.x.iter().zip(self.d.w).zip(self.d.y).enumerate() {
             let g = f.shape(th, x);
             let cols = if nb == 2 { [1.0, g] } else { [g, 0.0] };
             for p in 0..nb {
@@ -327,8 +340,8 @@ impl<'a> Design<'a> {
                 for q in 0..=p {
                     a[p][q] += w * cols[p] * cols[q];
                 }
-                for (j, hj) in self.hinges.iter().enumerate() {
-                    a[nb + j][p] += w * cols[p] * (x - hj).max(0.0);
+                for (j, cj) in self.cols.iter().enumerate() {
+                    a[nb + j][p] += w * cols[p] * cj[i];
                 }
             }
         }
@@ -426,7 +439,51 @@ pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
         Some(design) => design.sse(f, th),
         None => linear(f, th, hinges, d).map_or(f64::INFINITY, |(_, e)| e),
     };
-    let theta = match f {
+    let theta = shape_search(f, &sse);
+    let (coef, sse) = linear(f, &theta, hinges, d)?;
+    Some(Fit {
+        family: f,
+        theta,
+        coef,
+        hinges: hinges.to_vec(),
+        sse,
+    })
+}
+
+/// How gradual a bend [`gradual_sse`] puts in place of a sharp one: its slope
+/// changes from 10% to 90% of the way over a factor of 4 in x around its
+/// centre t (a logistic slope of scale `GRADUAL_WIDTH` t goes from 10% to 90%
+/// over 4.39 scales, t - 2.2 w to t + 2.2 w, and (1 + 0.6) / (1 - 0.6) = 4):
+/// as gradual as the sharpest bend a smooth family may make (see above).
+pub const GRADUAL_WIDTH: f64 = 0.273;
+
+/// The weighted squared error of family `f` with sharp hinges at `hinges` and
+/// one gradual bend centred at `t` (x units) instead of a sharp one: the column
+/// w ln(1 + exp((x - t) / w)), w = [`GRADUAL_WIDTH`] t, whose slope rises
+/// smoothly from 0 to 1 where a hinge's jumps. None where the design is
+/// singular or too large.
+pub fn gradual_sse(f: Family, hinges: &[f64], t: f64, d: &Data) -> Option<f64> {
+    let w = GRADUAL_WIDTH * t.abs().max(1e-9);
+    let mut cols = hinge_columns(d, hinges);
+    cols.push(d.x.iter().map(|x| w * softplus((x - t) / w)).collect());
+    let design = Design::with_columns(d, cols)?;
+    let theta = shape_search(f, &|th| design.sse(f, th));
+    Some(design.sse(f, &theta)).filter(|e| e.is_finite())
+}
+
+/// ln(1 + e^u), without overflow.
+fn softplus(u: f64) -> f64 {
+    if u > 30.0 {
+        u
+    } else {
+        u.exp().ln_1p()
+    }
+}
+
+/// The shape parameters of family `f` that minimise `sse`: a grid, then golden
+/// section, per parameter.
+fn shape_search(f: Family, sse: &dyn Fn(&[f64]) -> f64) -> Vec<f64> {
+    match f {
         Family::Amdahl | Family::Gustafson => {
             vec![min1((0.0, 1.0), 16, 24, false, |a| sse(&[a])).0]
         }
@@ -458,15 +515,7 @@ pub fn fit(f: Family, hinges: &[f64], d: &Data) -> Option<Fit> {
             };
             vec![s, k]
         }
-    };
-    let (coef, sse) = linear(f, &theta, hinges, d)?;
-    Some(Fit {
-        family: f,
-        theta,
-        coef,
-        hinges: hinges.to_vec(),
-        sse,
-    })
+    }
 }
 
 /// The family (with these hinges) of least weighted squared error, among the

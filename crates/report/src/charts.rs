@@ -89,7 +89,10 @@ fn knee_markers(a: &Analysis) -> Vec<Marker> {
             let cause = k
                 .cause
                 .as_ref()
-                .map(|e| format!(": {}", short_event(&e.kind)))
+                .map(|e| match k.attribution.as_str() {
+                    "inside" => format!(": {} between, unmeasured", short_event(&e.kind)),
+                    _ => format!(": {}", short_event(&e.kind)),
+                })
                 .unwrap_or_default();
             out.push(Marker {
                 x: k.knee.threads as f64,

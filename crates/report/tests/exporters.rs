@@ -131,9 +131,9 @@ Findings:
       4 threads: speedup 3.33 ± 0.03 [95% interval 3.16..3.52], efficiency 83%
       8 threads: speedup 3.64 ± 0.03 [95% interval 3.45..3.84], efficiency 45%
   [warning] cores-first / first-touch: scaling slows after 2 threads: from 3 threads, package #2 is in use
-      confidence: high (1.00)
+      confidence: low (1.00); lowered by: a gradual bend (its slope turning over a factor of 4 in threads, as smooth curves may) fits the points about as well as a sharp break (chi-square difference 0.0, under the 95% bar 5.3): the curve bends here, but nothing shows a break
       marginal speedup per added thread 0.77 [95% interval 0.76..0.78] up to 2 threads, 0.19 [95% interval 0.17..0.20] after (between 2 and 4 threads)
-      slope change -76% [95% interval -77%..-74%]; confidence high (bootstrap probability 1.00)
+      slope change -76% [95% interval -77%..-74%]; confidence low (bootstrap probability 1.00)
       from 3 threads, package #2 is in use
       try: threads on the new node may reach memory on the first one, or the first node's bandwidth may be exhausted: compare memory policies (--mem interleave, first-touch) and placements across this boundary
       check: sweep this boundary with --mem interleave and with scatter: a curve that no longer bends points at remote memory or one node's bandwidth; `mem matrix` measures both

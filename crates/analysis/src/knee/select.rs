@@ -5,8 +5,8 @@
 //! (localisation). The knee test around it is the parent module's.
 
 use super::{
-    f1_quantile, smooth, t_quantile, Ctx, Family, Fit, Hinge, ALPHA, LOCAL, MAX_HINGES, REFINE_AT,
-    TRY_AT,
+    f1_quantile, smooth, t_quantile, Ctx, Family, Fit, Hinge, ALPHA, LOCAL, LOCAL_SPAN, MAX_HINGES,
+    REFINE_AT, TRY_AT,
 };
 
 /// What a hinge between two measured points pays for its position: one more
@@ -126,19 +126,23 @@ impl Ctx<'_> {
     /// Where hinge `at[i]` of the selected model (`family`) may lie: every
     /// admissible interval, at its point and halfway to the next (and the hinge's
     /// own position), whose fit of that family (with the other hinges) is within
-    /// the 95% quantile of F(1, df) of the best. Returns the hinge to claim (a
-    /// machine boundary's own point in the set, if one is within `LOCAL` points
-    /// of the best) and whether the set is localised (within [`LOCAL`] points of
-    /// it).
-    pub(super) fn localise(&self, at: &[Hinge], i: usize, family: Family) -> Option<(Hinge, bool)> {
+    /// the 95% quantile of F(1, df) of the best. The hinge to claim is the
+    /// machine boundary's own point in the set nearest the best, if any; the set
+    /// is localised when its positions lie within [`LOCAL`] points of the best
+    /// or within a ratio of [`LOCAL_SPAN`] in threads; and the break is sharp when a gradual bend in its place
+    /// ([`smooth::gradual_sse`], as gradual as a smooth family's sharpest) fits
+    /// worse than the best sharp one by more than that quantile, wherever it is
+    /// centred near the set.
+    pub(super) fn localise(&self, at: &[Hinge], i: usize, family: Family) -> Option<Place> {
         let others: Vec<Hinge> = at
             .iter()
             .enumerate()
             .filter(|(k, _)| *k != i)
             .map(|(_, h)| *h)
             .collect();
+        let other_t: Vec<f64> = others.iter().map(|h| h.t).collect();
         let fit_at = |h: Hinge| {
-            let t: Vec<f64> = others.iter().chain([&h]).map(|h| h.t).collect();
+            let t: Vec<f64> = other_t.iter().copied().chain([h.t]).collect();
             smooth::fit(family, &t, &self.data())
         };
         let profile: Vec<(Hinge, f64)> = (0..self.n())
@@ -155,15 +159,50 @@ impl Ctx<'_> {
             .filter(|(_, e)| e - min <= q * var)
             .map(|(h, _)| *h)
             .collect();
-        let localised = set.iter().all(|h| h.j.abs_diff(best.j) <= LOCAL);
+        let (lo, hi) = set
+            .iter()
+            .fold((best.t, best.t), |(l, h), p| (l.min(p.t), h.max(p.t)));
+        let gradual = profile
+            .iter()
+            .map(|(h, _)| h.t)
+            .filter(|t| *t >= lo / LOCAL_SPAN && *t <= hi * LOCAL_SPAN)
+            .filter_map(|t| smooth::gradual_sse(family, &other_t, t, &self.data()))
+            .min_by(f64::total_cmp);
+        let distance = |h: &Hinge| (h.t / best.t).ln().abs();
         let claim = set
             .iter()
             .filter(|h| self.on_grid(h) && self.at_boundary(h.j))
-            .filter(|h| h.j.abs_diff(best.j) <= LOCAL)
-            .min_by_key(|h| h.j.abs_diff(best.j))
+            .min_by(|a, b| distance(a).total_cmp(&distance(b)))
             .copied()
             .unwrap_or(best);
-        Some((claim, localised))
+        Some(Place {
+            claim,
+            localised: set.iter().all(|h| h.j.abs_diff(best.j) <= LOCAL)
+                || (lo > 0.0 && hi / lo <= LOCAL_SPAN),
+            sharpness: gradual.map(|g| (g - min) / var),
+            bar: q,
+        })
+    }
+}
+
+/// Where a selected hinge may lie, and how much sharper than a gradual bend it is.
+pub(super) struct Place {
+    /// The hinge to claim.
+    pub claim: Hinge,
+    /// Whether its plausible positions lie within [`LOCAL`] points of the best
+    /// or within [`LOCAL_SPAN`].
+    pub localised: bool,
+    /// How much worse the best gradual bend fits, in units of the pure error
+    /// variance (a chi-square of one degree of freedom under "as gradual").
+    pub sharpness: Option<f64>,
+    /// The 95% quantile it must exceed.
+    pub bar: f64,
+}
+
+impl Place {
+    /// Whether the points show a break sharper than a gradual bend.
+    pub fn sharp(&self) -> bool {
+        self.sharpness.is_some_and(|s| s > self.bar)
     }
 }
 

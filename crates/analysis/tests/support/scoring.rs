@@ -363,6 +363,8 @@ pub struct KneeTally {
     pub curves: usize,
     pub truths: usize,
     pub found_right: usize,
+    /// Of those, the ones found with medium or high confidence.
+    pub found_confident: usize,
     /// Knees near a cap at no boundary attributed to a boundary.
     pub cap_attributed: usize,
     /// Knees matching no truth, of medium or high confidence.
@@ -384,6 +386,7 @@ impl KneeTally {
         self.curves += t.curves;
         self.truths += t.truths;
         self.found_right += t.found_right;
+        self.found_confident += t.found_confident;
         self.cap_attributed += t.cap_attributed;
         self.false_confident += t.false_confident;
         self.undecided += t.undecided;
@@ -491,6 +494,10 @@ fn score_knees(
             .collect();
         let right = near.iter().any(|x| truth.contains(&x.boundary));
         t.found_right += usize::from(right);
+        t.found_confident += usize::from(near.iter().any(|x| {
+            truth.contains(&x.boundary)
+                && (x.knee.confidence.label == "high" || x.knee.confidence.label == "medium")
+        }));
         t.ceiling += pw;
         if pw >= 0.95 {
             t.detectable += 1;
@@ -532,15 +539,16 @@ pub fn print_knees(
     knees: &BTreeMap<(bool, String), KneeTally>,
     sets: [&str; 2],
 ) -> BTreeMap<bool, KneeTally> {
-    eprintln!("| set | knee family | curves | true knees | found with the right boundary | recall | recall a test can expect | knees a test finds 95% of | of them found | cap knees put at a boundary | confident knees at no truth | missed but undecided |");
-    eprintln!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    eprintln!("| set | knee family | curves | true knees | found with the right boundary | of them medium/high | recall | recall a test can expect | knees a test finds 95% of | of them found | cap knees put at a boundary | confident knees at no truth | missed but undecided |");
+    eprintln!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut ktot: BTreeMap<bool, KneeTally> = BTreeMap::new();
     let row = |set: &str, fam: &str, t: &KneeTally| {
         eprintln!(
-            "| {set} | {fam} | {} | {} | {} | {:.3} | {:.3} | {} | {} | {} | {} | {} |",
+            "| {set} | {fam} | {} | {} | {} | {} | {:.3} | {:.3} | {} | {} | {} | {} | {} |",
             t.curves,
             t.truths,
             t.found_right,
+            t.found_confident,
             ratio(t.found_right, t.truths),
             t.ceiling / t.truths.max(1) as f64,
             t.detectable,
