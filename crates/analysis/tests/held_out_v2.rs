@@ -164,11 +164,11 @@ fn knee_families() -> Vec<KneeFamily> {
 /// every curve must satisfy.
 #[test]
 fn held_out_v2() {
-    scoring::held_out_set(
-        "held out v2",
-        &smooth_families(),
-        &MACHINES,
-        &knee_families(),
-        2000,
-    );
+    scoring::held_out_smooth("held out v2", &smooth_families(), &MACHINES, 2000);
+}
+
+/// The knee families of the set, beside the smooth ones.
+#[test]
+fn held_out_v2_knees() {
+    scoring::held_out_knees("held out v2", &knee_families(), 2000);
 }

@@ -189,11 +189,11 @@ fn knee_families() -> Vec<KneeFamily> {
 /// every curve must satisfy.
 #[test]
 fn held_out_v3() {
-    scoring::held_out_set(
-        "held out v3",
-        &smooth_families(),
-        &MACHINES,
-        &knee_families(),
-        3000,
-    );
+    scoring::held_out_smooth("held out v3", &smooth_families(), &MACHINES, 3000);
+}
+
+/// The knee families of the set, beside the smooth ones.
+#[test]
+fn held_out_v3_knees() {
+    scoring::held_out_knees("held out v3", &knee_families(), 3000);
 }

@@ -143,11 +143,11 @@ fn knee_families() -> Vec<KneeFamily> {
 /// every curve must satisfy.
 #[test]
 fn held_out_v4() {
-    scoring::held_out_set(
-        "held out v4",
-        &smooth_families(),
-        &MACHINES,
-        &knee_families(),
-        5000,
-    );
+    scoring::held_out_smooth("held out v4", &smooth_families(), &MACHINES, 5000);
+}
+
+/// The knee families of the set, beside the smooth ones.
+#[test]
+fn held_out_v4_knees() {
+    scoring::held_out_knees("held out v4", &knee_families(), 5000);
 }
