@@ -33,8 +33,9 @@
 # are printed at the end; the source is mapped to its new id and the tree or scores
 # mapped back to the original ids inside scalescope's kernel time. Triangles: GAP's
 # `tc` (which may relabel by degree inside its trial) against `graph count --pattern
-# triangle`. scalescope checks its result under VERIFY (default `first`: the first
-# trial of each process, outside the kernel time; its seconds are printed).
+# triangle`. scalescope checks its result under VERIFY (default `first`: the last
+# trial of each process, after its copies are released, outside the kernel time;
+# its seconds are printed).
 # GAP_ROWS picks the rows, a comma-separated subset of bfs,pr,pr_spmv,tc (default
 # bfs,pr,pr_spmv):
 #   GAP_ROWS=pr,pr_spmv PEER_SRC=/somewhere/gapbs peers/bench-gap.sh 20 9

@@ -420,6 +420,39 @@ impl<T: Plain> std::ops::Deref for Column<T> {
     }
 }
 
+impl<T: Plain> Column<T> {
+    /// Drops the pages wholly inside elements `r` from this process's memory where
+    /// the column is read in place from a mapped file; returns whether it could. The
+    /// column reads the same afterwards: the map is private, read-only and never
+    /// written, so a later read maps the file's page again (from the page cache, a
+    /// minor fault). An owned column keeps its memory (nothing else holds a copy).
+    /// Used to read a large input once, block by block, without keeping all of it
+    /// resident beside what is made from it.
+    pub fn release(&self, r: Range<usize>) -> bool {
+        let Column::Mapped { map, offset, len } = self else {
+            return false;
+        };
+        let size = std::mem::size_of::<T>();
+        let (r0, r1) = (r.start.min(*len), r.end.min(*len));
+        let base = map.ptr as usize + offset;
+        let start = (base + r0 * size).next_multiple_of(PAGE);
+        let end = (base + r1 * size) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: `start..end` lies inside the mapping (`offset + len * size` does,
+            // checked when the column was made) and is page-aligned. MADV_DONTNEED on
+            // a private file mapping this process never wrote (PROT_READ) only unmaps
+            // the pages: the next read maps the same file page again, so every slice
+            // borrowed from the column keeps reading the same values.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+        }
+        true
+    }
+}
+
+/// The page size `release` aligns to: x86-64's base page. Where pages are larger a
+/// start off their boundary makes the advice fail (EINVAL), which changes nothing.
+const PAGE: usize = 4096;
+
 impl<T: Plain + PartialEq> PartialEq for Column<T> {
     fn eq(&self, other: &Self) -> bool {
         **self == **other

@@ -139,6 +139,12 @@ pub trait Workload {
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>);
     /// Checks the work against an independent reference.
     fn verify(&self, pool: &Pool) -> Verification;
+    /// Drops what only the timed trials use (a copy of the input made for the
+    /// kernel, its kept arrays), keeping the last result and what `verify` and
+    /// `detail` read; called once, after the last trial and before its check, so the
+    /// check and the kernel's working set are never resident at once. The workload
+    /// runs nothing more until it is prepared again.
+    fn release(&mut self) {}
     /// Workload-specific detail for the report, typed.
     fn detail(&self) -> Detail {
         Detail::None
@@ -225,18 +231,19 @@ struct TrialRuns {
     verification: Verification,
 }
 
-/// The check of trial `trial` (0 first): the first as `policy` says; every later one
-/// under `all`, none under `first` or `none` (so `--verify first` checks the first
-/// trial of the first run on an input).
+/// The check of trial `trial` of `trials` (0 first): the last as `policy` says
+/// (after [`Workload::release`]), every earlier one under `all`, none under `first`
+/// or `none` (so `--verify first` checks the last trial of the first run on an
+/// input, beside the input alone).
 fn trial_check(
     workload: &dyn Workload,
     pool: &Pool,
     policy: VerifyPolicy,
-    trial: usize,
+    (trial, trials): (usize, usize),
 ) -> Option<Verification> {
-    match (trial, policy) {
-        (0, _) => Some(checked(workload, pool, policy)),
-        (_, VerifyPolicy::All) => Some(workload.verify(pool)),
+    match (trial + 1 == trials, policy) {
+        (true, _) => Some(checked(workload, pool, policy)),
+        (false, VerifyPolicy::All) => Some(workload.verify(pool)),
         _ => None,
     }
 }
@@ -257,14 +264,18 @@ fn run_trials(
         verify_secs: 0.0,
         verification: Verification::Unavailable("nothing ran".into()),
     };
-    for trial in 0..trials.max(1) {
+    let trials = trials.max(1);
+    for trial in 0..trials {
         let t = Instant::now();
         let (seconds, figures) = workload.run(pool);
         runs.kernel_secs += t.elapsed().as_secs_f64();
         runs.seconds.push(seconds);
         runs.figures = figures;
+        if trial + 1 == trials {
+            workload.release();
+        }
         let t = Instant::now();
-        let check = trial_check(workload, pool, policy, trial);
+        let check = trial_check(workload, pool, policy, (trial, trials));
         runs.verify_secs += t.elapsed().as_secs_f64();
         let failed_before = matches!(runs.verification, Verification::Failed(_));
         if let Some(v) = check.filter(|_| !failed_before) {
@@ -281,7 +292,7 @@ fn trials_verdict(v: Verification, trials: usize, policy: VerifyPolicy) -> Verif
     }
     let which = match policy {
         VerifyPolicy::All => format!("every one of {trials} trials checked"),
-        _ => format!("the first of {trials} trials checked (verify policy: {policy})"),
+        _ => format!("the last of {trials} trials checked (verify policy: {policy})"),
     };
     match v {
         Verification::Passed(w) => Verification::Passed(format!("{w}; {which}")),
