@@ -12,6 +12,7 @@ pub mod blob;
 pub mod budget;
 pub mod graph;
 pub mod inputs;
+pub mod mapping;
 pub mod mem;
 pub mod npb;
 pub mod params;
