@@ -467,6 +467,7 @@ pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
                 d => s[v] / d as f64,
             };
         }
+        let mut released = 0;
         for (v, sv) in s.iter_mut().enumerate() {
             let sum = g
                 .neighbors(v as u32)
@@ -474,7 +475,18 @@ pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
                 .map(|&u| c[u as usize])
                 .sum::<f64>();
             *sv = base + DAMPING * sum;
+            // The lists are read in order: a mapped graph's pages read so far go
+            // (a page of them at a time, read back from the page cache in the next
+            // iteration), so the check holds its arrays and about one page of the
+            // graph, not the whole graph (it runs after the kernel's copies are
+            // released: the memory peak is then the kernel's).
+            let read = g.offsets[v + 1] as usize;
+            if read - released >= RELEASE_EVERY {
+                g.neighbors.release(released.saturating_sub(1024)..read);
+                released = read;
+            }
         }
+        g.neighbors.release(0..g.neighbors.len());
     }
     // Every reference score is at least `base` > 0, so the relative error is defined.
     let (worst, diff) = (0..n)
@@ -489,6 +501,9 @@ pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
         ))
     }
 }
+
+/// List entries the check reads between releases of a mapped graph's pages (1 MiB).
+const RELEASE_EVERY: usize = 1 << 18;
 
 /// The largest relative difference from the reference that [`verify`] accepts:
 /// single-precision contributions round each by at most 2^-24 (6e-8), damping
