@@ -350,3 +350,87 @@ pub fn execute_trials(
         }),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Records the trial loop's calls in order.
+    #[derive(Default)]
+    struct Recorder {
+        calls: RefCell<Vec<&'static str>>,
+    }
+
+    impl Workload for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn primary_figure(&self) -> &'static str {
+            "none"
+        }
+        fn prepare(&mut self, _pool: &Pool) -> Result<(), WorkloadError> {
+            self.calls.borrow_mut().push("prepare");
+            Ok(())
+        }
+        fn run(&mut self, _pool: &Pool) -> (f64, Vec<Figure>) {
+            self.calls.borrow_mut().push("run");
+            (1.0, Vec::new())
+        }
+        fn verify(&self, _pool: &Pool) -> Verification {
+            self.calls.borrow_mut().push("verify");
+            Verification::Passed("recorded".into())
+        }
+        fn release(&mut self) {
+            self.calls.borrow_mut().push("release");
+        }
+    }
+
+    /// Issue 36: the kernel's copies are released after the last trial and before
+    /// its check; `first` checks that last trial only, `all` every trial.
+    #[test]
+    fn the_last_trial_is_checked_after_the_release() {
+        let pool = crate::pool::test_pool(1);
+        let cases = [
+            (
+                VerifyPolicy::First,
+                3,
+                "prepare run run run release verify",
+                "the last of 3",
+            ),
+            (
+                VerifyPolicy::All,
+                2,
+                "prepare run verify run release verify",
+                "every one of 2",
+            ),
+            (
+                VerifyPolicy::None,
+                2,
+                "prepare run run release",
+                "the last of 2",
+            ),
+            (
+                VerifyPolicy::First,
+                1,
+                "prepare run release verify",
+                "recorded",
+            ),
+        ];
+        for (verify, trials, calls, says) in cases {
+            let mut w = Recorder::default();
+            let inputs = Inputs {
+                verify,
+                ..Inputs::default()
+            };
+            let r = execute_trials(&mut w, &pool, &inputs, trials).unwrap();
+            assert_eq!(w.calls.borrow().join(" "), calls, "{verify} x{trials}");
+            let text = match &r.verification {
+                Verification::Passed(t)
+                | Verification::Failed(t)
+                | Verification::Unavailable(t) => t,
+            };
+            assert!(text.contains(says), "{verify} x{trials}: {text}");
+        }
+    }
+}
