@@ -8,30 +8,32 @@
 #
 #   A=/tmp/scalescope-before B=target/release/scalescope peers/bench-bfs-ab.sh [SCALE] [PAIRS] [THREADS]
 #
-# (default scale 20, 15 pairs, 2 threads). Paths are taken relative to the
+# (default scale 20, 15 pairs, 2 threads). KERNEL=pr compares PageRank instead
+# (`graph pr` at its defaults, each process's kernel seconds). Paths are taken relative to the
 # directory the script is started from; the graph is written under a scratch
 # directory removed on exit.
 set -euo pipefail
 export PEERS_DIR="${PEERS_DIR:-$(cd "$(dirname "$0")" && pwd)}"
 : "${A:?set A to the scalescope binary before the change}" "${B:?set B to the scalescope binary after it}"
 A=$(realpath "$A") B=$(realpath "$B")
-scale=${1:-20} pairs=${2:-15} threads=${3:-2}
+scale=${1:-20} pairs=${2:-15} threads=${3:-2} kernel=${KERNEL:-bfs}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$B" graph export --graph "kron:$scale" --out "$work/g.csr" >/dev/null
 src=$("$B" graph bfs --graph "$work/g.csr" -t 1 --json -q |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])')
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); kron:$scale, source $src, $threads threads, $pairs pairs; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$A" "$B" "$work/g.csr" "$src" "$threads" "$pairs" <<'PY'
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1); $kernel on kron:$scale, source $src, $threads threads, $pairs pairs; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$A" "$B" "$work/g.csr" "$src" "$threads" "$pairs" "$kernel" <<'PY'
 import json, os, sys
 sys.path.insert(0, os.environ["PEERS_DIR"])
 import pairs as pr  # peers/pairs.py: interleaved pairs, peak RSS, summaries
-A, B, g, src, t, n = sys.argv[1:]
+A, B, g, src, t, n, kernel = sys.argv[1:]
+extra = ["--source", src] if kernel == "bfs" else []
 
 
 def side(binary):
     def go():
-        out, rss = pr.run([binary, "graph", "bfs", "--graph", g, "--source", src, "-t", t, "--json", "-q"])
+        out, rss = pr.run([binary, "graph", kernel, "--graph", g, *extra, "-t", t, "--json", "-q"])
         d = json.loads(out)
         if d["verdict"] != "passed":
             sys.exit(f"{binary}: {d['verification']}")

@@ -18,7 +18,8 @@
 # spread (IQR / median) and median peak RSS, the median of the pairs' ratios NPB
 # seconds / scalescope seconds (above 1: scalescope faster) and the RSS ratio
 # scalescope / NPB, also as a table row. Classes are sizes: NPB_KERNELS="is:A is:B
-# is:C ft:A ft:B ft:C" sweeps them. Then the MPI comparison, where mpirun is installed.
+# is:C ft:A ft:B ft:C" sweeps them. Then the MPI comparison, where mpirun is installed
+# (NPB_ONLY=1 stops before it).
 # THREADS overrides the thread counts of that comparison (default "1 WORKERS"). On a
 # machine without a compiler or cargo (a lent 16-core machine), SCALESCOPE=<a
 # scalescope binary> skips the build and PEER_BIN=<dir> takes NPB-CPP's binaries
@@ -94,6 +95,8 @@ PY
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -z "${PEER_SRC:-}${PEER_BIN:-}" ] || npb_cpp
+# NPB_ONLY=1: the NPB-CPP comparison alone (no MPI, no mpirun).
+[ -z "${NPB_ONLY:-}" ] || exit 0
 command -v mpirun.openmpi >/dev/null || { echo "unavailable here: mpirun.openmpi is not installed (scripts/install-test-deps.sh installs it)" >&2; exit 3; }
 if [ -n "${SCALESCOPE:-}" ]; then
   [ -x "$bin/scalescope-mpi-nas" ] || { echo "unavailable here: no scalescope-mpi-nas beside SCALESCOPE=$SCALESCOPE for the MPI comparison" >&2; exit 3; }

@@ -235,7 +235,7 @@ fn a_bad_value_is_refused_both_ways_for_the_same_reason() {
             vec!["npb", "is", "--class", "Z"],
             "is",
             "class=Z",
-            "`Z` is not one of S, W, A, B",
+            "`Z` is not one of S, W, A, B, C",
         ),
         (
             vec!["tpch", "--sf", "0"],

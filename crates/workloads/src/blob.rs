@@ -25,6 +25,7 @@ use std::ops::Range;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
+pub use crate::mapping::{Column, Mapping};
 use crate::pool::{chunk, Pool};
 
 /// Bytes per checked block.
@@ -353,90 +354,6 @@ impl Blob {
             ))),
             None => Err(self.bad(format!("no section {s}"))),
         }
-    }
-}
-
-/// A read-only, private memory map of a whole file: its pages are the page cache's,
-/// shared by every process that maps the file, so mapping costs page-table entries,
-/// not copies.
-#[derive(Debug)]
-pub struct Mapping {
-    ptr: *const u8,
-    len: usize,
-}
-
-// SAFETY: the mapping is read-only and private: no thread writes through it, so
-// shared references to it from several threads are reads only.
-unsafe impl Send for Mapping {}
-// SAFETY: as above.
-unsafe impl Sync for Mapping {}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        if self.len > 0 {
-            // SAFETY: `ptr..ptr+len` is the mapping `map` made; nothing borrows it
-            // any more (every borrow goes through `&self`, which is ending).
-            unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
-        }
-    }
-}
-
-impl Mapping {
-    fn bytes(&self) -> &[u8] {
-        if self.len == 0 {
-            return &[];
-        }
-        // SAFETY: the map is `len` readable bytes, valid until `self` is dropped,
-        // and never written (PROT_READ, MAP_PRIVATE).
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-}
-
-/// A column of plain integers, owned or read in place from a mapped file.
-#[derive(Debug, Clone)]
-pub enum Column<T: Plain> {
-    Owned(Vec<T>),
-    Mapped {
-        map: std::sync::Arc<Mapping>,
-        offset: usize,
-        len: usize,
-    },
-}
-
-impl<T: Plain> std::ops::Deref for Column<T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        match self {
-            Column::Owned(v) => v,
-            Column::Mapped { map, offset, len } => {
-                let bytes = &map.bytes()[*offset..*offset + len * std::mem::size_of::<T>()];
-                // SAFETY: `Blob::column` and `Blob::part` checked the range lies in the
-                // map and that `offset` is a multiple of 4096 (sections are page-aligned,
-                // parts start on a block), so the
-                // pointer is aligned for any `Plain` type; every bit pattern is a value.
-                unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), *len) }
-            }
-        }
-    }
-}
-
-impl<T: Plain + PartialEq> PartialEq for Column<T> {
-    fn eq(&self, other: &Self) -> bool {
-        **self == **other
-    }
-}
-
-impl<T: Plain + Eq> Eq for Column<T> {}
-
-impl<T: Plain> Default for Column<T> {
-    fn default() -> Self {
-        Column::Owned(Vec::new())
-    }
-}
-
-impl<T: Plain> From<Vec<T>> for Column<T> {
-    fn from(v: Vec<T>) -> Self {
-        Column::Owned(v)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod blob;
 pub mod budget;
 pub mod graph;
 pub mod inputs;
+pub mod mapping;
 pub mod mem;
 pub mod npb;
 pub mod params;
@@ -139,6 +140,12 @@ pub trait Workload {
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>);
     /// Checks the work against an independent reference.
     fn verify(&self, pool: &Pool) -> Verification;
+    /// Drops what only the timed trials use (a copy of the input made for the
+    /// kernel, its kept arrays), keeping the last result and what `verify` and
+    /// `detail` read; called once, after the last trial and before its check, so the
+    /// check and the kernel's working set are never resident at once. The workload
+    /// runs nothing more until it is prepared again.
+    fn release(&mut self) {}
     /// Workload-specific detail for the report, typed.
     fn detail(&self) -> Detail {
         Detail::None
@@ -225,18 +232,19 @@ struct TrialRuns {
     verification: Verification,
 }
 
-/// The check of trial `trial` (0 first): the first as `policy` says; every later one
-/// under `all`, none under `first` or `none` (so `--verify first` checks the first
-/// trial of the first run on an input).
+/// The check of trial `trial` of `trials` (0 first): the last as `policy` says
+/// (after [`Workload::release`]), every earlier one under `all`, none under `first`
+/// or `none` (so `--verify first` checks the last trial of the first run on an
+/// input, beside the input alone).
 fn trial_check(
     workload: &dyn Workload,
     pool: &Pool,
     policy: VerifyPolicy,
-    trial: usize,
+    (trial, trials): (usize, usize),
 ) -> Option<Verification> {
-    match (trial, policy) {
-        (0, _) => Some(checked(workload, pool, policy)),
-        (_, VerifyPolicy::All) => Some(workload.verify(pool)),
+    match (trial + 1 == trials, policy) {
+        (true, _) => Some(checked(workload, pool, policy)),
+        (false, VerifyPolicy::All) => Some(workload.verify(pool)),
         _ => None,
     }
 }
@@ -257,14 +265,18 @@ fn run_trials(
         verify_secs: 0.0,
         verification: Verification::Unavailable("nothing ran".into()),
     };
-    for trial in 0..trials.max(1) {
+    let trials = trials.max(1);
+    for trial in 0..trials {
         let t = Instant::now();
         let (seconds, figures) = workload.run(pool);
         runs.kernel_secs += t.elapsed().as_secs_f64();
         runs.seconds.push(seconds);
         runs.figures = figures;
+        if trial + 1 == trials {
+            workload.release();
+        }
         let t = Instant::now();
-        let check = trial_check(workload, pool, policy, trial);
+        let check = trial_check(workload, pool, policy, (trial, trials));
         runs.verify_secs += t.elapsed().as_secs_f64();
         let failed_before = matches!(runs.verification, Verification::Failed(_));
         if let Some(v) = check.filter(|_| !failed_before) {
@@ -281,7 +293,7 @@ fn trials_verdict(v: Verification, trials: usize, policy: VerifyPolicy) -> Verif
     }
     let which = match policy {
         VerifyPolicy::All => format!("every one of {trials} trials checked"),
-        _ => format!("the first of {trials} trials checked (verify policy: {policy})"),
+        _ => format!("the last of {trials} trials checked (verify policy: {policy})"),
     };
     match v {
         Verification::Passed(w) => Verification::Passed(format!("{w}; {which}")),
@@ -337,4 +349,88 @@ pub fn execute_trials(
             seconds: runs.seconds,
         }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Records the trial loop's calls in order.
+    #[derive(Default)]
+    struct Recorder {
+        calls: RefCell<Vec<&'static str>>,
+    }
+
+    impl Workload for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn primary_figure(&self) -> &'static str {
+            "none"
+        }
+        fn prepare(&mut self, _pool: &Pool) -> Result<(), WorkloadError> {
+            self.calls.borrow_mut().push("prepare");
+            Ok(())
+        }
+        fn run(&mut self, _pool: &Pool) -> (f64, Vec<Figure>) {
+            self.calls.borrow_mut().push("run");
+            (1.0, Vec::new())
+        }
+        fn verify(&self, _pool: &Pool) -> Verification {
+            self.calls.borrow_mut().push("verify");
+            Verification::Passed("recorded".into())
+        }
+        fn release(&mut self) {
+            self.calls.borrow_mut().push("release");
+        }
+    }
+
+    /// Issue 36: the kernel's copies are released after the last trial and before
+    /// its check; `first` checks that last trial only, `all` every trial.
+    #[test]
+    fn the_last_trial_is_checked_after_the_release() {
+        let pool = crate::pool::test_pool(1);
+        let cases = [
+            (
+                VerifyPolicy::First,
+                3,
+                "prepare run run run release verify",
+                "the last of 3",
+            ),
+            (
+                VerifyPolicy::All,
+                2,
+                "prepare run verify run release verify",
+                "every one of 2",
+            ),
+            (
+                VerifyPolicy::None,
+                2,
+                "prepare run run release",
+                "the last of 2",
+            ),
+            (
+                VerifyPolicy::First,
+                1,
+                "prepare run release verify",
+                "recorded",
+            ),
+        ];
+        for (verify, trials, calls, says) in cases {
+            let mut w = Recorder::default();
+            let inputs = Inputs {
+                verify,
+                ..Inputs::default()
+            };
+            let r = execute_trials(&mut w, &pool, &inputs, trials).unwrap();
+            assert_eq!(w.calls.borrow().join(" "), calls, "{verify} x{trials}");
+            let text = match &r.verification {
+                Verification::Passed(t)
+                | Verification::Failed(t)
+                | Verification::Unavailable(t) => t,
+            };
+            assert!(text.contains(says), "{verify} x{trials}: {text}");
+        }
+    }
 }

@@ -13,7 +13,9 @@ pub mod load;
 pub mod pagerank;
 mod push;
 pub mod reference;
+pub mod renumber;
 pub mod settings;
+pub mod split;
 pub use crate::sync::bench as syncbench;
 pub mod workload;
 
@@ -102,38 +104,15 @@ pub struct Relabelled {
 }
 
 impl Relabelled {
-    /// Ranks the vertices by (degree, id) descending with a counting sort, then the
-    /// pool's workers write each new list (the old list mapped to new ids, sorted).
+    /// Ranks the vertices by (degree, id) descending ([`renumber::Order`]), then the
+    /// pool's workers write each new list (the old list mapped to new ids, sorted),
+    /// reading the old lists block by block ([`renumber::stream`]: a mapped graph's
+    /// pages are released as they are read).
     pub fn new(g: &Graph, pool: &Pool) -> Relabelled {
-        let n = g.vertices();
-        let ranks = count::DegreeRanks::new(g);
-        let new: Vec<u32> = ranks.rank.iter().map(|&r| (n - 1) as u32 - r).collect();
-        let mut old = vec![0u32; n];
-        for (v, &i) in new.iter().enumerate() {
-            old[i as usize] = v as u32;
-        }
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0usize);
-        for &v in &old {
-            offsets.push(offsets[offsets.len() - 1] + g.degree(v));
-        }
-        let ranges = work_ranges(n, pool, |u| offsets[u]);
-        let mut neighbors = vec![0u32; g.neighbors.len()];
-        for_each_list(&mut neighbors, &offsets, &ranges, pool, |u, l| {
-            for (x, &w) in l.iter_mut().zip(g.neighbors(old[u])) {
-                *x = new[w as usize];
-            }
-            l.sort_unstable();
-        });
-        let offsets: Vec<u64> = offsets.into_iter().map(|o| o as u64).collect();
-        Relabelled {
-            graph: Graph {
-                offsets: offsets.into(),
-                neighbors: neighbors.into(),
-            },
-            old,
-            new,
-        }
+        let order = renumber::Order::by_degree(g);
+        let graph = renumber::renumbered_csr(g, &order, pool);
+        let (old, new) = order.into_maps();
+        Relabelled { graph, old, new }
     }
 
     /// Original-id values from new-id ones: `out[v] = map(by_new[new[v]])`, written

@@ -6,7 +6,8 @@
 //! only contributions are kept, in single precision (half the bytes; scores are
 //! contribution times degree, relative error below 1e-6, against the tolerance's
 //! 1e-4), summed in double precision; the lists are streamed with their ids below
-//! 2^16 in 16 bits ([`SplitLists`]). The push form (the `push` module) adds each
+//! 2^16 in 16 bits ([`SplitLists`], made straight from the original lists: the
+//! iterations hold them and the map back to the original ids, no renumbered CSR). The push form (the `push` module) adds each
 //! vertex's contribution into its neighbours' next scores, which needs
 //! synchronisation, selectable to compare the mechanisms of the irregular-algorithms
 //! study: one coarse lock, K striped locks, or atomics (a compare-and-swap loop on
@@ -17,7 +18,9 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use super::{Graph, Relabelled};
+use super::renumber::Order;
+pub use super::split::SplitLists;
+use super::Graph;
 use crate::pool::{chunk, Pool, SpinBarrier};
 pub use crate::sync::{rtm_available, transaction_status, Aborts, ElidedLock, Sync};
 
@@ -70,11 +73,12 @@ pub fn pagerank(
     })
 }
 
-/// Pull PageRank over the graph renumbered by degree ([`Relabelled`]), the
-/// renumbering part of the time.
+/// Pull PageRank over the graph renumbered by degree ([`Order`]), the renumbering
+/// part of the time.
 fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
-    let r = Relabelled::new(g, pool);
-    pagerank_relabelled(&r, &SplitLists::new(&r.graph, pool), tolerance, pool)
+    let order = Order::by_degree(g);
+    let lists = SplitLists::renumbered(g, &order, pool);
+    pagerank_relabelled(&order, &lists, tolerance, pool)
 }
 
 /// Pull PageRank on a graph renumbered by degree when the input was prepared; the
@@ -83,16 +87,17 @@ fn pull_pagerank(g: &Graph, tolerance: f64, pool: &Pool) -> Ranks {
 /// scrambles ids, so in vertex order they are spread over the whole array), and
 /// vertices of one degree are visited together, so the loop over their lists runs
 /// the same number of times in a row (in vertex order the lengths are random and
-/// every list's end is a mispredicted branch). `lists` are `r.graph`'s lists split
-/// by [`SplitLists::new`], made with the renumbering.
+/// every list's end is a mispredicted branch). `lists` are the renumbered graph's
+/// lists ([`SplitLists::renumbered`]) under `order`.
 pub fn pagerank_relabelled(
-    r: &Relabelled,
+    order: &Order,
     lists: &SplitLists,
     tolerance: f64,
     pool: &Pool,
 ) -> Ranks {
-    let g = &r.graph;
-    let n = g.vertices();
+    let n = lists.vertices();
+    let old = order.old_ids();
+    assert_eq!(old.len(), n);
     // Zeroed by the allocator; the workers write the first contributions.
     let mut contrib = [vec![0.0f32; n], vec![0.0f32; n]];
     let mut out = vec![0.0; n];
@@ -100,17 +105,16 @@ pub fn pagerank_relabelled(
     // Every vertex from `active` on has no neighbours (the renumbering puts them
     // last): its contribution stays 0 in both buffers and its score at the base, so
     // no iteration visits it (a Kronecker graph has many).
-    let active = super::first_at(n, |v| g.offsets[v] as usize, g.neighbors.len());
-    assert_eq!(lists.narrow.len() + lists.wide.len(), g.neighbors.len());
+    let active = super::first_at(n, |v| lists.offset(v), lists.entries());
     let team = Team {
-        r,
+        old,
         lists,
         tolerance,
         gather: Gather::for_len(n),
         active,
         // Ranges of the vertices with neighbours, with about the same number of list
         // entries, claimed by the workers.
-        ranges: super::work_ranges(active, pool, |v| g.offsets[v] as usize),
+        ranges: super::work_ranges(active, pool, |v| lists.offset(v)),
         contrib: [Buf::of(c0), Buf::of(c1)],
         out: Buf::of(&mut out),
         claims: Default::default(),
@@ -123,81 +127,6 @@ pub fn pagerank_relabelled(
         iterations,
         transactions: 0,
         aborts: Aborts::default(),
-    }
-}
-
-/// Ids below this are kept in 16 bits by [`SplitLists`].
-const NARROW_BELOW: u32 = 1 << 16;
-
-/// The lists of a renumbered graph as the pull iterations read them: each sorted
-/// list's ids below 2^16 (the hubs, which most entries name) in 16 bits, the rest
-/// in 32. The iterations stream the lists, and on a Kronecker graph of scale 20,
-/// where 81% of the entries name one of the first 65,536 vertices, this reads 62%
-/// of the bytes. Built once, when the input is prepared, with the renumbering.
-pub struct SplitLists {
-    narrow_at: Vec<usize>,
-    narrow: Vec<u16>,
-    wide_at: Vec<usize>,
-    wide: Vec<u32>,
-}
-
-impl SplitLists {
-    pub fn new(g: &Graph, pool: &Pool) -> SplitLists {
-        SplitLists::below(g, NARROW_BELOW, pool)
-    }
-
-    /// Lists split at `bound` (at most 2^16; tests split smaller graphs lower).
-    fn below(g: &Graph, bound: u32, pool: &Pool) -> SplitLists {
-        assert!(bound <= NARROW_BELOW);
-        let n = g.vertices();
-        let t = pool.threads();
-        let cuts: Vec<usize> = pool
-            .broadcast(|w| {
-                let cut = |v: usize| g.neighbors(v as u32).partition_point(|&u| u < bound);
-                chunk(n, t, w, 1).map(cut).collect::<Vec<_>>()
-            })
-            .concat();
-        let prefix = |len: &dyn Fn(usize) -> usize| {
-            let mut at = Vec::with_capacity(n + 1);
-            at.push(0);
-            for v in 0..n {
-                at.push(at[v] + len(v));
-            }
-            at
-        };
-        let narrow_at = prefix(&|v| cuts[v]);
-        let wide_at = prefix(&|v| g.degree(v as u32) - cuts[v]);
-        let mut narrow = vec![0u16; narrow_at[n]];
-        let ranges = super::work_ranges(n, pool, |v| narrow_at[v]);
-        super::for_each_list(&mut narrow, &narrow_at, &ranges, pool, |v, l| {
-            for (x, &u) in l.iter_mut().zip(g.neighbors(v as u32)) {
-                *x = u as u16;
-            }
-        });
-        let mut wide = vec![0u32; wide_at[n]];
-        let ranges = super::work_ranges(n, pool, |v| wide_at[v]);
-        super::for_each_list(&mut wide, &wide_at, &ranges, pool, |v, l| {
-            l.copy_from_slice(&g.neighbors(v as u32)[cuts[v]..]);
-        });
-        SplitLists {
-            narrow_at,
-            narrow,
-            wide_at,
-            wide,
-        }
-    }
-
-    fn vertices(&self) -> usize {
-        self.narrow_at.len() - 1
-    }
-
-    /// Vertex v's list: its ids below the bound, then the others.
-    #[inline]
-    fn of(&self, v: usize) -> (&[u16], &[u32]) {
-        (
-            &self.narrow[self.narrow_at[v]..self.narrow_at[v + 1]],
-            &self.wide[self.wide_at[v]..self.wide_at[v + 1]],
-        )
     }
 }
 
@@ -254,7 +183,8 @@ impl<T> Buf<T> {
 /// scores and contributions `i % 2` and writes the other pair; its claim counter
 /// and error sum are slot `i % 3`, reset by worker 0 two iterations after use.
 struct Team<'r> {
-    r: &'r Relabelled,
+    /// The original id of each new one.
+    old: &'r [u32],
     lists: &'r SplitLists,
     tolerance: f64,
     /// How lists are summed, for contributions of this length.
@@ -275,7 +205,7 @@ impl Team<'_> {
     /// then its share of the mapping back. Returns the iterations run (the same in
     /// every worker).
     fn run(&self, w: usize, t: usize) -> usize {
-        let n = self.r.new.len();
+        let n = self.old.len();
         self.first_contributions(w, t);
         self.barrier.wait();
         let mut it = 0;
@@ -319,14 +249,14 @@ impl Team<'_> {
     /// vertices with neighbours (one division per run of equal degrees: the
     /// renumbering sorts by degree).
     fn first_contributions(&self, w: usize, t: usize) {
-        let n = self.r.new.len();
+        let n = self.old.len();
         let vs = chunk(self.active, t, w, 16);
         // SAFETY: chunk w of buffer 0 is this worker's alone, and nobody reads the
         // buffer before the barrier that follows.
         let part = unsafe { self.contrib[0].part(vs.clone()) };
         let (mut last, mut value) = (0, 0.0);
         for (c, v) in part.iter_mut().zip(vs) {
-            let d = self.r.graph.degree(v as u32);
+            let d = self.lists.degree(v);
             if d != last {
                 (last, value) = (d, (1.0 / n as f64 / d as f64) as f32);
             }
@@ -341,10 +271,11 @@ impl Team<'_> {
         let n = fin.len();
         let base = (1.0 - DAMPING) / n as f64;
         for u in chunk(n, t, w, 8) {
-            let s = score(fin[u], self.r.graph.degree(u as u32), base);
-            // SAFETY: `old` is a permutation of 0..n, so no other worker writes
+            let s = score(fin[u], self.lists.degree(u), base);
+            // SAFETY: `old` is an `Order`'s, a permutation of 0..n (asserted n
+            // long), so no other worker writes
             // position old[u]; nobody reads `out` before the broadcast ends.
-            unsafe { self.out.put(self.r.old[u] as usize, s) };
+            unsafe { self.out.put(self.old[u] as usize, s) };
         }
     }
 }
@@ -525,20 +456,37 @@ unsafe fn gather_sum<I: Id>(ids: &[I], contrib: &[f32]) -> f64 {
 pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
     let n = g.vertices();
     let base = (1.0 - DAMPING) / n as f64;
+    // Two arrays, each rewritten in place: an iteration's scores read only the
+    // contributions, which are made from the scores before.
     let mut s = vec![1.0 / n as f64; n];
+    let mut c = vec![0.0f64; n];
     for _ in 0..ranks.iterations {
-        let c: Vec<f64> = (0..n as u32)
-            .map(|v| {
-                if g.degree(v) == 0 {
-                    0.0
-                } else {
-                    s[v as usize] / g.degree(v) as f64
-                }
-            })
-            .collect();
-        s = (0..n as u32)
-            .map(|v| base + DAMPING * g.neighbors(v).iter().map(|&u| c[u as usize]).sum::<f64>())
-            .collect();
+        for (v, cv) in c.iter_mut().enumerate() {
+            *cv = match g.degree(v as u32) {
+                0 => 0.0,
+                d => s[v] / d as f64,
+            };
+        }
+        let mut released = 0;
+        for (v, sv) in s.iter_mut().enumerate() {
+            let sum = g
+                .neighbors(v as u32)
+                .iter()
+                .map(|&u| c[u as usize])
+                .sum::<f64>();
+            *sv = base + DAMPING * sum;
+            // The lists are read in order: a mapped graph's pages read so far go
+            // (a page of them at a time, read back from the page cache in the next
+            // iteration), so the check holds its arrays and about one page of the
+            // graph, not the whole graph (it runs after the kernel's copies are
+            // released: the memory peak is then the kernel's).
+            let read = g.offsets[v + 1] as usize;
+            if read - released >= RELEASE_EVERY {
+                g.neighbors.release(released.saturating_sub(1024)..read);
+                released = read;
+            }
+        }
+        g.neighbors.release(0..g.neighbors.len());
     }
     // Every reference score is at least `base` > 0, so the relative error is defined.
     let (worst, diff) = (0..n)
@@ -553,6 +501,9 @@ pub fn verify(g: &Graph, ranks: &Ranks) -> Result<(), String> {
         ))
     }
 }
+
+/// List entries the check reads between releases of a mapped graph's pages (1 MiB).
+const RELEASE_EVERY: usize = 1 << 18;
 
 /// The largest relative difference from the reference that [`verify`] accepts:
 /// single-precision contributions round each by at most 2^-24 (6e-8), damping
@@ -676,37 +627,21 @@ mod tests {
         let p = pool(3);
         let (n, e) = generate(Kind::Kronecker, 10, &p);
         let g = Graph::from_edges(n, &e, &p);
-        let r = Relabelled::new(&g, &p);
-        let lists = SplitLists::new(&r.graph, &p);
-        let ranks = pagerank_relabelled(&r, &lists, 1e-4, &p);
+        let order = Order::by_degree(&g);
+        let lists = SplitLists::renumbered(&g, &order, &p);
+        let ranks = pagerank_relabelled(&order, &lists, 1e-4, &p);
         verify(&g, &ranks).unwrap();
         let direct = pagerank(&g, &Sync::Pull, 1, 1e-4, &p).unwrap();
         assert_eq!(
             (ranks.scores, ranks.iterations),
             (direct.scores, direct.iterations)
         );
-        // Split low, so both parts of the lists are used at this size: the same
-        // lists, and scores the reference accepts.
+        // Split low, so both parts of the lists are used at this size (the lists
+        // themselves are checked in `split`): scores the reference accepts.
         for bound in [0, 1, 64, 1000] {
-            let low = SplitLists::below(&r.graph, bound, &p);
-            for v in 0..n {
-                let (narrow, wide) = low.of(v);
-                assert!(
-                    narrow.iter().all(|&u| u32::from(u) < bound)
-                        && wide.iter().all(|&u| u >= bound)
-                );
-                let joined: Vec<u32> = narrow
-                    .iter()
-                    .map(|&u| u32::from(u))
-                    .chain(wide.iter().copied())
-                    .collect();
-                assert_eq!(
-                    joined,
-                    r.graph.neighbors(v as u32),
-                    "bound {bound} vertex {v}"
-                );
-            }
-            verify(&g, &pagerank_relabelled(&r, &low, 1e-4, &p)).unwrap();
+            let low = SplitLists::renumbered_below(&g, &order, bound, &p);
+            verify(&g, &pagerank_relabelled(&order, &low, 1e-4, &p)).unwrap();
         }
+        assert_eq!(n, lists.vertices());
     }
 }

@@ -10,7 +10,8 @@ use std::time::Instant;
 use scalescope_model::detail::{AbortCounts, Detail, GraphDetail, GraphKernelDetail};
 
 use super::count::{count, reference_count, Pattern};
-use super::pagerank::{Ranks, Sync};
+use super::pagerank::{Ranks, SplitLists, Sync};
+use super::renumber::Order;
 use super::settings::GraphSettings;
 use super::Graph;
 use crate::inputs::{Answer, AnswerBook, Inputs};
@@ -51,11 +52,17 @@ pub struct GraphCount {
     /// Skip the memory estimate's refusal (`force=true`).
     force: bool,
     graph: Option<Graph>,
-    /// The graph renumbered by degree, for BFS and pull PageRank, and the seconds
-    /// renumbering took (once per prepared input, outside the timed kernel).
-    relabelled: Option<(super::Relabelled, f64)>,
-    /// Pull PageRank's lists of the renumbered graph (made with it, in its seconds).
-    split: Option<super::pagerank::SplitLists>,
+    /// The graph renumbered by degree, for BFS.
+    relabelled: Option<super::Relabelled>,
+    /// Pull PageRank's renumbering and its lists, made from the original lists
+    /// without a renumbered CSR.
+    pull: Option<(Order, SplitLists)>,
+    /// The seconds renumbering took (once per prepared input, outside the timed
+    /// kernel).
+    relabel_seconds: Option<f64>,
+    /// The kernel's copies were dropped after the last trial ([`Workload::release`]):
+    /// nothing runs until the next `prepare`.
+    released: bool,
     build_seconds: f64,
     count: u64,
     seconds: f64,
@@ -117,7 +124,9 @@ impl GraphCount {
             force: false,
             graph: None,
             relabelled: None,
-            split: None,
+            pull: None,
+            relabel_seconds: None,
+            released: false,
             build_seconds: 0.0,
             count: 0,
             seconds: 0.0,
@@ -271,6 +280,31 @@ impl GraphCount {
         Ok(g)
     }
 
+    /// Renumbers the graph by degree for the kernels that run on it (BFS unless
+    /// told not to, pull PageRank), reading the original lists block by block; then
+    /// the original's pages are released (a mapped `.csr`: the checks after the
+    /// trials read it again from the page cache; a graph built in memory stays).
+    fn renumber(&mut self, g: &Graph, pool: &Pool) {
+        (self.relabelled, self.pull, self.relabel_seconds) = (None, None, None);
+        self.released = false;
+        let t = Instant::now();
+        match self.kernel {
+            GraphKernel::Bfs { renumber: true, .. } => {
+                self.relabelled = Some(super::Relabelled::new(g, pool));
+            }
+            GraphKernel::PageRank {
+                sync: Sync::Pull, ..
+            } => {
+                let order = Order::by_degree(g);
+                let lists = SplitLists::renumbered(g, &order, pool);
+                self.pull = Some((order, lists));
+            }
+            _ => return,
+        }
+        self.relabel_seconds = Some(t.elapsed().as_secs_f64());
+        g.release();
+    }
+
     /// The key of this kernel's answer in the input's answers file.
     fn kernel_key(&self) -> String {
         match &self.kernel {
@@ -385,31 +419,18 @@ impl Workload for GraphCount {
                 *source = Some(s);
             }
         }
-        self.split = None;
-        self.relabelled = match self.kernel {
-            GraphKernel::Bfs { renumber: true, .. }
-            | GraphKernel::PageRank {
-                sync: Sync::Pull, ..
-            } => {
-                let t = Instant::now();
-                let r = super::Relabelled::new(&g, pool);
-                if matches!(self.kernel, GraphKernel::PageRank { .. }) {
-                    self.split = Some(super::pagerank::SplitLists::new(&r.graph, pool));
-                }
-                Some((r, t.elapsed().as_secs_f64()))
-            }
-            _ => None,
-        };
+        self.renumber(&g, pool);
         self.graph = Some(g);
         self.build_seconds = t.elapsed().as_secs_f64();
         Ok(())
     }
 
     fn run(&mut self, pool: &Pool) -> (f64, Vec<Figure>) {
-        let Some(g) = self.graph.as_ref() else {
+        let Some(g) = self.graph.as_ref().filter(|_| !self.released) else {
             return (0.0, Vec::new());
         };
-        // The last trial's tree (checked by now) becomes this one's array.
+        // The last trial's tree (checked by now where every trial is) becomes this
+        // one's array.
         if let Some((_, tree)) = self.bfs.take() {
             self.bfs_arrays.recycle(tree, self.relabelled.is_some());
         }
@@ -421,21 +442,21 @@ impl Workload for GraphCount {
             GraphKernel::Bfs { source, .. } => {
                 let s = source.unwrap_or(0);
                 let tree = match &self.relabelled {
-                    Some((r, _)) => super::bfs::bfs_relabelled_in(r, s, pool, &mut self.bfs_arrays),
+                    Some(r) => super::bfs::bfs_relabelled_in(r, s, pool, &mut self.bfs_arrays),
                     None => super::bfs::bfs_in(g, s, pool, &mut self.bfs_arrays),
                 };
                 self.bfs = Some((s, tree.parent));
                 self.bfs_steps = tree.steps;
             }
-            // Pull PageRank on the renumbered graph, whose lists `prepare` made with it.
+            // Pull PageRank on the renumbered lists `prepare` made.
             GraphKernel::PageRank {
                 sync: Sync::Pull,
                 tolerance,
                 ..
-            } if self.split.is_some() && self.relabelled.is_some() => {
-                if let (Some((r, _)), Some(lists)) = (&self.relabelled, &self.split) {
+            } if self.pull.is_some() => {
+                if let Some((order, lists)) = &self.pull {
                     self.ranks = Some(super::pagerank::pagerank_relabelled(
-                        r, lists, *tolerance, pool,
+                        order, lists, *tolerance, pool,
                     ));
                 }
             }
@@ -461,6 +482,15 @@ impl Workload for GraphCount {
                 unit: "edges/s",
             }],
         )
+    }
+
+    /// The renumbered copy (BFS), the split lists (PageRank) and the search's kept
+    /// arrays go; the last result, in original ids, stays for the check, which reads
+    /// the original graph.
+    fn release(&mut self) {
+        (self.relabelled, self.pull) = (None, None);
+        self.bfs_arrays = Default::default();
+        self.released = true;
     }
 
     fn verify(&self, _pool: &Pool) -> Verification {
@@ -542,7 +572,7 @@ impl Workload for GraphCount {
             vertices: g.map(Graph::vertices),
             edges: g.map(Graph::edges),
             bytes_per_edge: g.map(Graph::bytes_per_edge),
-            relabel_seconds: self.relabelled.as_ref().map(|(_, secs)| *secs),
+            relabel_seconds: self.relabel_seconds,
             kernel,
         })
     }
@@ -597,6 +627,35 @@ mod tests {
         if how == 2 {
             let f = std::fs::File::options().write(true).open(&file).unwrap();
             f.set_modified(mtime).unwrap();
+        }
+    }
+
+    /// Issue 36: after the last trial the kernel's copies go and the check reads the
+    /// original (a mapped cache, released while the copies were made); nothing runs
+    /// until the next `prepare`, which makes them again.
+    #[test]
+    fn released_kernels_are_checked_against_the_original_and_run_only_after_prepare() {
+        let dir = tempfile::tempdir().unwrap();
+        for kernel in ["bfs", "pr"] {
+            let params: BTreeMap<String, String> = [("graph", "kron:10"), ("kernel", kernel)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let settings = GraphSettings::from_params(&params).unwrap();
+            let mut w = GraphCount::with(&settings).unwrap();
+            w.use_inputs(&Inputs {
+                cache: Some(dir.path().to_path_buf()),
+                ..Inputs::default()
+            });
+            let p = pool(2);
+            for _ in 0..2 {
+                w.prepare(&p).unwrap();
+                assert!(w.run(&p).0 > 0.0, "{kernel}");
+                w.release();
+                assert!(w.verify(&p).passed(), "{kernel}: {:?}", w.verify(&p));
+                assert_eq!(w.run(&p).0, 0.0, "{kernel}: nothing runs after release");
+                assert!(w.verify(&p).passed(), "{kernel}: the last result stays");
+            }
         }
     }
 

@@ -343,7 +343,7 @@ pub struct Ft {
 }
 
 impl Ft {
-    /// FT at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
+    /// FT at the class `class` names (`S`, `W`, `A`, `B`, `C`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Ft, WorkloadError> {
         Ft::with(&NpbSettings::of(class)?)
     }
@@ -515,6 +515,8 @@ impl Workload for Ft {
     /// Allocates the grids; each worker first-touches its own planes.
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
         let n = self.total();
+        // Two grids of 16-byte complex values (class C: 2 x 2 GiB).
+        super::fits("FT", self.class, 2 * 16 * n as u64)?;
         for g in [&mut self.u0, &mut self.u1] {
             g.data = Vec::with_capacity(n);
             let ptr = GridPtr(g.data.as_mut_ptr());

@@ -47,7 +47,8 @@ fn reference() -> Result<IsReference, WorkloadError> {
 /// The expected rank of test key `i` in iteration `it` (is.c's per-class switch).
 fn expected_rank(class: &str, i: usize, it: i64, r: i64) -> i64 {
     match class {
-        "S" => {
+        // NPB's is.c gives S and C the same rule.
+        "S" | "C" => {
             if i <= 2 {
                 r + it
             } else {
@@ -101,7 +102,7 @@ pub struct Is {
 }
 
 impl Is {
-    /// IS at the class `class` names (`S`, `W`, `A`, `B`); errors as [`NpbSettings::of`].
+    /// IS at the class `class` names (`S`, `W`, `A`, `B`, `C`); errors as [`NpbSettings::of`].
     pub fn new(class: &str) -> Result<Is, WorkloadError> {
         Is::with(&NpbSettings::of(class)?)
     }
@@ -447,6 +448,10 @@ impl Workload for Is {
     /// The keys from the cache, or generated (create_seq) and cached; then one
     /// histogram per worker.
     fn prepare(&mut self, pool: &Pool) -> Result<(), WorkloadError> {
+        // The keys (4 B each), the full check's sorted copy and ranks (as much
+        // again), and a byte histogram of the key range per worker.
+        let need = 8 * self.total_keys + (pool.threads() + 8) * self.max_key;
+        super::fits("IS", self.class, need as u64)?;
         self.verified = None;
         self.setup = SetupCosts {
             input: "built in memory".into(),
@@ -538,6 +543,17 @@ mod tests {
                 r.verification
             );
         }
+    }
+
+    /// is.c's class C rule: the first three test keys rise by the iteration, the
+    /// others fall; the sizes come from the fixture.
+    #[test]
+    fn class_c_ranks_move_as_is_c_says() {
+        assert_eq!(expected_rank("C", 2, 3, 266290), 266293);
+        assert_eq!(expected_rank("C", 3, 3, 133997595), 133997592);
+        let c = Is::new("C").unwrap();
+        assert_eq!((c.total_keys, c.max_key), (1 << 27, 1 << 23));
+        assert_eq!(c.test_index[4], 21736814);
     }
 
     #[test]
