@@ -106,7 +106,7 @@ pub struct Relabelled {
 impl Relabelled {
     /// Ranks the vertices by (degree, id) descending ([`renumber::Order`]), then the
     /// pool's workers write each new list (the old list mapped to new ids, sorted),
-    /// reading the old lists block by block ([`renumber::stream`]: a mapped graph's
+    /// reading the old lists block by block (`renumber::stream`: a mapped graph's
     /// pages are released as they are read).
     pub fn new(g: &Graph, pool: &Pool) -> Relabelled {
         let order = renumber::Order::by_degree(g);

@@ -1,6 +1,6 @@
 //! Renumbering a graph by degree without holding two copies of it at once: the
 //! order (hubs first, [`Order`]), and the reading of the original lists block by
-//! block ([`stream`]), each block's pages dropped from the process once every worker
+//! block (`stream`), each block's pages dropped from the process once every worker
 //! is done with it where the graph is mapped from a `.csr` file, so what is made
 //! from the lists (the renumbered CSR for BFS, the split lists for PageRank) grows
 //! while the original shrinks. The original reads the same afterwards (a later read

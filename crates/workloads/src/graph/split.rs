@@ -4,7 +4,7 @@
 //! and on a Kronecker graph of scale 20, where 81% of the entries name one of the
 //! first 65,536 vertices, this reads 62% of the bytes. Made once, when the input is
 //! prepared, straight from the original lists ([`SplitLists::renumbered`]: they are
-//! streamed block by block, [`super::renumber::stream`]), so no renumbered CSR is
+//! streamed block by block, `renumber::stream`), so no renumbered CSR is
 //! held beside them: the iterations need the split lists and the map back to the
 //! original ids only.
 
