@@ -105,13 +105,7 @@ fn smooth_families() -> Vec<Smooth> {
 }
 
 fn knee_families() -> Vec<KneeFamily> {
-    let k = |name, machine, knees: Vec<(usize, f64)>, serial| KneeFamily {
-        name,
-        machine,
-        held_out: true,
-        knees,
-        serial,
-    };
+    let k = KneeFamily::held_out;
     let [m2x16, m2x24x2, m4x18, m8x10] = MACHINES;
     vec![
         k("package knee 0.75", m2x16, vec![(16, 0.75)], 0.0),

@@ -120,13 +120,7 @@ fn smooth_families() -> Vec<Smooth> {
 }
 
 fn knee_families() -> Vec<KneeFamily> {
-    let k = |name, machine, knees: Vec<(usize, f64)>, serial| KneeFamily {
-        name,
-        machine,
-        held_out: true,
-        knees,
-        serial,
-    };
+    let k = KneeFamily::held_out;
     let [m2x32x2, m4x16, m1x48, m2x4x6] = MACHINES;
     vec![
         k("package knee 0.7", m2x32x2, vec![(32, 0.7)], 0.0),

@@ -100,13 +100,7 @@ fn smooth_families() -> Vec<Smooth> {
 }
 
 fn knee_families() -> Vec<KneeFamily> {
-    let k = |name, machine, knees: Vec<(usize, f64)>, serial| KneeFamily {
-        name,
-        machine,
-        held_out: true,
-        knees,
-        serial,
-    };
+    let k = KneeFamily::held_out;
     let [m2x20, m1x32x2, m2x28, m2x2x12] = MACHINES;
     vec![
         k("package knee 0.65", m2x20, vec![(20, 0.65)], 0.0),

@@ -86,13 +86,7 @@ fn smooth_families() -> Vec<Smooth> {
 }
 
 fn knee_families() -> Vec<KneeFamily> {
-    let k = |name, machine, knees: Vec<(usize, f64)>, serial| KneeFamily {
-        name,
-        machine,
-        held_out: true,
-        knees,
-        serial,
-    };
+    let k = KneeFamily::held_out;
     let [m2x12, m4x8x2, m1x4x16, m2x18x2] = MACHINES;
     vec![
         k("package knee 0.5 at 12", m2x12, vec![(12, 0.5)], 0.0),

@@ -87,13 +87,7 @@ fn smooth_families() -> Vec<Smooth> {
 }
 
 fn knee_families() -> Vec<KneeFamily> {
-    let k = |name, machine, knees: Vec<(usize, f64)>, serial| KneeFamily {
-        name,
-        machine,
-        held_out: true,
-        knees,
-        serial,
-    };
+    let k = KneeFamily::held_out;
     let [m2x10, m3x12, m2x3x8, m1x24x4] = MACHINES;
     vec![
         k("package knee 0.55 at 10", m2x10, vec![(10, 0.55)], 0.0),

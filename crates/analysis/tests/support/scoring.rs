@@ -307,6 +307,22 @@ pub struct KneeFamily {
 }
 
 impl KneeFamily {
+    /// A knee family of a held-out set.
+    pub fn held_out(
+        name: &'static str,
+        machine: (&'static str, &'static str),
+        knees: Vec<(usize, f64)>,
+        serial: f64,
+    ) -> Self {
+        KneeFamily {
+            name,
+            machine,
+            held_out: true,
+            knees,
+            serial,
+        }
+    }
+
     /// The noise-free speedup: Amdahl's (or linear) up to the first knee, then the
     /// slope after each knee relative to the slope before it.
     pub fn speedup(&self, p: f64) -> f64 {
