@@ -231,7 +231,10 @@ impl Histogram {
                 a => part.len().saturating_sub(a),
             };
             let base = self.counts.as_ptr();
-            for (&k, &next) in part[..split].iter().zip(part.get(ahead..).unwrap_or_default()) {
+            for (&k, &next) in part[..split]
+                .iter()
+                .zip(part.get(ahead..).unwrap_or_default())
+            {
                 crate::prefetch(base.wrapping_add(next as usize));
                 self.add(k);
             }
@@ -634,7 +637,11 @@ mod tests {
             keys.iter().for_each(|&k| tally[k as usize] += 1);
             for (k, &n) in tally.iter().enumerate() {
                 let wraps = h.wraps.iter().filter(|&&w| w as usize == k).count() as u32;
-                assert_eq!(u32::from(h.counts[k]) + 256 * wraps, n, "value {k}, cut {cut}");
+                assert_eq!(
+                    u32::from(h.counts[k]) + 256 * wraps,
+                    n,
+                    "value {k}, cut {cut}"
+                );
             }
         }
     }
