@@ -260,14 +260,14 @@ impl Histogram {
 /// histogram; once the histogram is far larger than a core's L2, the increments wait
 /// on L3 or memory, and the out-of-order window alone overlaps too few of them.
 /// Measured on the 2-vCPU EPYC guest (docs/PERFORMANCE.md, issue 36 fourth round):
-/// at class C (8 MiB) the counting pass took 0.56-1.2 s without and 0.29-0.39 s with
+/// at class C (8 MiB) the counting pass took 0.56-1.2 s without and 0.28-0.39 s with
 /// the prefetch; at class B (2 MiB) it was level, at class A (512 KiB, L2-resident)
-/// the prefetch cost 15-40%.
+/// the prefetch cost 16-22%.
 const PREFETCH_ABOVE: usize = 4 << 20;
 
-/// How many keys ahead the counter is prefetched: about the number of misses a core
-/// keeps in flight times the keys counted while one is served (64 and 128 measured
-/// the same at class C, 16 gave little).
+/// How many keys ahead the counter is prefetched: far enough for the line to arrive
+/// before its key is counted (at class C, 128 and 256 ahead measured no better and
+/// 16 ahead little better than none).
 const PREFETCH_AHEAD: usize = 64;
 
 /// Writes into `part` the running total of the histograms `all` (the same range of
