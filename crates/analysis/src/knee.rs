@@ -11,9 +11,14 @@
 //!   extra-sum-of-squares F test against the pure error (the run-to-run CV pooled
 //!   over every point, sum(reps - 1) degrees of freedom) when one family wins both
 //!   fits. Hinges are added one at a time, each where it clears its bar by most
-//!   (half the chance among the machine's boundaries, known in advance, half
-//!   among every position); a hinge may sit between two measured points (a cap
-//!   reached at 16 on a grid of 13 and 18 is one hinge there, not two);
+//!   (half the chance among every position, a quarter among the machine's
+//!   boundaries, known in advance, a quarter among pairs of adjacent
+//!   boundaries); a hinge may sit between two measured points (a cap reached at
+//!   16 on a grid of 13 and 18 is one hinge there, not two). Two hinges at
+//!   adjacent boundaries may be added together (a NUMA node's limit, then the
+//!   package's, each masked by a family that bends between them) where both
+//!   change the slope the same way, each clears a boundary's bar beside the
+//!   other, and the two fit better than one gradual bend in their place;
 //! - the break is localised: with the selected family, every position whose hinge
 //!   fits within the 95% quantile of F(1, df) of the best one lies within `LOCAL` (2)
 //!   measured points of it (a departure that could be anywhere is not a knee at a
@@ -29,7 +34,10 @@
 //! error: the test uses the residual variance of the fit with the hinge, and the
 //! confidence is unknown, never high. Where the model with its hinges still fails
 //! its lack-of-fit test (p < 1%), the curve is of a shape the model does not
-//! describe and its knees are of low confidence at most. A knee is attributed to
+//! describe and its knees are of low confidence at most. Where a smooth curve
+//! outside the null's families (a logistic sigmoid, the USL with a power-law
+//! overhead) without the knee's hinge fits about as well as the selected
+//! model, the knee is of low confidence at most. A knee is attributed to
 //! a topology boundary only afterwards, when one lies between its point and the
 //! next.
 
@@ -44,10 +52,15 @@ use crate::stats::{cholesky, f_upper_tail, t_quantile};
 
 /// x with P(F > x) = `p` for F(1, df) (bisection on the tail).
 fn f1_quantile(p: f64, df: usize) -> f64 {
+    f_quantile(p, 1, df)
+}
+
+/// x with P(F > x) = `p` for F(`d1`, df) (bisection on the tail).
+fn f_quantile(p: f64, d1: usize, df: usize) -> f64 {
     let (mut lo, mut hi) = (0.0, 1e6);
     for _ in 0..100 {
         let mid = (lo + hi) / 2.0;
-        if f_upper_tail(mid, 1.0, df as f64) > p {
+        if f_upper_tail(mid, d1 as f64, df as f64) > p {
             lo = mid;
         } else {
             hi = mid;
@@ -400,6 +413,46 @@ fn held_to_sharpness(mut k: Knee, place: &select::Place) -> Knee {
     k
 }
 
+/// A knee whose points a smooth curve outside the null's families explains
+/// about as well is of low confidence at most: a logistic curve (growth that
+/// starts convex and saturates, symmetric in threads) or the USL with a
+/// power-law overhead (a retrograde fall steeper than the USL's), each with
+/// the other hinges and without this one, within the 1 - [`ALPHA`] quantile of
+/// F(1, df) of the selected model's penalised error (chi-square + 2k): a
+/// confident knee beats every smooth curve at the curve's own false-alarm
+/// rate. Such curves otherwise put a break where they saturate or turn over.
+fn held_to_other_smooth(mut k: Knee, ctx: &Ctx, at: &[Hinge], i: usize, selected: &Fit) -> Knee {
+    if k.confidence.label == "low" || k.confidence.label == "unknown" {
+        return k;
+    }
+    let others: Vec<f64> = (0..at.len()).filter(|o| *o != i).map(|o| at[o].t).collect();
+    for (family, what) in [
+        (
+            Family::Logistic,
+            "a smooth sigmoid (a logistic curve: growth that starts convex and saturates)",
+        ),
+        (
+            Family::UslPower,
+            "a smooth rise and fall (the USL with an overhead growing as a power of the threads)",
+        ),
+    ] {
+        let Some(alt) = smooth::fit(family, &others, &ctx.data()) else {
+            continue;
+        };
+        let Some((gain, df)) = ctx.gain(&alt, selected) else {
+            continue;
+        };
+        let bar = f1_quantile(ALPHA, df);
+        if gain <= bar {
+            k.confidence.cap_low(&format!(
+                "{what} fits the points about as well without this break (penalised chi-square difference {gain:.1}, under the 99% bar {bar:.1})"
+            ));
+            return k;
+        }
+    }
+    k
+}
+
 /// A significant bend where a side is too short to claim it: the best such
 /// position, if adding its hinge passes the F test at [`ALPHA`] and changes the
 /// slope by at least [`MIN_CHANGE`].
@@ -480,7 +533,9 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
             smooth::fit(fit.family, &t, &ctx.data())
                 .and_then(|f| knee_at(&ctx, &f, h, &coef_draws(&ctx, &f)))
         };
-        claimed.extend(knee.map(|k| held_to_sharpness(k, &place)));
+        claimed.extend(
+            knee.map(|k| held_to_other_smooth(held_to_sharpness(k, &place), &ctx, &at, i, &fit)),
+        );
     }
     claimed.sort_by_key(|k| k.threads);
     claimed.dedup_by_key(|k| k.threads);

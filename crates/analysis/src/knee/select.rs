@@ -5,8 +5,8 @@
 //! (localisation). The knee test around it is the parent module's.
 
 use super::{
-    f1_quantile, smooth, t_quantile, Ctx, Family, Fit, Hinge, ALPHA, LOCAL, LOCAL_SPAN, MAX_HINGES,
-    REFINE_AT, TRY_AT,
+    f1_quantile, f_quantile, smooth, t_quantile, Ctx, Family, Fit, Hinge, ALPHA, LOCAL, LOCAL_SPAN,
+    MAX_HINGES, REFINE_AT, TRY_AT,
 };
 
 /// What a hinge between two measured points pays for its position: one more
@@ -57,33 +57,101 @@ impl Ctx<'_> {
                 .filter(|j| self.admissible(*j) && !at.iter().any(|h| h.j == *j))
                 .flat_map(|j| TRY_AT.map(|f| self.hinge(j, f)))
                 .collect();
-            let nb = cands
+            let at_boundary: Vec<Hinge> = cands
                 .iter()
                 .filter(|h| self.on_grid(h) && self.at_boundary(h.j))
-                .count();
-            let bars = Bars::new(nb, cands.len());
+                .copied()
+                .collect();
+            let pairs: Vec<[Hinge; 2]> = if at.len() + 2 <= MAX_HINGES {
+                at_boundary.windows(2).map(|w| [w[0], w[1]]).collect()
+            } else {
+                Vec::new()
+            };
+            let bars = Bars::new(at_boundary.len(), cands.len(), pairs.len());
             let bar = |h: &Hinge, df: usize| {
                 bars.bar(df, self.on_grid(h) && self.at_boundary(h.j)) + self.place_cost(h)
             };
-            let best = cands
+            let try_add = |add: &[Hinge], bar: &dyn Fn(usize) -> f64| {
+                let f = self.fit(&[at.as_slice(), add].concat())?;
+                let (gain, df) = self.gain(&current, &f)?;
+                Some((add.to_vec(), f, gain - bar(df)))
+            };
+            let single = cands
                 .iter()
-                .filter_map(|&h| {
-                    let f = self.fit(&[at.as_slice(), &[h]].concat())?;
-                    let (gain, df) = self.gain(&current, &f)?;
-                    Some((h, f, gain - bar(&h, df)))
-                })
+                .filter_map(|h| try_add(&[*h], &|df| bar(h, df)))
+                .max_by(|a, b| a.2.total_cmp(&b.2));
+            let pair = pairs
+                .iter()
+                .filter_map(|p| try_add(p, &|df| bars.pair(df)))
+                .max_by(|a, b| a.2.total_cmp(&b.2))
+                .filter(|(add, f, _)| {
+                    same_way(f)
+                        && self.each_needed(&at, add, f, &bars)
+                        && self.sharper_than_one_bend(&at, add, f, &cands)
+                });
+            let best = single
+                .into_iter()
+                .chain(pair)
                 .max_by(|a, b| a.2.total_cmp(&b.2));
             match best {
-                Some((h, f, excess)) if excess >= 0.0 => {
+                Some((add, f, excess)) if excess >= 0.0 && add.len() == 1 => {
                     let any = |df: usize| bars.bar(df, false);
-                    let (h, f, _) = self.refine(&at, &current, (h, f, excess), &any);
+                    let (h, f, _) = self.refine(&at, &current, (add[0], f, excess), &any);
                     at.push(h);
+                    current = f;
+                }
+                Some((add, f, excess)) if excess >= 0.0 => {
+                    at.extend(add);
                     current = f;
                 }
                 _ => break,
             }
         }
         (at, Some(current))
+    }
+
+    /// Whether each hinge of `pair` (added together, the fit `with`) clears a
+    /// boundary's bar on its own beside the other: a pair one of whose hinges
+    /// the other makes redundant is a single hinge, which the single step
+    /// weighs at its own bar.
+    fn each_needed(&self, at: &[Hinge], pair: &[Hinge], with: &Fit, bars: &Bars) -> bool {
+        pair.iter().all(|drop| {
+            let rest: Vec<Hinge> = at
+                .iter()
+                .chain(pair.iter().filter(|h| *h != drop))
+                .copied()
+                .collect();
+            self.fit(&rest)
+                .and_then(|without| self.gain(&without, with))
+                .is_some_and(|(gain, df)| gain >= bars.bar(df, true))
+        })
+    }
+
+    /// Whether two hinges `pair` added together (the fit `with`) fit better
+    /// than one gradual bend in their place ([`smooth::gradual_sse`], centred
+    /// at any position tried from half the first's threads to twice the
+    /// second's) by more than the 95% quantile of F(1, df) plus 2 for the
+    /// pair's extra coefficient: a smooth curve's one wide bend (a logistic's
+    /// shoulder) is otherwise fitted as two breaks at neighbouring boundaries.
+    fn sharper_than_one_bend(
+        &self,
+        at: &[Hinge],
+        pair: &[Hinge],
+        with: &Fit,
+        cands: &[Hinge],
+    ) -> bool {
+        let Some((var, df)) = self.variance(with) else {
+            return false;
+        };
+        let (lo, hi) = (pair[0].t.min(pair[1].t), pair[0].t.max(pair[1].t));
+        let others: Vec<f64> = at.iter().map(|h| h.t).collect();
+        let gradual = cands
+            .iter()
+            .map(|h| h.t)
+            .filter(|t| *t >= lo / LOCAL_SPAN && *t <= hi * LOCAL_SPAN)
+            .filter_map(|t| smooth::gradual_sse(with.family, &others, t, &self.data()))
+            .min_by(f64::total_cmp);
+        gradual.is_some_and(|g| (g - with.sse) / var > t_quantile(df).powi(2) + 2.0)
     }
 
     /// The selected hinge `chosen` (with its excess over its bar) moved within
@@ -185,6 +253,15 @@ impl Ctx<'_> {
     }
 }
 
+/// Whether the last two hinges of `f` (a pair just added) change the slope the
+/// same way: two opposite breaks at neighbouring boundaries are a bump, the
+/// shape a smooth family's misfit takes (a peak a little off), not two limits
+/// reached one after the other.
+fn same_way(f: &Fit) -> bool {
+    let c = &f.coef;
+    c.len() >= 2 && c[c.len() - 1].signum() == c[c.len() - 2].signum()
+}
+
 /// Where a selected hinge may lie, and how much sharper than a gradual bend it is.
 pub(super) struct Place {
     /// The hinge to claim.
@@ -207,34 +284,50 @@ impl Place {
 }
 
 /// The bars a hinge's gain must clear (see `Ctx::select`), per error df (with
-/// one repetition the df is the fit's own), computed once each.
+/// one repetition the df is the fit's own), computed once each: half of
+/// [`ALPHA`] among every position tried, a quarter among the machine's
+/// boundaries one at a time and a quarter among pairs of adjacent boundaries
+/// (a chi-square of two degrees of freedom, less their penalty of 4).
 struct Bars {
     share: f64,
     boundaries: usize,
     positions: usize,
-    cache: std::cell::RefCell<std::collections::BTreeMap<usize, (f64, f64)>>,
+    pairs: usize,
+    cache: std::cell::RefCell<std::collections::BTreeMap<usize, (f64, f64, f64)>>,
 }
 
 impl Bars {
-    fn new(boundaries: usize, positions: usize) -> Self {
+    fn new(boundaries: usize, positions: usize, pairs: usize) -> Self {
         Bars {
             share: if boundaries > 0 { 2.0 } else { 1.0 },
             boundaries,
             positions,
+            pairs,
             cache: Default::default(),
         }
     }
 
-    fn bar(&self, df: usize, at_boundary: bool) -> f64 {
-        let (any, boundary) = *self.cache.borrow_mut().entry(df).or_insert_with(|| {
+    fn bars(&self, df: usize) -> (f64, f64, f64) {
+        *self.cache.borrow_mut().entry(df).or_insert_with(|| {
             let any = f1_quantile(ALPHA / self.share / self.positions.max(1) as f64, df);
-            let boundary = f1_quantile(ALPHA / 2.0 / self.boundaries.max(1) as f64, df);
-            (any - 2.0, boundary.min(any) - 2.0)
-        });
+            let split = if self.pairs > 0 { 4.0 } else { 2.0 };
+            let boundary = f1_quantile(ALPHA / split / self.boundaries.max(1) as f64, df);
+            let pair = 2.0 * f_quantile(ALPHA / 4.0 / self.pairs.max(1) as f64, 2, df);
+            (any - 2.0, boundary.min(any) - 2.0, pair - 4.0)
+        })
+    }
+
+    fn bar(&self, df: usize, at_boundary: bool) -> f64 {
+        let (any, boundary, _) = self.bars(df);
         if at_boundary {
             boundary
         } else {
             any
         }
+    }
+
+    /// The bar two hinges at adjacent boundaries, added together, must clear.
+    fn pair(&self, df: usize) -> f64 {
+        self.bars(df).2
     }
 }
