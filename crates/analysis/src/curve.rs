@@ -312,7 +312,7 @@ fn implied_knees(
     if !smooth_fails {
         return Vec::new();
     }
-    crate::predict::implied::implied_knees(
+    let implied = crate::predict::implied::implied_knees(
         &crate::predict::implied::Curve {
             topo,
             placement: pl,
@@ -321,10 +321,15 @@ fn implied_knees(
             breaks,
         },
         &found.knees,
-    )
-    .into_iter()
-    .filter(|(k, _)| knee::supported(samples, k.threads, k.bend))
-    .collect()
+    );
+    if implied.is_empty() {
+        return implied;
+    }
+    let support = knee::Support::new(samples);
+    implied
+        .into_iter()
+        .filter(|(k, _)| support.supported(k.threads, k.bend))
+        .collect()
 }
 
 /// The boundary a topology event marks.

@@ -41,6 +41,7 @@
 //! a topology boundary only afterwards, when one lies between its point and the
 //! next.
 
+mod lowered;
 mod select;
 
 use serde::{Deserialize, Serialize};
@@ -400,59 +401,6 @@ fn knee_at(ctx: &Ctx, fit: &Fit, h: Hinge, draws: &[Vec<f64>]) -> Option<Knee> {
     })
 }
 
-/// A knee whose break is no sharper than a gradual bend in its place is of low
-/// confidence at most: the points show the curve bending there, not a break
-/// that no smooth curve makes.
-fn held_to_sharpness(mut k: Knee, place: &select::Place) -> Knee {
-    if let (false, Some(s)) = (place.sharp(), place.sharpness) {
-        k.confidence.cap_low(&format!(
-            "a gradual bend (its slope turning over a factor of 4 in threads, as smooth curves may) fits the points about as well as a sharp break (chi-square difference {s:.1}, under the 95% bar {:.1}): the curve bends here, but nothing shows a break",
-            place.bar
-        ));
-    }
-    k
-}
-
-/// A knee whose points a smooth curve outside the null's families explains
-/// about as well is of low confidence at most: a logistic curve (growth that
-/// starts convex and saturates, symmetric in threads) or the USL with a
-/// power-law overhead (a retrograde fall steeper than the USL's), each with
-/// the other hinges and without this one, within the 1 - [`ALPHA`] quantile of
-/// F(1, df) of the selected model's penalised error (chi-square + 2k): a
-/// confident knee beats every smooth curve at the curve's own false-alarm
-/// rate. Such curves otherwise put a break where they saturate or turn over.
-fn held_to_other_smooth(mut k: Knee, ctx: &Ctx, at: &[Hinge], i: usize, selected: &Fit) -> Knee {
-    if k.confidence.label == "low" || k.confidence.label == "unknown" {
-        return k;
-    }
-    let others: Vec<f64> = (0..at.len()).filter(|o| *o != i).map(|o| at[o].t).collect();
-    for (family, what) in [
-        (
-            Family::Logistic,
-            "a smooth sigmoid (a logistic curve: growth that starts convex and saturates)",
-        ),
-        (
-            Family::UslPower,
-            "a smooth rise and fall (the USL with an overhead growing as a power of the threads)",
-        ),
-    ] {
-        let Some(alt) = smooth::fit(family, &others, &ctx.data()) else {
-            continue;
-        };
-        let Some((gain, df)) = ctx.gain(&alt, selected) else {
-            continue;
-        };
-        let bar = f1_quantile(ALPHA, df);
-        if gain <= bar {
-            k.confidence.cap_low(&format!(
-                "{what} fits the points about as well without this break (penalised chi-square difference {gain:.1}, under the 99% bar {bar:.1})"
-            ));
-            return k;
-        }
-    }
-    k
-}
-
 /// A significant bend where a side is too short to claim it: the best such
 /// position, if adding its hinge passes the F test at [`ALPHA`] and changes the
 /// slope by at least [`MIN_CHANGE`].
@@ -533,9 +481,9 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
             smooth::fit(fit.family, &t, &ctx.data())
                 .and_then(|f| knee_at(&ctx, &f, h, &coef_draws(&ctx, &f)))
         };
-        claimed.extend(
-            knee.map(|k| held_to_other_smooth(held_to_sharpness(k, &place), &ctx, &at, i, &fit)),
-        );
+        claimed.extend(knee.map(|k| {
+            lowered::held_to_other_smooth(lowered::held_to_sharpness(k, &place), &ctx, &at, i, &fit)
+        }));
     }
     claimed.sort_by_key(|k| k.threads);
     claimed.dedup_by_key(|k| k.threads);
@@ -560,25 +508,44 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
 /// that way. A knee the whole-curve mechanism model implies must pass this (it
 /// may be below the local test's power, never against the points).
 pub fn supported(samples: &Samples, threads: usize, bend: Bend) -> bool {
-    let Some(ctx) = prepare(samples) else {
-        return false;
-    };
-    let Some(j) = samples.threads.iter().position(|t| *t == threads) else {
-        return false;
-    };
-    let (at, Some(current)) = ctx.select() else {
-        return false;
-    };
-    if at.iter().any(|h| h.j == j) || j == 0 || j + 1 >= ctx.n() {
-        return false;
+    Support::new(samples).supported(threads, bend)
+}
+
+/// The hinge selection of one curve, made once, against which any number of
+/// implied knees are checked ([`supported`]).
+pub struct Support<'a> {
+    ctx: Option<Ctx<'a>>,
+    at: Vec<Hinge>,
+    current: Option<Fit>,
+}
+
+impl<'a> Support<'a> {
+    /// The curve prepared and its hinges selected.
+    pub fn new(samples: &'a Samples<'a>) -> Self {
+        let ctx = prepare(samples);
+        let (at, current) = ctx.as_ref().map_or((Vec::new(), None), |c| c.select());
+        Support { ctx, at, current }
     }
-    let Some(with) = ctx.fit(&[at, vec![ctx.hinge(j, 0.0)]].concat()) else {
-        return false;
-    };
-    let x = ctx.x[j];
-    let before = dot(&with.slope_row(x, false), &with.coef);
-    let after = dot(&with.slope_row(x, true), &with.coef);
-    ctx.gain(&current, &with).is_some_and(|(g, _)| g > 0.0) && self::bend(before, after) == bend
+
+    /// See [`supported`].
+    pub fn supported(&self, threads: usize, bend: Bend) -> bool {
+        let (Some(ctx), Some(current)) = (&self.ctx, &self.current) else {
+            return false;
+        };
+        let Some(j) = ctx.samples.threads.iter().position(|t| *t == threads) else {
+            return false;
+        };
+        if self.at.iter().any(|h| h.j == j) || j == 0 || j + 1 >= ctx.n() {
+            return false;
+        }
+        let Some(with) = ctx.fit(&[self.at.clone(), vec![ctx.hinge(j, 0.0)]].concat()) else {
+            return false;
+        };
+        let x = ctx.x[j];
+        let before = dot(&with.slope_row(x, false), &with.coef);
+        let after = dot(&with.slope_row(x, true), &with.coef);
+        ctx.gain(current, &with).is_some_and(|(g, _)| g > 0.0) && self::bend(before, after) == bend
+    }
 }
 
 /// A fit's lack of fit against the pure error: F = (weighted error / its

@@ -1,0 +1,66 @@
+//! What lowers a claimed knee's confidence to low at most, beside the test
+//! that claimed it: a gradual bend that fits its points about as well (the
+//! break is not sharp), and a smooth curve outside the null's families that
+//! explains them without the knee (a logistic sigmoid, the USL with a
+//! power-law overhead).
+
+use super::{f1_quantile, select, smooth, Ctx, Family, Fit, Hinge, Knee, ALPHA};
+
+/// A knee whose break is no sharper than a gradual bend in its place is of low
+/// confidence at most: the points show the curve bending there, not a break
+/// that no smooth curve makes.
+pub(super) fn held_to_sharpness(mut k: Knee, place: &select::Place) -> Knee {
+    if let (false, Some(s)) = (place.sharp(), place.sharpness) {
+        k.confidence.cap_low(&format!(
+            "a gradual bend (its slope turning over a factor of 4 in threads, as smooth curves may) fits the points about as well as a sharp break (chi-square difference {s:.1}, under the 95% bar {:.1}): the curve bends here, but nothing shows a break",
+            place.bar
+        ));
+    }
+    k
+}
+
+/// A knee whose points a smooth curve outside the null's families explains
+/// about as well is of low confidence at most: a logistic curve (growth that
+/// starts convex and saturates, symmetric in threads) or the USL with a
+/// power-law overhead (a retrograde fall steeper than the USL's), each with
+/// the other hinges and without this one, within the 1 - [`ALPHA`] quantile of
+/// F(1, df) of the selected model's penalised error (chi-square + 2k): a
+/// confident knee beats every smooth curve at the curve's own false-alarm
+/// rate. Such curves otherwise put a break where they saturate or turn over.
+pub(super) fn held_to_other_smooth(
+    mut k: Knee,
+    ctx: &Ctx,
+    at: &[Hinge],
+    i: usize,
+    selected: &Fit,
+) -> Knee {
+    if k.confidence.label == "low" || k.confidence.label == "unknown" {
+        return k;
+    }
+    let others: Vec<f64> = (0..at.len()).filter(|o| *o != i).map(|o| at[o].t).collect();
+    for (family, what) in [
+        (
+            Family::Logistic,
+            "a smooth sigmoid (a logistic curve: growth that starts convex and saturates)",
+        ),
+        (
+            Family::UslPower,
+            "a smooth rise and fall (the USL with an overhead growing as a power of the threads)",
+        ),
+    ] {
+        let Some(alt) = smooth::fit(family, &others, &ctx.data()) else {
+            continue;
+        };
+        let Some((gain, df)) = ctx.gain(&alt, selected) else {
+            continue;
+        };
+        let bar = f1_quantile(ALPHA, df);
+        if gain <= bar {
+            k.confidence.cap_low(&format!(
+                "{what} fits the points about as well without this break (penalised chi-square difference {gain:.1}, under the 99% bar {bar:.1})"
+            ));
+            return k;
+        }
+    }
+    k
+}
