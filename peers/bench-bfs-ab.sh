@@ -41,9 +41,6 @@ def side(binary):
     return go
 
 
-s = pr.summary(pr.pairs(int(n), side(A), side(B)))
-print(f"A {s['peer']*1e3:.2f} ms (IQR/median {s['peer_spread']:.2f}, {s['peer_mb']:.0f} MB), "
-      f"B {s['ours']*1e3:.2f} ms (IQR/median {s['ours_spread']:.2f}, {s['ours_mb']:.0f} MB), "
-      f"median ratio A/B {s['ratio']:.3f}, pairs {' '.join(f'{r:.2f}' for r in s['ratios'])}")
+pr.print_ab(pr.summary(pr.pairs(int(n), side(A), side(B))))
 PY
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

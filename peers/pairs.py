@@ -79,3 +79,10 @@ def line(size, threads, kernel, timing, s):
     return (f"| {size} | {threads} | {kernel} | {timing} | {s['peer']:.4g} ({s['peer_spread']:.2f}) "
             f"| {s['ours']:.4g} ({s['ours_spread']:.2f}) | **{s['ratio']:.2f}x** | {s['peer_mb']:.0f} "
             f"| {s['ours_mb']:.0f} | {s['mem_ratio']:.2f} | {pairs_text} |")
+
+def print_ab(s):
+    """One line for an A/B of two binaries from `summary`: A in the peer's
+    columns, B in ours, the median pair ratio A/B and every pair's."""
+    print(f"A {s['peer']*1e3:.2f} ms (IQR/median {s['peer_spread']:.2f}, {s['peer_mb']:.0f} MB), "
+          f"B {s['ours']*1e3:.2f} ms (IQR/median {s['ours_spread']:.2f}, {s['ours_mb']:.0f} MB), "
+          f"median ratio A/B {s['ratio']:.3f}, pairs {' '.join(f'{r:.2f}' for r in s['ratios'])}")

@@ -502,17 +502,8 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     out
 }
 
-/// Whether the points themselves lean towards a bend after `threads` that goes
-/// the way of `bend`: a hinge there, added to the best smooth fit with the hinges
-/// the test selected, lowers its penalised error at all and changes the slope
-/// that way. A knee the whole-curve mechanism model implies must pass this (it
-/// may be below the local test's power, never against the points).
-pub fn supported(samples: &Samples, threads: usize, bend: Bend) -> bool {
-    Support::new(samples).supported(threads, bend)
-}
-
 /// The hinge selection of one curve, made once, against which any number of
-/// implied knees are checked ([`supported`]).
+/// implied knees are checked ([`Support::supported`]).
 pub struct Support<'a> {
     ctx: Option<Ctx<'a>>,
     at: Vec<Hinge>,
@@ -527,7 +518,12 @@ impl<'a> Support<'a> {
         Support { ctx, at, current }
     }
 
-    /// See [`supported`].
+    /// Whether the points themselves lean towards a bend after `threads` that
+    /// goes the way of `bend`: a hinge there, added to the best smooth fit with
+    /// the hinges the test selected, lowers its penalised error at all and
+    /// changes the slope that way. A knee the whole-curve mechanism model
+    /// implies must pass this (it may be below the local test's power, never
+    /// against the points).
     pub fn supported(&self, threads: usize, bend: Bend) -> bool {
         let (Some(ctx), Some(current)) = (&self.ctx, &self.current) else {
             return false;
