@@ -306,6 +306,17 @@ fn trials_run_in_one_process_and_report_the_first_apart_from_the_warm_ones() {
     ]);
     let why = v["verification"].as_str().unwrap();
     assert!(why.contains("the last of 3 trials checked"), "{why}");
+    // `--verify none` says no trial was checked, never that one was.
+    let out = scalescope()
+        .args(["graph", "bfs", "--graph", "kron:10", "--trials", "3"])
+        .args(["--verify", "none", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "unavailable", "{v}");
+    let why = v["verification"].as_str().unwrap();
+    assert!(why.contains("verify policy: none"), "{why}");
+    assert!(!why.contains("trials checked"), "{why}");
     let v = json(&["graph", "bfs", "--graph", "kron:10", "--json"]);
     assert!(v.get("trials").is_none(), "{v}");
     // The text shows the first trial apart.

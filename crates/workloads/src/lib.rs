@@ -288,12 +288,14 @@ fn run_trials(
 
 /// The verdict of several trials, saying which were checked.
 fn trials_verdict(v: Verification, trials: usize, policy: VerifyPolicy) -> Verification {
-    if trials < 2 {
-        return v;
-    }
     let which = match policy {
+        // One trial, or none checked: the verdict already says all there is.
+        _ if trials < 2 => return v,
+        VerifyPolicy::None => return v,
         VerifyPolicy::All => format!("every one of {trials} trials checked"),
-        _ => format!("the last of {trials} trials checked (verify policy: {policy})"),
+        VerifyPolicy::First => {
+            format!("the last of {trials} trials checked (verify policy: {policy})")
+        }
     };
     match v {
         Verification::Passed(w) => Verification::Passed(format!("{w}; {which}")),
