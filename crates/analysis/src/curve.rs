@@ -296,7 +296,9 @@ fn curve_of(
 
 /// The knees the mechanism model implies, held to the smooth null: only where no
 /// smooth family describes the points (their lack of fit against the replicate
-/// noise is significant) and where the points lean the same way at that count.
+/// noise is significant) and where the points lean the same way at that count;
+/// confident only where the points show the bend on their own
+/// ([`knee::held_to_the_points`]).
 fn implied_knees(
     topo: &Topology,
     pl: &Strategy,
@@ -328,7 +330,7 @@ fn implied_knees(
     let support = knee::Support::new(samples);
     implied
         .into_iter()
-        .filter(|(k, _)| support.supported(k.threads, k.bend))
+        .filter_map(|(k, m)| Some((knee::held_to_the_points(k, &support)?, m)))
         .collect()
 }
 

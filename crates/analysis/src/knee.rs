@@ -42,6 +42,7 @@
 //! next.
 
 mod lowered;
+pub use lowered::held_to_the_points;
 mod select;
 
 use serde::{Deserialize, Serialize};
@@ -525,22 +526,24 @@ impl<'a> Support<'a> {
     /// implies must pass this (it may be below the local test's power, never
     /// against the points).
     pub fn supported(&self, threads: usize, bend: Bend) -> bool {
-        let (Some(ctx), Some(current)) = (&self.ctx, &self.current) else {
-            return false;
-        };
-        let Some(j) = ctx.samples.threads.iter().position(|t| *t == threads) else {
-            return false;
-        };
+        self.lean(threads, bend).is_some_and(|(g, _)| g > 0.0)
+    }
+
+    /// How much a hinge after `threads` lowers the penalised error (with its
+    /// degrees of freedom), where it changes the slope the way of `bend`.
+    fn lean(&self, threads: usize, bend: Bend) -> Option<(f64, usize)> {
+        let (ctx, current) = (self.ctx.as_ref()?, self.current.as_ref()?);
+        let j = ctx.samples.threads.iter().position(|t| *t == threads)?;
         if self.at.iter().any(|h| h.j == j) || j == 0 || j + 1 >= ctx.n() {
-            return false;
+            return None;
         }
-        let Some(with) = ctx.fit(&[self.at.clone(), vec![ctx.hinge(j, 0.0)]].concat()) else {
-            return false;
-        };
+        let with = ctx.fit(&[self.at.clone(), vec![ctx.hinge(j, 0.0)]].concat())?;
         let x = ctx.x[j];
         let before = dot(&with.slope_row(x, false), &with.coef);
         let after = dot(&with.slope_row(x, true), &with.coef);
-        ctx.gain(current, &with).is_some_and(|(g, _)| g > 0.0) && self::bend(before, after) == bend
+        (self::bend(before, after) == bend)
+            .then(|| ctx.gain(current, &with))
+            .flatten()
     }
 }
 

@@ -434,3 +434,47 @@ fn knees_found_at_their_boundaries() {
     assert_eq!(named, wild, "every wild run named");
     assert_eq!(integrity.failures(), (0, 0, 0, 0), "{:#?}", integrity.notes);
 }
+
+/// A knee the whole-curve mechanism model implies but the points do not show
+/// on their own is of low confidence at most. The curve: a bandwidth cap at 14
+/// threads (no boundary; the slope falls to a tenth) on 2 x 20, 3 repetitions,
+/// 3% noise (held-out set v4's cap, its fifth seed). The per-node bandwidth
+/// model implies a steepening after 20 (the second package's own bandwidth);
+/// the points after 20 rise a little by chance, enough to lean that way, not
+/// enough to clear the curve's false-alarm rate. The cap itself stays high.
+#[test]
+fn an_implied_knee_the_points_do_not_show_is_low() {
+    let topo = Source::Synthetic("package:2 numa:1 core:20 pu:1".into())
+        .load()
+        .unwrap();
+    let fam = KneeFamily::held_out("cap at 14", ("2x20", ""), vec![(14, 0.1)], 0.0);
+    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
+    let (h, r) = sweep(
+        &topo,
+        threads,
+        (3, 0.03, 6004 * 104_729 + 11),
+        &[Strategy::CoresFirst],
+        &|_, p| fam.speedup(p as f64),
+    );
+    let a = analyze(&h, &r, &Basis::Time);
+    let knees = &a.curves[0].knees;
+    let cap = knees
+        .iter()
+        .find(|k| k.knee.threads == 11)
+        .expect("the cap");
+    assert_eq!(cap.knee.confidence.label, "high", "{cap:?}");
+    let implied = knees
+        .iter()
+        .find(|k| k.knee.threads == 20)
+        .expect("the implied steepening after 20");
+    assert_eq!(implied.knee.confidence.label, "low", "{implied:?}");
+    assert!(
+        implied
+            .knee
+            .confidence
+            .lowered_by
+            .iter()
+            .any(|w| w.contains("do not show it on their own")),
+        "{implied:?}"
+    );
+}

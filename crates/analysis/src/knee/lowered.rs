@@ -1,10 +1,32 @@
 //! What lowers a claimed knee's confidence to low at most, beside the test
 //! that claimed it: a gradual bend that fits its points about as well (the
-//! break is not sharp), and a smooth curve outside the null's families that
+//! break is not sharp), a smooth curve outside the null's families that
 //! explains them without the knee (a logistic sigmoid, the USL with a
-//! power-law overhead).
+//! power-law overhead), and, for a knee the whole-curve mechanism model
+//! implies, points that lean its way without showing it.
 
-use super::{f1_quantile, select, smooth, Ctx, Family, Fit, Hinge, Knee, ALPHA};
+use super::{f1_quantile, select, smooth, Ctx, Family, Fit, Hinge, Knee, Support, ALPHA};
+
+/// A knee the whole-curve mechanism model implies, held to the points: None
+/// where they do not lean its way at all ([`Support::supported`]); of low
+/// confidence at most where a hinge at its place lowers the chi-square by
+/// less than the 1 - [`ALPHA`] quantile of F(1, df) (the F test of one hinge
+/// at a position named in advance, at the curve's own false-alarm rate). The model's own draws agree on a knee its
+/// structure implies whatever the points say (a second socket's fresh
+/// bandwidth after a cap reached on the first): only the points can make such
+/// a knee confident.
+pub fn held_to_the_points(mut k: Knee, support: &Support) -> Option<Knee> {
+    let (gain, df) = support.lean(k.threads, k.bend).filter(|(g, _)| *g > 0.0)?;
+    let bar = f1_quantile(ALPHA, df);
+    // The gain is penalised (chi-square + 2k): the chi-square drop is 2 more.
+    let drop = gain + 2.0;
+    if drop < bar {
+        k.confidence.cap_low(&format!(
+            "the points lean towards this bend but do not show it on their own (a break here lowers the chi-square by {drop:.1}, under the 99% bar {bar:.1}): the whole-curve model implies it"
+        ));
+    }
+    Some(k)
+}
 
 /// A knee whose break is no sharper than a gradual bend in its place is of low
 /// confidence at most: the points show the curve bending there, not a break
