@@ -62,8 +62,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
         let name = set.header.command.workload.clone().unwrap_or_default();
         for f in set.analysis.findings.iter().take(4) {
             println!("  [{name}] {}", f.title);
-            if let Some(e) = f.evidence.last() {
-                println!("        {e}");
+            // The last evidence line, where it adds to the title (a finding
+            // whose evidence is its own sentence says it once).
+            if let Some(e) = f.evidence.last().map(ToString::to_string) {
+                if !f.title.ends_with(&e) {
+                    println!("        {e}");
+                }
             }
         }
     }

@@ -107,3 +107,33 @@ fn without_a_timed_part_the_sentence_is_plain() {
         "figure of merit `rows_per_s`, the program's own measure of its work"
     );
 }
+
+/// Two points weigh no model against another: the model finding says so, never
+/// that every model contradicts the data (the tour's two-thread sweeps).
+#[test]
+fn two_points_are_too_few_to_choose_a_model_and_it_says_so() {
+    let topo = Source::Synthetic("package:1 core:2".into()).load().unwrap();
+    let header = generator::header(&topo, vec![1, 2], 3);
+    let mut records = Vec::new();
+    for (t, secs) in [(1usize, 10.0), (2, 6.0)] {
+        for rep in 0..3 {
+            let point = Point {
+                threads: t,
+                placement: Strategy::CoresFirst,
+                mem: MemPolicy::FirstTouch,
+                nodes: None,
+            };
+            records.push(generator::run(point, rep, secs * (1.0 + 0.01 * rep as f64)));
+        }
+    }
+    let a = analyze(&header, &records, &Basis::Time);
+    let titles: Vec<&str> = a
+        .findings
+        .iter()
+        .filter(|f| f.title.contains("scaling model"))
+        .map(|f| f.title.as_str())
+        .collect();
+    assert_eq!(titles.len(), 1, "{titles:?}");
+    assert!(titles[0].contains("2 points are too few"), "{titles:?}");
+    assert!(!titles[0].contains("contradicting"), "{titles:?}");
+}

@@ -274,15 +274,26 @@ fn model_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
     }
     let mut out = Vec::new();
     let chosen = c.models.chosen.clone();
+    let none = if c
+        .models
+        .candidates
+        .iter()
+        .any(|m| m.rejected.is_none() && m.aicc.is_none())
+    {
+        format!(
+            "none chosen: {} points are too few to weigh one model against another (AICc needs more points than parameters plus one)",
+            c.points.len()
+        )
+    } else {
+        "none fits without contradicting the data".to_string()
+    };
     let mut f = Finding::new(
         FindingKind::Model,
         Severity::Info,
         format!(
             "{name}: scaling model ({}): {}",
             basis.label(),
-            chosen
-                .as_deref()
-                .unwrap_or("none fits without contradicting the data")
+            chosen.as_deref().unwrap_or(&none)
         ),
     );
     f.evidence = fit_evidence(c);
