@@ -105,6 +105,28 @@ fn analyze_prints_and_exports_json() {
         .assert()
         .success()
         .stdout(predicate::str::contains("Findings:"));
+    // The directory a sweep wrote stands for its results.jsonl: the same JSON.
+    let by_dir = scalescope()
+        .arg("analyze")
+        .arg(&a)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(by_dir.status.success());
+    let w: Value = serde_json::from_slice(&by_dir.stdout).unwrap();
+    assert_eq!(
+        w["results"][0]["analysis"], v["results"][0]["analysis"],
+        "a directory reads the same results"
+    );
+    // A directory with no results in it is refused with what to give instead.
+    scalescope()
+        .arg("analyze")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a directory with no results.jsonl",
+        ));
 }
 
 #[test]

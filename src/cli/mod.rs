@@ -204,7 +204,9 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// A sweep's results.jsonl, or a `mem matrix --json` document (hop inference).
+    /// A sweep's results.jsonl (or the directory that holds it), or a `mem matrix
+    /// --json` document (hop inference).
+    #[arg(value_parser = results_file)]
     pub results: PathBuf,
     /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
@@ -246,8 +248,9 @@ pub struct ImportArgs {
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// The calibration: a sweep's results.jsonl measured on this (or any) machine.
-    #[arg(long, value_name = "RESULTS")]
+    /// The calibration: a sweep's results.jsonl (or its directory) measured on this
+    /// (or any) machine.
+    #[arg(long, value_name = "RESULTS", value_parser = results_file)]
     pub from: PathBuf,
     /// The target machine: a synthetic spec, a recorded sysfs tree (a directory) or
     /// an hwloc XML file (or name it with --synthetic, --sysfs-root, --hwloc-xml).
@@ -279,8 +282,9 @@ pub struct PredictArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Sweeps' results.jsonl files and `mem matrix|latency|c2c --json` documents.
-    #[arg(required = true)]
+    /// Sweeps' results.jsonl files (or their directories) and `mem
+    /// matrix|latency|c2c --json` documents.
+    #[arg(required = true, value_parser = results_file)]
     pub results: Vec<PathBuf>,
     /// Directory for index.html, the charts and curves.csv.
     #[arg(long)]
@@ -292,9 +296,11 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The reference results.
+    /// The reference results (a results.jsonl or its directory).
+    #[arg(value_parser = results_file)]
     pub a: PathBuf,
     /// The results compared against it.
+    #[arg(value_parser = results_file)]
     pub b: PathBuf,
     /// `time`, or `metric:NAME` [default: the sweep's figure of merit, else time].
     #[arg(long)]
@@ -302,6 +308,25 @@ pub struct CompareArgs {
     /// Print JSON (versioned; schema in docs/json.md) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A results argument: a directory stands for the results.jsonl a sweep, a
+/// study or an import wrote in it; any other path is taken as given (its
+/// reader says what is wrong with it).
+fn results_file(s: &str) -> Result<PathBuf, String> {
+    let given = PathBuf::from(s);
+    if !given.is_dir() {
+        return Ok(given);
+    }
+    let file = given.join(scalescope_model::store::RESULTS_FILE);
+    if file.symlink_metadata().is_ok() {
+        Ok(file)
+    } else {
+        Err(format!(
+            "{s} is a directory with no {} in it: give a sweep's results file or the directory a sweep wrote",
+            scalescope_model::store::RESULTS_FILE
+        ))
+    }
 }
 
 /// A bandwidth in GB/s: positive and finite (at most 10^6 GB/s).
