@@ -485,10 +485,15 @@ fn efficiency_finding(c: &Curve, name: &str, last: &CurvePoint) -> Finding {
         .map(|p| {
             Evidence::new(
                 format!(
-                    "{} threads: speedup {:.2} ± {:.2}{}, efficiency {}",
+                    "{} threads: speedup {:.2}{}{}, efficiency {}",
                     p.threads,
                     p.speedup,
-                    p.speedup_sd,
+                    // One run has no spread to state (not a spread of 0).
+                    if p.runs >= 2 {
+                        format!(" ± {:.2}", p.speedup_sd)
+                    } else {
+                        String::new()
+                    },
                     if p.threads == c.baseline_threads {
                         String::new()
                     } else {

@@ -126,12 +126,17 @@ impl Exporter for TextExporter {
                     };
                     let _ = writeln!(
                         out,
-                        "{:<14} {:<12} {:>7} {:>9.3} {:>8.3} {:>5.0}% {:>8}  {uses}",
+                        "{:<14} {:<12} {:>7} {:>9.3} {:>8} {:>5.0}% {:>8}  {uses}",
                         c.placement.to_string(),
                         c.mem.to_string(),
                         p.threads,
                         p.speedup,
-                        p.speedup_sd,
+                        // One run has no spread to state (not a spread of 0).
+                        if p.runs >= 2 {
+                            format!("{:.3}", p.speedup_sd)
+                        } else {
+                            "-".into()
+                        },
                         p.efficiency * 100.0,
                         p.karp_flatt
                             .map(|k| format!("{k:.4}"))
@@ -148,7 +153,8 @@ impl Exporter for TextExporter {
                     "      confidence: {}",
                     html::confidence_text(&f.confidence)
                 );
-                for e in &f.evidence {
+                // Evidence that is the title's own sentence is said once.
+                for e in f.evidence.iter().filter(|e| e.to_string() != f.title) {
                     let _ = writeln!(out, "      {e}");
                 }
                 if let Some(adv) = &f.advice {
