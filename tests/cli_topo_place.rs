@@ -402,6 +402,19 @@ fn the_tour_runs_with_no_arguments() {
             "no prediction section"
         );
         assert!(html.contains("PREDICTION (not measured): speedup on the target"));
+        // This machine is a VM (or a host under load): its doubts stand beside
+        // the prediction, not only under the findings.
+        let said: Vec<&str> = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("PREDICTION"))
+            .take_while(|l| !l.is_empty())
+            .collect();
+        for doubt in ["the machine runs under", "the load average was"] {
+            if stdout.contains(&format!("  [ep] {doubt}")) {
+                let beside = format!("calibrated on a sweep in doubt: {doubt}");
+                assert!(said.iter().any(|l| l.contains(&beside)), "{said:?}");
+            }
+        }
     } else {
         assert!(
             stdout.contains("Prediction for a larger machine: unavailable here: "),

@@ -228,6 +228,11 @@ pub fn prediction(
             if let Some(a) = p.assumptions.get(1) {
                 said += &format!("  assumption: {a}\n");
             }
+            // What puts the calibration's own measurement in doubt, beside the
+            // answer that rests on it.
+            for w in set.analysis.quality.lowering() {
+                said += &format!("  calibrated on a sweep in doubt: {}\n", w.text);
+            }
             (
                 said,
                 vec![scalescope_report::predict::section(&p, "prediction-")],
