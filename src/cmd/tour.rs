@@ -57,20 +57,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     print!("{said}");
     let report = scalescope_files::OutDir::create(&dir)?.subdir("report")?;
     let index = scalescope_report::html::write_into(&sets, &sections, &report)?;
-    println!("\nMain findings:");
-    for set in &sets {
-        let name = set.header.command.workload.clone().unwrap_or_default();
-        for f in set.analysis.findings.iter().take(4) {
-            println!("  [{name}] {}", f.title);
-            // The last evidence line, where it adds to the title (a finding
-            // whose evidence is its own sentence says it once).
-            if let Some(e) = f.evidence.last().map(ToString::to_string) {
-                if !f.title.ends_with(&e) {
-                    println!("        {e}");
-                }
-            }
-        }
-    }
+    print!("{}", tour::main_findings(&sets));
     println!("\nReport: {}", index.display());
     println!("Next: `scalescope sweep -- ./your_program` to explain your own program's curve.");
     Ok(ExitCode::SUCCESS)

@@ -131,12 +131,7 @@ impl Exporter for TextExporter {
                         c.mem.to_string(),
                         p.threads,
                         p.speedup,
-                        // One run has no spread to state (not a spread of 0).
-                        if p.runs >= 2 {
-                            format!("{:.3}", p.speedup_sd)
-                        } else {
-                            "-".into()
-                        },
+                        spread(p),
                         p.efficiency * 100.0,
                         p.karp_flatt
                             .map(|k| format!("{k:.4}"))
@@ -167,6 +162,16 @@ impl Exporter for TextExporter {
             out.push('\n');
         }
         out.into_bytes()
+    }
+}
+
+/// A point's speedup spread for the run table: one run has none to state (not
+/// a spread of 0).
+fn spread(p: &scalescope_analysis::CurvePoint) -> String {
+    if p.runs >= 2 {
+        format!("{:.3}", p.speedup_sd)
+    } else {
+        "-".into()
     }
 }
 

@@ -206,6 +206,24 @@ pub fn predict(
     Ok((spec, p))
 }
 
+/// The tour's closing summary: each workload's first four findings, each with
+/// its last evidence line where that adds to the title (a warning whose
+/// evidence is its own sentence is said once).
+pub fn main_findings(sets: &[ResultSet]) -> String {
+    let mut out = String::from("\nMain findings:\n");
+    for set in sets {
+        let name = set.header.command.workload.clone().unwrap_or_default();
+        for f in set.analysis.findings.iter().take(4) {
+            out += &format!("  [{name}] {}\n", f.title);
+            let e = f.evidence.last().map(ToString::to_string);
+            if let Some(e) = e.filter(|e| !f.title.ends_with(e.as_str())) {
+                out += &format!("        {e}\n");
+            }
+        }
+    }
+    out
+}
+
 /// The tour's prediction from its first sweep (NAS EP): what to print (the
 /// recommendation and the first assumption, titled as a prediction, or why it is
 /// unavailable here) and the report section.
