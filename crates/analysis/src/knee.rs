@@ -469,7 +469,10 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
     let draws = coef_draws(&ctx, &fit);
     let mut claimed = Vec::new();
     for i in 0..at.len() {
-        let Some(place) = ctx.localise(&at, i, fit.family).filter(|p| p.localised) else {
+        let Some(place) = ctx
+            .localise(&at, i, fit.family)
+            .filter(|p| p.localised || p.claim_at_boundary)
+        else {
             continue;
         };
         let h = place.claim;
@@ -483,7 +486,8 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
                 .and_then(|f| knee_at(&ctx, &f, h, &coef_draws(&ctx, &f)))
         };
         claimed.extend(knee.map(|k| {
-            lowered::held_to_other_smooth(lowered::held_to_sharpness(k, &place), &ctx, &at, i, &fit)
+            let k = lowered::held_to_sharpness(lowered::held_to_place(k, &place), &place);
+            lowered::held_to_other_smooth(k, &ctx, &at, i, &fit)
         }));
     }
     claimed.sort_by_key(|k| k.threads);

@@ -478,3 +478,42 @@ fn an_implied_knee_the_points_do_not_show_is_low() {
         "{implied:?}"
     );
 }
+
+/// A bend whose plausible places spread beyond a localised group but include
+/// a machine boundary is claimed at the boundary, of low confidence, saying
+/// so. The curve: a package knee 0.5 at 14 on 2 x 14, 3 repetitions, 3% noise
+/// (held-out set v7's family, its fourth seed): a flexible family leaves the
+/// place unpinned (a hinge anywhere from 2 to 15 threads fits about as well).
+#[test]
+fn a_bend_not_localised_is_claimed_at_its_boundary_low() {
+    let topo = Source::Synthetic("package:2 numa:1 core:14 pu:1".into())
+        .load()
+        .unwrap();
+    let fam = KneeFamily::held_out("package 0.5 at 14", ("2x14", ""), vec![(14, 0.5)], 0.0);
+    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
+    let (h, r) = sweep(
+        &topo,
+        threads,
+        (3, 0.03, 12003 * 104_729 + 11),
+        &[Strategy::CoresFirst],
+        &|_, p| fam.speedup(p as f64),
+    );
+    let a = analyze(&h, &r, &Basis::Time);
+    let knees = &a.curves[0].knees;
+    assert_eq!(knees.len(), 1, "{knees:?}");
+    let k = &knees[0];
+    assert_eq!(
+        (k.knee.threads, k.boundary),
+        (14, scalescope_analysis::Boundary::Package),
+        "{k:?}"
+    );
+    assert_eq!(k.knee.confidence.label, "low", "{k:?}");
+    assert!(
+        k.knee
+            .confidence
+            .lowered_by
+            .iter()
+            .any(|w| w.contains("not localised")),
+        "{k:?}"
+    );
+}

@@ -28,6 +28,22 @@ pub fn held_to_the_points(mut k: Knee, support: &Support) -> Option<Knee> {
     Some(k)
 }
 
+/// A knee whose plausible positions are not localised (they spread beyond
+/// [`super::LOCAL`] points and a ratio of [`super::LOCAL_SPAN`] in threads) but
+/// include a machine boundary is claimed there, of low confidence at most: the
+/// points show a bend, and the boundary is one place it may be, not the only
+/// one. (Where no boundary is among them, no knee is claimed: a departure that
+/// could be anywhere is not a knee at a place.)
+pub(super) fn held_to_place(mut k: Knee, place: &select::Place) -> Knee {
+    if !place.localised {
+        let (lo, hi) = place.span;
+        k.confidence.cap_low(&format!(
+            "the break is not localised: a hinge anywhere from {lo:.1} to {hi:.1} threads fits the points about as well (within the 95% quantile of F(1, df)); it is claimed at the machine boundary among those places"
+        ));
+    }
+    k
+}
+
 /// A knee whose break is no sharper than a gradual bend in its place is of low
 /// confidence at most: the points show the curve bending there, not a break
 /// that no smooth curve makes.

@@ -245,6 +245,8 @@ impl Ctx<'_> {
             .unwrap_or(best);
         Some(Place {
             claim,
+            claim_at_boundary: self.on_grid(&claim) && self.at_boundary(claim.j),
+            span: (lo, hi),
             localised: set.iter().all(|h| h.j.abs_diff(best.j) <= LOCAL)
                 || (lo > 0.0 && hi / lo <= LOCAL_SPAN),
             sharpness: gradual.map(|g| (g - min) / var),
@@ -266,6 +268,10 @@ fn same_way(f: &Fit) -> bool {
 pub(super) struct Place {
     /// The hinge to claim.
     pub claim: Hinge,
+    /// Whether the claim is a machine boundary's own point.
+    pub claim_at_boundary: bool,
+    /// The lowest and highest plausible positions (threads).
+    pub span: (f64, f64),
     /// Whether its plausible positions lie within [`LOCAL`] points of the best
     /// or within [`LOCAL_SPAN`].
     pub localised: bool,
