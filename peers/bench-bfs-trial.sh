@@ -2,8 +2,9 @@
 # Where one warm BFS trial's time goes (issue 36, fourth round): one process of
 # `scalescope graph bfs --trials 64 --verify none` on GRAPH from SOURCE at THREADS;
 # prints the warm trials' median (and spread), the last trial's seconds, the sum of
-# its steps' seconds and the rest (the parent initialisation, the map back to
-# original ids, the team's start and end: what a trial pays besides its levels).
+# its steps' seconds and the rest (the tree's initialisation, the team's start and
+# end; before the fifth round also the map back to original ids: what a trial pays
+# besides its levels).
 # Not a comparison by itself: run it interleaved for two binaries, under the lock:
 #
 #   peers/bench-bfs-trial.sh target/release/scalescope 2 g16.csr 23

@@ -410,7 +410,7 @@ mod tests {
                 VerifyPolicy::None,
                 2,
                 "prepare run run release",
-                "the last of 2",
+                "not checked",
             ),
             (
                 VerifyPolicy::First,

@@ -1,8 +1,10 @@
 //! Direction-optimizing breadth-first search (S. Beamer, K. Asanović, D. Patterson,
 //! "Direction-Optimizing Breadth-First Search", SC 2012; as in the GAP benchmark
-//! suite's bfs.cc): top-down steps claim children with compare-and-swap on the parent
-//! array; when the frontier's edges exceed 1/alpha of the unexplored edges the search
-//! switches to bottom-up steps (every unvisited vertex looks for a parent in the
+//! suite's bfs.cc): top-down steps claim children by their bit in the visited bitmap
+//! (an atomic OR: the worker that sets the bit writes the parent; GAP claims by a
+//! compare-and-swap on the parent array, 32 times the bytes to probe); when the
+//! frontier's edges exceed 1/alpha of the unexplored edges the search switches to
+//! bottom-up steps (every unvisited vertex looks for a parent in the
 //! frontier bitmap), and back when the frontier shrinks below n/beta vertices.
 //! The result is a parent tree, verified against an independent serial BFS, and the
 //! search's steps as its workers ran them (each step's time and the time its
@@ -30,6 +32,12 @@ pub const NONE: u32 = u32::MAX;
 /// cache-line transfer), and a small one still spreads over the team.
 const TD_CLAIM: (usize, usize) = (64, 2048);
 const TD_CLAIMS_PER_WORKER: usize = 16;
+/// A team's top-down step over a frontier of fewer than `TD_CLAIM.0` vertices a
+/// worker claims the frontier's edges, this many at a time, instead of its vertices:
+/// the first step's frontier is the source alone (on a Kronecker graph a hub of
+/// thousands of edges), which claiming by vertex gives one worker while the others
+/// wait at the barrier.
+const TD_EDGE_CLAIM: usize = 512;
 /// Bitmap words (64 vertices each) a worker claims at a time in a bottom-up step
 /// (1,024 vertices, GAP's `schedule(dynamic, 1024)`).
 const BU_CLAIM: usize = 16;
@@ -69,15 +77,15 @@ struct Search<'g> {
     n: usize,
     /// Workers in the team.
     t: usize,
-    /// The parent array, queues and bitmaps, kept between searches ([`Arrays`]).
+    /// The parent tree, queues and bitmaps, kept between searches ([`Arrays`]).
     a: &'g Arrays,
     slots: [Slot; 3],
     barrier: SpinBarrier,
     /// One worker: plain loads and stores where a team needs read-modify-writes.
     solo: bool,
-    /// The renumbering the graph came from (then `parent`, indexed by new id, holds
-    /// original ids; the workers gather the tree in original ids into `a.out` at the
-    /// end).
+    /// The renumbering the graph came from: then each parent is written, as an
+    /// original id, straight to its vertex's original id in the tree `a.tree`, so no
+    /// pass maps the tree back.
     map: Option<&'g Relabelled>,
 }
 
@@ -199,13 +207,12 @@ impl Search<'_> {
     /// may hold an earlier search's) but for the source and the padding past `n`.
     /// Each worker writes its own chunks, so one barrier ends the phase.
     fn init(&self, w: usize, t: usize, source: u32) {
-        for v in chunk(self.n, t, w, 16) {
-            let p = if v == source as usize {
-                self.label(source)
-            } else {
-                NONE
-            };
-            self.a.parent[v].store(p, Ordering::Relaxed);
+        let home = self.label(source) as usize;
+        for i in chunk(self.n, t, w, 16) {
+            let p = if i == home { home as u32 } else { NONE };
+            // SAFETY: i lies in this worker's chunk; the search writes the tree only
+            // after the barrier below.
+            unsafe { self.a.tree.set(i, p) };
         }
         let last = self.a.visited.len() - 1;
         for word in chunk(self.a.visited.len(), t, w, 8) {
@@ -221,20 +228,8 @@ impl Search<'_> {
         self.barrier.wait();
     }
 
-    /// Sets v's visited bit (a top-down step keeps the visited bitmap as it claims
-    /// vertices, so a switch to bottom-up needs no pass over the parents).
-    #[inline]
-    fn mark_visited(&self, v: u32) {
-        let (word, bit) = (&self.a.visited[v as usize / 64], 1u64 << (v % 64));
-        if self.solo {
-            word.store(word.load(Ordering::Relaxed) | bit, Ordering::Relaxed);
-        } else {
-            word.fetch_or(bit, Ordering::Relaxed);
-        }
-    }
-
-    /// The id `u` has in the parent tree: its original id where the graph was
-    /// renumbered (the parents are stored so, and one gather maps the tree back).
+    /// The id `u` has in the parent tree, and its place there: its original id where
+    /// the graph was renumbered.
     #[inline]
     fn label(&self, u: u32) -> u32 {
         match self.map {
@@ -243,51 +238,92 @@ impl Search<'_> {
         }
     }
 
-    /// Makes `u` the parent of unvisited `v`; false if v has one (in a team, a
-    /// compare-and-swap decides which worker claims it).
+    /// Makes `label` (a tree id) the parent of `v` if v is unvisited; false if it
+    /// was visited. The visited bit decides: in a team, the worker whose atomic OR
+    /// sets it claims v, and only that worker writes v's parent (the bitmap is kept
+    /// all along, so a switch to bottom-up needs no pass over the parents).
     #[inline]
-    fn claim_vertex(&self, v: u32, u: u32) -> bool {
-        let p = &self.a.parent[v as usize];
-        if p.load(Ordering::Relaxed) != NONE {
+    fn claim_vertex(&self, v: u32, label: u32) -> bool {
+        let (word, bit) = (&self.a.visited[v as usize / 64], 1u64 << (v % 64));
+        let seen = word.load(Ordering::Relaxed);
+        if seen & bit != 0 {
             return false;
         }
         if self.solo {
-            p.store(u, Ordering::Relaxed);
-            true
-        } else {
-            p.compare_exchange(NONE, u, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
+            word.store(seen | bit, Ordering::Relaxed);
+        } else if word.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+            return false;
         }
+        // SAFETY: this worker set v's visited bit, so no other worker writes v's
+        // parent in this search, and the tree is read only after the team.
+        unsafe { self.a.tree.set(self.label(v) as usize, label) };
+        true
     }
 
-    /// One top-down step: the frontier's unvisited neighbours claim a parent (CAS).
+    /// One top-down step: the frontier's unvisited neighbours get a parent (each
+    /// claimed by its visited bit).
     fn top_down(&self, w: usize, c: &mut Cursor, log: &mut Log) {
         log.begin();
         let frontier = c.len as u64;
         let slot = self.begin(w, c.step);
         let (cur, next) = (&self.a.queue[c.queue], 1 - c.queue);
-        let mut local = Vec::new();
-        let mut scout = 0u64;
-        let size = (c.len / (self.t * TD_CLAIMS_PER_WORKER)).clamp(TD_CLAIM.0, TD_CLAIM.1);
-        while let Some(r) = Self::claim(slot, c.len, size) {
-            // SAFETY: the current queue was filled up to c.len before the last barrier
-            // and nobody writes it during this step.
-            for u in r.map(|i| unsafe { cur.get(i) }) {
-                let label = self.label(u);
-                for &v in self.g.neighbors(u) {
-                    if self.claim_vertex(v, label) {
-                        self.mark_visited(v);
-                        local.push(v);
-                        scout += self.g.degree(v) as u64;
-                    }
+        let mut local = (Vec::new(), 0u64);
+        if !self.solo && c.len < self.t * TD_CLAIM.0 && c.scout >= 2 * TD_EDGE_CLAIM as u64 {
+            self.top_down_by_edges(slot, c, &mut local);
+        } else {
+            let size = (c.len / (self.t * TD_CLAIMS_PER_WORKER)).clamp(TD_CLAIM.0, TD_CLAIM.1);
+            while let Some(r) = Self::claim(slot, c.len, size) {
+                // SAFETY: the current queue was filled up to c.len before the last
+                // barrier and nobody writes it during this step.
+                for u in r.map(|i| unsafe { cur.get(i) }) {
+                    self.visit(u, self.g.neighbors(u), &mut local);
+                }
+                if local.0.len() >= LOCAL_CAP {
+                    self.flush(slot, next, &mut local.0);
                 }
             }
-            if local.len() >= LOCAL_CAP {
-                self.flush(slot, next, &mut local);
+        }
+        self.end_queue_step(slot, next, (&mut local.0, local.1), c, log);
+        log.end("top-down", frontier, c.len as u64);
+    }
+
+    /// Frontier vertex `u`'s `edges` (all of its list or a part): each unvisited
+    /// neighbour claimed gets u as parent and goes to the worker's `found` vertices,
+    /// its degree added to their edge count.
+    #[inline]
+    fn visit(&self, u: u32, edges: &[u32], (found, scout): &mut (Vec<u32>, u64)) {
+        let label = self.label(u);
+        for &v in edges {
+            if self.claim_vertex(v, label) {
+                found.push(v);
+                *scout += self.g.degree(v) as u64;
             }
         }
-        self.end_queue_step(slot, next, (&mut local, scout), c, log);
-        log.end("top-down", frontier, c.len as u64);
+    }
+
+    /// A small frontier's step, claimed by edges: the frontier's lists, end to end
+    /// (`c.scout` entries, their degrees' sum), are handed out [`TD_EDGE_CLAIM`]
+    /// entries at a time. A worker's claims only grow, so it walks the frontier once;
+    /// its vertices found are flushed when the step ends.
+    fn top_down_by_edges(&self, slot: &Slot, c: &Cursor, local: &mut (Vec<u32>, u64)) {
+        let cur = &self.a.queue[c.queue];
+        // The frontier vertex the walk is at, and the position of its list's start.
+        let (mut i, mut base) = (0, 0);
+        while let Some(r) = Self::claim(slot, c.scout as usize, TD_EDGE_CLAIM) {
+            let mut at = r.start;
+            while at < r.end && i < c.len {
+                // SAFETY: i < c.len: filled before the last barrier, not written now.
+                let u = unsafe { cur.get(i) };
+                let list = self.g.neighbors(u);
+                if at >= base + list.len() {
+                    (i, base) = (i + 1, base + list.len());
+                    continue;
+                }
+                let to = r.end.min(base + list.len());
+                self.visit(u, &list[at - base..to - base], local);
+                at = to;
+            }
+        }
     }
 
     /// From queue to bitmap: the frontier's bits (the visited bitmap is kept up to
@@ -326,7 +362,13 @@ impl Search<'_> {
                     if let Some(&p) = self.g.neighbors(v as u32).iter().find(|&&u| {
                         front[u as usize / 64].load(Ordering::Relaxed) & (1 << (u % 64)) != 0
                     }) {
-                        self.a.parent[v].store(self.label(p), Ordering::Relaxed);
+                        // SAFETY: this worker owns v's visited word in this step, and
+                        // v was unvisited: nobody else writes its parent.
+                        unsafe {
+                            self.a
+                                .tree
+                                .set(self.label(v as u32) as usize, self.label(p))
+                        };
                         new |= 1 << b;
                     }
                 }
@@ -382,19 +424,10 @@ impl Search<'_> {
         }
     }
 
-    /// The whole search as worker `w` of `t` runs it, then its share of the parent
-    /// tree in original ids where the graph was renumbered (every parent is final:
-    /// each step ends at the barrier).
+    /// The whole search as worker `w` of `t` runs it; its steps.
     fn run(&self, w: usize, t: usize, source: u32) -> Vec<BfsStep> {
         let mut log = Log::new();
         self.search(w, t, source, &mut log);
-        if let Some(r) = self.map {
-            for v in chunk(self.n, t, w, 16) {
-                let p = self.a.parent[r.new[v] as usize].load(Ordering::Relaxed);
-                // SAFETY: v lies in this worker's chunk; `out` is read after the team.
-                unsafe { self.a.out.set(v, p) };
-            }
-        }
         log.steps
     }
 
@@ -441,27 +474,26 @@ pub fn bfs(g: &Graph, source: u32, pool: &Pool) -> Vec<u32> {
 /// [`bfs`] in the arrays `a` (kept from an earlier search where they fit), with
 /// its steps.
 pub fn bfs_in(g: &Graph, source: u32, pool: &Pool, a: &mut Arrays) -> Tree {
-    a.fit(g.vertices(), false);
+    a.fit(g.vertices());
     let steps = team(g, None, source, pool, a);
-    Tree {
-        parent: a.take_parent(),
-        steps,
-    }
+    // SAFETY: the workers' first phase set every cell (their chunks tile 0..n).
+    let parent = unsafe { a.take_tree() };
+    Tree { parent, steps }
 }
 
 /// BFS from `source` (an original id) on a graph renumbered by degree when the
-/// input was prepared; the parent tree comes back in the original ids, mapped by
-/// the same workers at the end of the search (part of the time).
+/// input was prepared; the parent tree comes back in the original ids (each parent
+/// written there as it is found).
 pub fn bfs_relabelled(r: &Relabelled, source: u32, pool: &Pool) -> Vec<u32> {
     bfs_relabelled_in(r, source, pool, &mut Arrays::default()).parent
 }
 
 /// [`bfs_relabelled`] in the arrays `a`, with its steps.
 pub fn bfs_relabelled_in(r: &Relabelled, source: u32, pool: &Pool, a: &mut Arrays) -> Tree {
-    a.fit(r.graph.vertices(), true);
+    a.fit(r.graph.vertices());
     let steps = team(&r.graph, Some(r), r.new[source as usize], pool, a);
-    // SAFETY: the workers set every vertex's cell (their chunks tile 0..n).
-    let parent = unsafe { a.take_out() };
+    // SAFETY: the workers' first phase set every cell (their chunks tile 0..n).
+    let parent = unsafe { a.take_tree() };
     Tree { parent, steps }
 }
 
@@ -599,10 +631,34 @@ mod tests {
                 let t = bfs_in(&g, source, &p, &mut plain);
                 verify(&g, source, &t.parent).unwrap();
                 assert!(!t.steps.is_empty());
-                plain.recycle(t.parent, false);
+                plain.recycle(t.parent);
                 let t = bfs_relabelled_in(&r, source, &p, &mut mapped);
                 verify(&g, source, &t.parent).unwrap_or_else(|e| panic!("{source}: {e}"));
-                mapped.recycle(t.parent, true);
+                mapped.recycle(t.parent);
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_frontier_of_hubs_claimed_by_edges_gives_a_valid_tree() {
+        // Source 4 reaches four hubs of 1,500 leaves each (plus the other hubs):
+        // the second step's frontier is 4 vertices with 6,000+ edges, claimed in
+        // chunks of TD_EDGE_CLAIM that start and end inside the hubs' lists; the
+        // leaves then reach a tail, so later steps run too.
+        let mut edges: Vec<(u32, u32)> = (0..4).map(|h| (4, h)).collect();
+        edges.extend([(0, 1), (1, 2), (2, 3)]);
+        for h in 0..4u32 {
+            edges.extend((0..1500).map(|i| (h, 5 + h * 1500 + i)));
+        }
+        edges.extend((5905..6000).map(|v| (v, v + 300)));
+        let n = 6400;
+        for threads in [1, 2, 3] {
+            let p = pool(threads);
+            let g = Graph::from_edges(n, &edges, &p);
+            let r = Relabelled::new(&g, &p);
+            for parent in [bfs(&g, 4, &p), bfs_relabelled(&r, 4, &p)] {
+                assert_eq!(verify(&g, 4, &parent), Ok(edges.len() as u64));
+                assert_eq!(parent[0..5], [4, 4, 4, 4, 4]);
             }
         }
     }

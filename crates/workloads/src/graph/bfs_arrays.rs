@@ -1,38 +1,38 @@
-//! The arrays a breadth-first search works in ([`super::bfs`]): the parent array,
-//! the two frontier queues, the two frontier bitmaps, the visited bitmap and the
-//! parent tree in original ids. They are kept between the searches of one input
+//! The arrays a breadth-first search works in ([`super::bfs`]): the parent tree
+//! (indexed and labelled by original id where the graph was renumbered), the two
+//! frontier queues, the two frontier bitmaps and the visited bitmap (which also
+//! decides who claims a vertex). They are kept between the searches of one input
 //! ([`Arrays`], owned by the graph workload), so a warm trial works in pages already
 //! faulted in instead of fresh ones: the first search pays the page faults of about
-//! 16 bytes per vertex, as GAP's first trial does, and later ones pay none (GAP's
+//! 12 bytes per vertex, as GAP's first trial does, and later ones pay none (GAP's
 //! later trials get their arrays back from malloc the same way). Nothing here is
-//! read before a search writes it (the visited bitmap and parents are set by the
+//! read before a search writes it (the visited bitmap and the tree are set by the
 //! search's first phase).
 
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::atomic::AtomicU64;
 
 /// Every array one search needs, sized by `Arrays::fit`.
 #[derive(Default)]
 pub struct Arrays {
-    pub(super) parent: Vec<AtomicU32>,
+    /// The parent of every vertex, at its original id and as an original id.
+    pub(super) tree: Cells,
     /// Frontier queues, current and next, by parity.
     pub(super) queue: [Cells; 2],
     /// Frontier bitmaps of bottom-up steps, current and next, by parity.
     pub(super) bits: [Vec<AtomicU64>; 2],
     /// Visited vertices (and the padding past `n`).
     pub(super) visited: Vec<AtomicU64>,
-    /// The parent tree in original ids (renumbered graphs only).
-    pub(super) out: Cells,
 }
 
 impl Arrays {
-    /// Sized for a search of `n` vertices, with the tree in original ids where
-    /// `mapped`: arrays of the right size are kept as they are, others replaced.
-    pub(super) fn fit(&mut self, n: usize, mapped: bool) {
+    /// Sized for a search of `n` vertices: arrays of the right size are kept as
+    /// they are, others replaced.
+    pub(super) fn fit(&mut self, n: usize) {
         let words = n.div_ceil(64);
-        if self.parent.len() != n {
-            self.parent = atomics32(n);
+        if self.tree.len() != n {
+            self.tree = Cells::new(n);
         }
         for q in &mut self.queue {
             if q.len() != n.max(1) {
@@ -44,68 +44,33 @@ impl Arrays {
                 *b = atomics64(words);
             }
         }
-        let out = if mapped { n } else { 0 };
-        if self.out.len() != out {
-            self.out = Cells::new(out);
-        }
     }
 
     /// Takes back the parent tree a search handed out (a trial's, once it has been
-    /// checked), to be the next search's array of the same role: the tree in
-    /// original ids where `mapped`, else the parent array.
-    pub fn recycle(&mut self, tree: Vec<u32>, mapped: bool) {
-        if mapped {
-            self.out = Cells::from_vec(tree);
-        } else {
-            self.parent = from_u32s(tree);
-        }
+    /// checked), to be the next search's tree.
+    pub fn recycle(&mut self, tree: Vec<u32>) {
+        self.tree = Cells::from_vec(tree);
     }
 
-    /// The parent array's values, handed out (the next search allocates anew
-    /// unless it is recycled).
-    pub(super) fn take_parent(&mut self) -> Vec<u32> {
-        into_u32s(std::mem::take(&mut self.parent))
-    }
-
-    /// The tree in original ids, handed out.
+    /// The parent tree, handed out (the next search allocates anew unless it is
+    /// recycled).
     ///
     /// # Safety
-    /// Every cell of `out` was set (by the search's last phase).
-    pub(super) unsafe fn take_out(&mut self) -> Vec<u32> {
+    /// Every cell of the tree was set (by the search's first phase).
+    pub(super) unsafe fn take_tree(&mut self) -> Vec<u32> {
         // SAFETY: as the caller promises.
-        unsafe { std::mem::take(&mut self.out).into_vec() }
+        unsafe { std::mem::take(&mut self.tree).into_vec() }
     }
 }
 
-/// `n` zeroed atomics from a zeroed allocation: the system hands out zero pages, so
-/// the parts never touched (most of a queue) cost nothing, and the rest no extra
-/// pass of stores.
-fn atomics32(n: usize) -> Vec<AtomicU32> {
-    from_u32s(vec![0u32; n])
-}
-
-/// Atomics over a vector's values, without a pass over them.
-fn from_u32s(v: Vec<u32>) -> Vec<AtomicU32> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, and the
-    // allocation is handed over whole (pointer, length and capacity), never freed twice.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU32>(), v.len(), v.capacity()) }
-}
-
-/// As [`atomics32`], for 64-bit words.
+/// `n` zeroed words from a zeroed allocation: the system hands out zero pages, so
+/// the parts never touched cost nothing, and the rest no extra pass of stores.
 fn atomics64(n: usize) -> Vec<AtomicU64> {
     let mut v = std::mem::ManuallyDrop::new(vec![0u64; n]);
-    // SAFETY: as in `from_u32s`: AtomicU64 has the size, alignment and bit validity
-    // of u64 (on every target with 64-bit atomics, which this module needs).
+    // SAFETY: AtomicU64 has the size, alignment and bit validity of u64 (on every
+    // target with 64-bit atomics, which this module needs), and the allocation is
+    // handed over whole (pointer, length and capacity), never freed twice.
     unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity()) }
-}
-
-/// The values of atomics no thread uses any more, without a pass over them.
-fn into_u32s(v: Vec<AtomicU32>) -> Vec<u32> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: u32 has the size, alignment and bit validity of AtomicU32; the vector is
-    // owned (no thread holds a reference) and its allocation is handed over whole.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<u32>(), v.len(), v.capacity()) }
 }
 
 /// `u32` cells that start uninitialised (no pass of zeroes, and a queue's pages that
@@ -168,31 +133,31 @@ impl Cells {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::Ordering;
 
     #[test]
     fn arrays_of_the_right_size_are_kept_and_a_recycled_tree_is_reused_in_place() {
         let mut a = Arrays::default();
-        a.fit(100, false);
-        assert_eq!((a.parent.len(), a.visited.len(), a.out.len()), (100, 2, 0));
-        a.parent[7].store(3, Ordering::Relaxed);
-        let tree = a.take_parent();
-        assert_eq!(tree[7], 3);
-        let at = tree.as_ptr();
-        a.recycle(tree, false);
-        a.fit(100, false);
-        assert_eq!(a.parent.as_ptr().cast::<u32>(), at, "the same allocation");
-        a.fit(130, true);
+        a.fit(100);
         assert_eq!(
-            (a.parent.len(), a.bits[1].len(), a.out.len()),
-            (130, 3, 130)
+            (a.tree.len(), a.visited.len(), a.queue[1].len()),
+            (100, 2, 100)
         );
-        let tree = vec![5u32; 130];
+        for i in 0..100 {
+            // SAFETY: this thread alone uses the arrays.
+            unsafe { a.tree.set(i, i as u32 * 3) };
+        }
+        // SAFETY: every cell was set just above.
+        let tree = unsafe { a.take_tree() };
+        assert_eq!(tree[7], 21);
         let at = tree.as_ptr();
-        a.recycle(tree, true);
-        a.fit(130, true);
+        a.recycle(tree);
+        a.fit(100);
         // SAFETY: every cell holds the recycled tree's value.
-        let (cell, out) = unsafe { (a.out.get(129), a.take_out()) };
-        assert_eq!((cell, out.as_ptr()), (5, at));
+        let (cell, kept) = unsafe { (a.tree.get(99), a.take_tree()) };
+        assert_eq!((cell, kept.as_ptr()), (297, at), "the same allocation");
+        a.recycle(kept);
+        a.fit(130);
+        assert_eq!((a.tree.len(), a.bits[1].len()), (130, 3));
+        assert_ne!(a.tree.0.as_ptr().cast::<u32>(), at, "a new allocation");
     }
 }

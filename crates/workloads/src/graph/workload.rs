@@ -432,7 +432,7 @@ impl Workload for GraphCount {
         // The last trial's tree (checked by now where every trial is) becomes this
         // one's array.
         if let Some((_, tree)) = self.bfs.take() {
-            self.bfs_arrays.recycle(tree, self.relabelled.is_some());
+            self.bfs_arrays.recycle(tree);
         }
         let t = Instant::now();
         match &self.kernel {
