@@ -298,9 +298,11 @@ fn command_modules_do_not_call_each_other_and_stay_small() {
     // wait) and the launch notes printed, and the node sampler's dispatch. Issue 34
     // raised it by 94: `study` (list, plan, progress of its steps, the report's path)
     // and the runtime-placement lines of `sweep`. Issue 36 raised it by 19: the
-    // graph kernels' `--trials N` passed through each of the three commands.
+    // graph kernels' `--trials N` passed through each of the three commands. Issue
+    // 32's sixth round lowered it by 9: the tour's closing findings are decided in
+    // `session::tour`.
     const CMD_LINES_GOAL: usize = 1_200;
-    const CMD_LINES_NOW: usize = 1_144;
+    const CMD_LINES_NOW: usize = 1_135;
     assert!(
         total < CMD_LINES_GOAL,
         "src/cmd/ has {total} lines (issue 13: under {CMD_LINES_GOAL})"
