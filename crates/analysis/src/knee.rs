@@ -509,7 +509,7 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
 }
 
 /// The hinge selection of one curve, made once, against which any number of
-/// implied knees are checked ([`Support::supported`]).
+/// implied knees are checked ([`held_to_the_points`]).
 pub struct Support<'a> {
     ctx: Option<Ctx<'a>>,
     at: Vec<Hinge>,
@@ -524,18 +524,10 @@ impl<'a> Support<'a> {
         Support { ctx, at, current }
     }
 
-    /// Whether the points themselves lean towards a bend after `threads` that
-    /// goes the way of `bend`: a hinge there, added to the best smooth fit with
-    /// the hinges the test selected, lowers its penalised error at all and
-    /// changes the slope that way. A knee the whole-curve mechanism model
-    /// implies must pass this (it may be below the local test's power, never
-    /// against the points).
-    pub fn supported(&self, threads: usize, bend: Bend) -> bool {
-        self.lean(threads, bend).is_some_and(|(g, _)| g > 0.0)
-    }
-
-    /// How much a hinge after `threads` lowers the penalised error (with its
-    /// degrees of freedom), where it changes the slope the way of `bend`.
+    /// How much a hinge after `threads`, added to the best smooth fit with the
+    /// hinges the test selected, lowers its penalised error (with its degrees
+    /// of freedom), where it changes the slope the way of `bend`: whether and
+    /// how far the points themselves lean towards that bend.
     fn lean(&self, threads: usize, bend: Bend) -> Option<(f64, usize)> {
         let (ctx, current) = (self.ctx.as_ref()?, self.current.as_ref()?);
         let j = ctx.samples.threads.iter().position(|t| *t == threads)?;

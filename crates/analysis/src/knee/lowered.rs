@@ -8,7 +8,8 @@
 use super::{f1_quantile, select, smooth, Ctx, Family, Fit, Hinge, Knee, Support, ALPHA};
 
 /// A knee the whole-curve mechanism model implies, held to the points: None
-/// where they do not lean its way at all ([`Support::supported`]); of low
+/// where they do not lean its way at all (a hinge at its place, added to the
+/// selected fit, lowers the penalised error by nothing or bends the other way); of low
 /// confidence at most where a hinge at its place lowers the chi-square by
 /// less than the 1 - [`ALPHA`] quantile of F(1, df) (the F test of one hinge
 /// at a position named in advance, at the curve's own false-alarm rate). The model's own draws agree on a knee its
