@@ -17,6 +17,16 @@ use scalescope_model::workload::SetupCosts;
 use scalescope_place::{MemPolicy, Strategy};
 use scalescope_topo::Source;
 
+/// The cores-first, first-touch point at `t` threads.
+fn cores_first(t: usize) -> Point {
+    Point {
+        threads: t,
+        placement: Strategy::CoresFirst,
+        mem: MemPolicy::FirstTouch,
+        nodes: None,
+    }
+}
+
 /// A TPC-H-like sweep: each run's wall time is set-up (loading, starting and
 /// pinning workers, checking) plus a query of a small part of it; the query's
 /// rows/s is the figure of merit.
@@ -31,12 +41,7 @@ fn tpch_like() -> (Header, Vec<RunRecord>) {
     let mut records = Vec::new();
     for (t, query) in [(1usize, 1.0), (2, 0.55), (4, 0.3)] {
         for rep in 0..3 {
-            let point = Point {
-                threads: t,
-                placement: Strategy::CoresFirst,
-                mem: MemPolicy::FirstTouch,
-                nodes: None,
-            };
+            let point = cores_first(t);
             // The set-up grows with the threads: wall time gets slower while the
             // query gets faster.
             let wall = 9.0 + 2.0 * t as f64 + query;
@@ -117,12 +122,7 @@ fn two_points_are_too_few_to_choose_a_model_and_it_says_so() {
     let mut records = Vec::new();
     for (t, secs) in [(1usize, 10.0), (2, 6.0)] {
         for rep in 0..3 {
-            let point = Point {
-                threads: t,
-                placement: Strategy::CoresFirst,
-                mem: MemPolicy::FirstTouch,
-                nodes: None,
-            };
+            let point = cores_first(t);
             records.push(generator::run(point, rep, secs * (1.0 + 0.01 * rep as f64)));
         }
     }
