@@ -38,6 +38,16 @@ fn the_list_names_the_five_studies() {
     ] {
         assert!(text.contains(name), "{text}");
     }
+    // No NAME is the list too; a flag only a study uses, without one, says which
+    // names there are.
+    assert_eq!(stdout(scalescope().arg("study")), text);
+    let out = scalescope().args(["study", "--dry-run"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("which study?") && err.contains("tpch-numa"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -8,9 +8,10 @@ use super::SourceArgs;
 
 #[derive(Debug, Args)]
 pub struct StudyArgs {
-    /// `list`, or a study: graph-mining, numa-structure, tpch-numa, sync, smt-mpi.
+    /// A study: graph-mining, numa-structure, tpch-numa, sync, smt-mpi; or `list`
+    /// (the same as giving no NAME): what each reproduces.
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: Option<String>,
     /// Time the study may take (90s, 10m, 1h, 2m30s): inputs are sized to fit it
     /// [default: 10m].
     #[arg(long, value_name = "DURATION")]
@@ -26,4 +27,25 @@ pub struct StudyArgs {
     /// Plan for another machine (with --dry-run only).
     #[command(flatten)]
     pub source: SourceArgs,
+}
+
+impl StudyArgs {
+    /// The study NAME names; `None` for the list (`list`, or no NAME and no other
+    /// flag). Flags that only a study uses, given without one, are an error.
+    pub fn study(&self) -> anyhow::Result<Option<&str>> {
+        let s = &self.source;
+        let flags = self.dry_run || self.out.is_some() || self.budget.is_some();
+        match self.name.as_deref() {
+            Some("list") => Ok(None),
+            Some(name) => Ok(Some(name)),
+            None if flags
+                || s.sysfs_root.is_some()
+                || s.hwloc_xml.is_some()
+                || s.synthetic.is_some() =>
+            {
+                anyhow::bail!("which study? give its NAME: graph-mining, numa-structure, tpch-numa, sync or smt-mpi (`scalescope study list` says what each reproduces)")
+            }
+            None => Ok(None),
+        }
+    }
 }

@@ -94,10 +94,10 @@ impl Say for Terminal {
 }
 
 pub fn run(args: &StudyArgs) -> anyhow::Result<ExitCode> {
-    if args.name == "list" {
+    let Some(name) = args.study()? else {
         return Ok(list());
-    }
-    let study: StudyName = args.name.parse()?;
+    };
+    let study: StudyName = name.parse()?;
     if sourced(args) && !args.dry_run {
         bail!("--sysfs-root, --hwloc-xml and --synthetic plan for another machine: give them with --dry-run (a study runs on this machine)");
     }
