@@ -154,8 +154,10 @@ fn list(threads: &[usize]) -> String {
         .join(", ")
 }
 
-/// Thread counts that would decide: a point on each side of every boundary in the
-/// measured range, and inside every undecided interval.
+/// Thread counts that would decide: a point on each side of every boundary inside
+/// the measured range, and inside every undecided interval. A boundary at the last
+/// point measured (every core busy at the top of a machine without SMT) has no
+/// point after it, so no count below it could show a bend there: none is asked for.
 fn missing_counts(c: &Curve) -> Vec<usize> {
     let measured: Vec<usize> = c.points.iter().map(|p| p.threads).collect();
     let (Some(&first), Some(&last)) = (measured.first(), measured.last()) else {
@@ -164,7 +166,7 @@ fn missing_counts(c: &Curve) -> Vec<usize> {
     let mut want: Vec<usize> = c
         .events
         .iter()
-        .filter(|e| e.threads > first && e.threads <= last)
+        .filter(|e| e.threads > first && e.threads < last)
         .flat_map(|e| [e.threads - 1, e.threads])
         .collect();
     for u in &c.undecided {
