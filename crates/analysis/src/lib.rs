@@ -366,8 +366,9 @@ pub fn analyze_with(
     let curves = curves(header, records, basis);
     let smt_yield = placements::smt_yield(topo, header, records, basis);
     let placement_comparisons = placements::compare_placements(header, records, basis);
-    let quality = quality::assess(header, records);
+    let mut quality = quality::assess(header, records);
     let evidence = evidence::summarize(records);
+    let load_refuted = quality.refute_load(header, &evidence);
     let mut findings = findings::findings(
         &findings::Inputs {
             topo,
@@ -380,6 +381,15 @@ pub fn analyze_with(
         ceilings,
     );
     evidence_findings::add(&mut findings, &curves, &evidence);
+    findings.extend(load_refuted.map(|text| {
+        let mut f = finding::Finding::new(
+            finding::FindingKind::MeasurementQuality,
+            Severity::Info,
+            text,
+        );
+        f.confidence = finding::Confidence::stated("measured");
+        f
+    }));
     findings.extend(
         ht_doubling::doublings_in_sweep(header, records, basis)
             .iter()

@@ -116,7 +116,7 @@ pub fn assess(header: &Header, records: &[RunRecord]) -> Quality {
     if let Some(l) = load1(&header.machine.load_average) {
         if l >= 0.5 && l > 0.1 * pus {
             w.push(warn(QualityKind::Load, format!(
-                "the load average was {l:.1} on {pus:.0} usable PUs when the sweep started: other work competed with the runs"
+                "the load average was {l:.1} on {pus:.0} usable PUs when the sweep started: other work may have competed with the runs"
             )));
         }
     }
@@ -153,6 +153,46 @@ pub fn assess(header: &Header, records: &[RunRecord]) -> Quality {
         ));
     }
     Quality { warnings: w }
+}
+
+/// The most that other work may have used of a run's CPUs, beyond the run's own
+/// share, at every point, for the evidence to say the runs had their CPUs to
+/// themselves (the sampler's own reads land there too: up to 2% of one CPU).
+pub const QUIET_SHARE: f64 = 0.05;
+
+impl Quality {
+    /// Holds the load warning to what the evidence measured while the runs ran.
+    /// The load average is read once, at the start, over the past minute (work that
+    /// has just ended counts); when every point's CPUs were sampled and none did
+    /// other work beyond [`QUIET_SHARE`] of them, its premise is refuted: the
+    /// warning is removed (it no longer lowers any confidence) and the note that
+    /// says so is returned, to be shown instead.
+    pub fn refute_load(
+        &mut self,
+        header: &Header,
+        ev: &[crate::evidence::PointEvidence],
+    ) -> Option<String> {
+        let at = self
+            .warnings
+            .iter()
+            .position(|w| w.kind == QualityKind::Load)?;
+        let foreign: Option<Vec<f64>> = ev
+            .iter()
+            .map(|p| Some(p.cpu_busy_mean? - p.run_share_mean?))
+            .collect();
+        let worst = foreign?
+            .into_iter()
+            .fold(None, |m: Option<f64>, f| Some(m.map_or(f, |m| m.max(f))))?;
+        if worst >= QUIET_SHARE {
+            return None;
+        }
+        self.warnings.remove(at);
+        let load = load1(&header.machine.load_average).unwrap_or(0.0);
+        Some(format!(
+            "no other work competed with the runs: while they ran, their CPUs did no other work worth naming (at most {:.1}% of them beyond the runs' own share at any point; /proc/stat, every point sampled); the load average of {load:.1} at the start came from work on other CPUs or work that had ended",
+            worst.max(0.0) * 100.0
+        ))
+    }
 }
 
 #[cfg(test)]
