@@ -214,7 +214,15 @@ pub fn thread_notes(ev: &[PointEvidence], placement: &Strategy, mem: &MemPolicy)
 /// Adds the evidence to `findings`: numbers (or the missing measurement) to every
 /// knee at a socket or NUMA boundary, and findings of their own for bandwidth
 /// saturation and for idle or CPU-sharing threads.
-pub(crate) fn add(findings: &mut Vec<Finding>, curves: &[Curve], ev: &[PointEvidence]) {
+/// `timed_share` is the timed part's median share of a run's wall time
+/// (`basis_rule::timed_share`) and the basis of the speedups: what idle threads
+/// were waiting for, and whether the speedups include it.
+pub(crate) fn add(
+    findings: &mut Vec<Finding>,
+    curves: &[Curve],
+    ev: &[PointEvidence],
+    timed_share: Option<TimedShare>,
+) {
     if ev.is_empty() {
         return;
     }
@@ -266,19 +274,53 @@ pub(crate) fn add(findings: &mut Vec<Finding>, curves: &[Curve], ev: &[PointEvid
             f.advice = Some("the timings include waiting for other processes: repeat on an idle machine or on CPUs nothing else uses".into());
             findings.push(f);
         }
-        let notes = thread_notes(ev, &c.placement, &c.mem);
-        if !notes.is_empty() {
-            let mut f = Finding::new(
-                FindingKind::Threads,
-                Severity::Notice,
-                format!("{name}: threads that sat idle or shared a CPU"),
-            );
-            f.curve = Some(name);
-            f.evidence = notes.into_iter().map(Evidence::note).collect();
-            f.advice = Some("a starved or doubled-up thread holds the others at every barrier: check the placement (`scalescope place`) and the work split".into());
-            findings.push(f);
-        }
+        findings.extend(threads_finding(ev, c, name, timed_share));
     }
+}
+
+/// The timed part's median share of a run's wall time, and whether the speedups
+/// are of wall time (which then includes the untimed part).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TimedShare {
+    pub share: f64,
+    pub basis_is_time: bool,
+}
+
+/// Threads that sat idle or shared a CPU over curve `name`'s points. Where the
+/// timed part is a small share of each run (under `basis_rule::SMALL_SHARE`), the
+/// workers idled through the run's untimed, one-thread part (preparing, loading,
+/// checking the input): the advice says so instead of blaming the timed part's
+/// barriers, which nothing measured.
+fn threads_finding(
+    ev: &[PointEvidence],
+    c: &Curve,
+    name: String,
+    timed_share: Option<TimedShare>,
+) -> Option<Finding> {
+    let notes = thread_notes(ev, &c.placement, &c.mem);
+    if notes.is_empty() {
+        return None;
+    }
+    let mut f = Finding::new(
+        FindingKind::Threads,
+        Severity::Notice,
+        format!("{name}: threads that sat idle or shared a CPU"),
+    );
+    f.curve = Some(name);
+    f.evidence = notes.into_iter().map(Evidence::note).collect();
+    f.advice = Some(match timed_share.filter(|s| s.share < crate::basis_rule::SMALL_SHARE) {
+        Some(t) => format!(
+            "the timed part is {:.0}% of these runs' wall time (median): the rest, preparing, loading and checking the input, is where workers wait for one thread; {}",
+            t.share * 100.0,
+            if t.basis_is_time {
+                "the speedups here are of wall time, so this idling is in them (`--basis metric:NAME` gives the timed part's own)"
+            } else {
+                "the speedups here are the timed part's own, so this idling is not in them; a run's whole time scales only if that part does"
+            }
+        ),
+        None => "a starved or doubled-up thread holds the others at every barrier: check the placement (`scalescope place`) and the work split".into(),
+    });
+    Some(f)
 }
 
 /// The verdict on a knee, written into its finding.

@@ -380,7 +380,11 @@ pub fn analyze_with(
         },
         ceilings,
     );
-    evidence_findings::add(&mut findings, &curves, &evidence);
+    let timed_share = basis_rule::timed_share(records).map(|share| evidence_findings::TimedShare {
+        share,
+        basis_is_time: *basis == Basis::Time,
+    });
+    evidence_findings::add(&mut findings, &curves, &evidence, timed_share);
     findings.extend(load_refuted.map(|text| {
         let mut f = finding::Finding::new(
             finding::FindingKind::MeasurementQuality,

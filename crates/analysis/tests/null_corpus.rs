@@ -438,6 +438,18 @@ fn lent_sweeps(integrity: &mut Integrity) -> usize {
             .collect();
         assert!(asks.is_empty(), "{name}: {asks:?}");
         load_held_to_the_evidence(&name, &read.header, &read.runs);
+        // Idle workers in runs whose timed part is a small share of the wall time
+        // waited for the one-thread set-up; the advice must not blame barriers.
+        use scalescope_analysis::basis_rule::{timed_share, SMALL_SHARE};
+        if timed_share(&read.runs).is_some_and(|s| s < SMALL_SHARE) {
+            for f in a.findings.iter().filter(|f| f.kind == FindingKind::Threads) {
+                let advice = f.advice.as_deref().unwrap_or_default();
+                assert!(
+                    advice.contains("timed part") && !advice.contains("barrier"),
+                    "{name}: {advice}"
+                );
+            }
+        }
     }
     blamed
 }
