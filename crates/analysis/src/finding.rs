@@ -149,8 +149,10 @@ impl Confidence {
     pub fn lower(&mut self, why: &str) {
         let next = match self.label.as_str() {
             "high" => "medium",
-            "medium" => "low",
-            other => other,
+            "medium" | "low" => "low",
+            // A stated confidence ("measured", "unknown") has no step to go down:
+            // "measured; lowered by ..." would say a thing that did not happen.
+            _ => return,
         };
         self.label = next.into();
         self.lowered_by.push(why.to_string());
@@ -307,6 +309,13 @@ mod tests {
         let mut c = Confidence::from_probability(0.99, 5);
         c.lower("load 3.4 on 2 CPUs");
         assert_eq!(c.label, "medium");
+        assert_eq!(c.lowered_by, ["load 3.4 on 2 CPUs"]);
+        // A stated confidence has no step down: nothing is said to lower it.
+        for label in ["measured", "unknown"] {
+            let mut c = Confidence::stated(label);
+            c.lower("the machine runs under KVM");
+            assert_eq!((c.label.as_str(), c.lowered_by.len()), (label, 0));
+        }
     }
 
     #[test]
