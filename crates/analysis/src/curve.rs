@@ -38,11 +38,27 @@ struct Raw {
     perfs: Vec<f64>,
     /// The repetition number of each value of `perfs`.
     reps: Vec<usize>,
+    /// What the sampler saw on each run's CPUs: (other work's share, steal share).
+    others: Vec<Others>,
     runs: usize,
     perf: f64,
     se: f64,
     time: Option<crate::stats::Summary>,
     metric: Option<f64>,
+}
+
+/// Other work's share of a run's CPUs beyond its own, and the hypervisor's (steal).
+type Others = (Option<f64>, Option<f64>);
+
+/// [`Others`] as a run's evidence recorded them.
+fn others_on_cpus(r: &RunRecord) -> Others {
+    let Some(cpu) = r.evidence.as_ref().and_then(|e| e.cpu.value()) else {
+        return (None, None);
+    };
+    (
+        cpu.run_share_mean.map(|own| (cpu.busy_mean - own).max(0.0)),
+        cpu.steal_share,
+    )
 }
 
 fn raw_points(
@@ -58,10 +74,13 @@ fn raw_points(
         .iter()
         .filter_map(|&t| {
             let runs = ok_runs(records, t, pl, mem);
-            let (perfs, reps): (Vec<f64>, Vec<usize>) = runs
+            let measured: Vec<(f64, usize, Others)> = runs
                 .iter()
-                .filter_map(|r| Some((basis.perf(r)?, r.rep)))
-                .unzip();
+                .filter_map(|r| Some((basis.perf(r)?, r.rep, others_on_cpus(r))))
+                .collect();
+            let perfs: Vec<f64> = measured.iter().map(|m| m.0).collect();
+            let reps: Vec<usize> = measured.iter().map(|m| m.1).collect();
+            let others = measured.iter().map(|m| m.2).collect();
             let s = summarize(&perfs)?;
             let metric = match basis {
                 Basis::Metric { name, .. } => summarize(
@@ -77,6 +96,7 @@ fn raw_points(
                 threads: t,
                 perfs,
                 reps,
+                others,
                 runs: s.n,
                 perf: s.median,
                 se: s.stddev / (s.n as f64).sqrt(),
@@ -133,7 +153,7 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
                 efficiency: speedup * base_t as f64 / p,
                 karp_flatt: (base_t == 1 && r.threads > 1)
                     .then(|| (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / p)),
-                outliers: outliers(&r.perfs, &r.reps),
+                outliers: outliers(&r.perfs, &r.reps, &r.others),
                 usage: events::usage(topo, pl, r.threads),
             }
         })
@@ -143,7 +163,7 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
 /// Runs far from their point's others: a modified z-score of the logarithm of
 /// their performance above 3.5 (Iglewicz and Hoaglin, 1993), with at least three
 /// runs; each with its factor from the point's median.
-fn outliers(perfs: &[f64], reps: &[usize]) -> Vec<crate::Outlier> {
+fn outliers(perfs: &[f64], reps: &[usize], others: &[Others]) -> Vec<crate::Outlier> {
     if perfs.len() < 3 || perfs.iter().any(|p| p.is_nan() || *p <= 0.0) {
         return Vec::new();
     }
@@ -157,10 +177,18 @@ fn outliers(perfs: &[f64], reps: &[usize]) -> Vec<crate::Outlier> {
     let mad = crate::stats::median(&dev).max(0.001 / 0.6745);
     logs.iter()
         .zip(reps)
-        .filter(|(l, _)| 0.6745 * (*l - med).abs() / mad > 3.5 && (*l - med).abs() > 0.1)
-        .map(|(l, rep)| crate::Outlier {
+        .zip(
+            others
+                .iter()
+                .copied()
+                .chain(std::iter::repeat((None, None))),
+        )
+        .filter(|((l, _), _)| 0.6745 * (*l - med).abs() / mad > 3.5 && (*l - med).abs() > 0.1)
+        .map(|((l, rep), (others_share, steal_share))| crate::Outlier {
             rep: *rep,
             perf_over_median: (l - med).exp(),
+            others_share,
+            steal_share,
         })
         .collect()
 }

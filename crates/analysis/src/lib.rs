@@ -205,6 +205,12 @@ pub struct Outlier {
     pub rep: usize,
     /// Its performance over the point's median (below 1: slower).
     pub perf_over_median: f64,
+    /// What the sampler saw on its CPUs while it ran (absent without evidence):
+    /// other work's share beyond the run's own, and the hypervisor's (steal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
 }
 
 /// A knee and what it coincides with.

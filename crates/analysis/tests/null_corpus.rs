@@ -438,6 +438,7 @@ fn lent_sweeps(integrity: &mut Integrity) -> usize {
             .collect();
         assert!(asks.is_empty(), "{name}: {asks:?}");
         load_held_to_the_evidence(&name, &read.header, &read.runs);
+        outliers_held_to_the_evidence(&name, &a);
         // Idle workers in runs whose timed part is a small share of the wall time
         // waited for the one-thread set-up; the advice must not blame barriers.
         use scalescope_analysis::basis_rule::{timed_share, SMALL_SHARE};
@@ -452,6 +453,30 @@ fn lent_sweeps(integrity: &mut Integrity) -> usize {
         }
     }
     blamed
+}
+
+/// An outlier run is not blamed on another process when its own CPUs did no other
+/// work while it ran, and a fast one is never blamed on interference at all.
+fn outliers_held_to_the_evidence(name: &str, a: &scalescope_analysis::Analysis) {
+    for c in &a.curves {
+        for p in &c.points {
+            for o in &p.outliers {
+                let title = format!("run {} at {} threads is an outlier", o.rep, p.threads);
+                let f = a
+                    .findings
+                    .iter()
+                    .find(|f| f.title.contains(&title))
+                    .unwrap_or_else(|| panic!("{name}: no finding for {title}"));
+                let text: String = f.evidence.iter().map(|e| e.text.as_str()).collect();
+                let quiet = o
+                    .others_share
+                    .is_some_and(|x| x < scalescope_analysis::quality::QUIET_SHARE);
+                if o.perf_over_median > 1.0 || quiet {
+                    assert!(!text.contains("another process"), "{name}: {o:?} {text}");
+                }
+            }
+        }
+    }
 }
 
 /// Each of these sweeps started a minute after a benchmark of ours ended, so its

@@ -79,13 +79,52 @@ fn outlier_findings(c: &Curve, name: &str, basis: &Basis) -> Vec<Finding> {
             );
             f.after_threads = Some(p.threads);
             f.evidence.push(Evidence::note(format!(
-                "{} runs at {} threads; the point's median and intervals are kept (a median resists one run); a run this far from the others points at interference (another process, frequency, the page cache)",
-                p.runs, p.threads
+                "{} runs at {} threads; the point's median and intervals are kept (a median resists one run); {}",
+                p.runs,
+                p.threads,
+                outlier_causes(o)
             )));
             f.check = Some(format!("repeat the point at {} threads: a second wild run would make it the program's, not the machine's", p.threads));
             f
         })
         .collect()
+}
+
+/// What may have made a run stand out, held to what the sampler saw on its CPUs:
+/// for a slow run, other processes and the hypervisor are named only where its
+/// evidence does not rule them out; a fast run is not blamed on interference.
+fn outlier_causes(o: &crate::Outlier) -> String {
+    if o.perf_over_median >= 1.0 {
+        return "a run this much faster than the others: either they were held back (their own evidence says by what) or it had an advantage (a warm cache, a quieter moment)".into();
+    }
+    let mut held = Vec::new();
+    let mut ruled_out = Vec::new();
+    match o.others_share {
+        Some(x) if x < crate::quality::QUIET_SHARE => ruled_out.push(format!(
+            "other work used {:.1}% of its CPUs beyond its own",
+            x * 100.0
+        )),
+        _ => held.push("another process"),
+    }
+    match o.steal_share {
+        Some(x) if x < crate::evidence_findings::STEAL_SHARE => ruled_out.push(format!(
+            "the hypervisor took {:.1}% of its CPU time",
+            x * 100.0
+        )),
+        _ => held.push("the hypervisor"),
+    }
+    held.extend(["frequency", "a cold page cache", "the program itself"]);
+    let mut text = format!(
+        "a run this much slower than the others was held back by something: {}",
+        held.join(", ")
+    );
+    if !ruled_out.is_empty() {
+        text += &format!(
+            "; not by other work or the hypervisor as far as measured: while it ran, {}",
+            ruled_out.join(" and ")
+        );
+    }
+    text
 }
 
 /// A knee where scaling slows at no topology boundary: its generic check asks for
