@@ -310,6 +310,20 @@ const UNSEEN: [(&str, &str, bool); 10] = [
     ("lent16-stream-triad.csv", "package:1 numa:1 core:16", false),
 ];
 
+/// The first curve's knees as the tables print them.
+fn knee_labels(a: &scalescope_analysis::Analysis) -> Vec<String> {
+    a.curves[0]
+        .knees
+        .iter()
+        .map(|k| {
+            format!(
+                "after {} ({:?}, {})",
+                k.knee.threads, k.boundary, k.knee.confidence.label
+            )
+        })
+        .collect()
+}
+
 fn unseen_curves(integrity: &mut Integrity) {
     for (file, machine, lower) in UNSEEN {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -325,16 +339,7 @@ fn unseen_curves(integrity: &mut Integrity) {
         let topo = Source::Synthetic(machine.into()).load().unwrap();
         let h = import_header(&imported, &topo, file, "null-corpus");
         let a = analyze(&h, &imported.runs, &Basis::default_for(&h));
-        let knees: Vec<String> = a.curves[0]
-            .knees
-            .iter()
-            .map(|k| {
-                format!(
-                    "after {} ({:?}, {})",
-                    k.knee.threads, k.boundary, k.knee.confidence.label
-                )
-            })
-            .collect();
+        let knees = knee_labels(&a);
         let undecided: Vec<String> = a.curves[0]
             .undecided
             .iter()
@@ -386,16 +391,7 @@ fn lent_sweeps(integrity: &mut Integrity) -> usize {
             scalescope_model::store::read_results_checked(&dir.join(&name).join("results.jsonl"))
                 .unwrap();
         let a = analyze(&read.header, &read.runs, &Basis::default_for(&read.header));
-        let knees: Vec<String> = a.curves[0]
-            .knees
-            .iter()
-            .map(|k| {
-                format!(
-                    "after {} ({:?}, {})",
-                    k.knee.threads, k.boundary, k.knee.confidence.label
-                )
-            })
-            .collect();
+        let knees = knee_labels(&a);
         blamed += a.curves[0]
             .knees
             .iter()
