@@ -24,7 +24,7 @@ if [ "${1:-}" = predict ]; then
   shift
   export_dir="$(mktemp -d "${TMPDIR:-/tmp}/scalescope-predict-XXXXXX")"
   trap 'rm -rf "$export_dir"' EXIT
-  PREDICT_EXPORT="$export_dir" cargo test --quiet -p scalescope-analysis --test predict leave_the_top_out >&2
+  PREDICT_EXPORT="$export_dir" cargo test --quiet -p scalescope-analysis --test analysis predict::leave_the_top_out >&2
   "$venv/bin/python" "$here/predict.py" "$export_dir" "$@"
   exit
 fi

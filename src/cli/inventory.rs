@@ -1,5 +1,5 @@
 //! The command line described from clap's own model of it (`scalescope
-//! __inventory`): what the attack harness (`tests/cli_attack`) enumerates, so a
+//! __inventory`): what the attack harness (`tests/cli/attack`) enumerates, so a
 //! new flag is attacked as soon as it exists. No I/O.
 
 use clap::CommandFactory;

@@ -197,7 +197,7 @@ Examples:
     #[command(name = "__guard", hide = true)]
     Guard { token: String },
     /// Prints every command's arguments as JSON lines, from clap's own model of
-    /// this command line (what the attack harness, tests/cli_attack, enumerates).
+    /// this command line (what the attack harness, tests/cli/attack, enumerates).
     #[command(name = "__inventory", hide = true)]
     Inventory,
 }

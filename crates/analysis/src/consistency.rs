@@ -45,7 +45,7 @@ pub enum Premise {
 /// fixed factor (a serial fraction makes p/S grow with p).
 pub const FIXED_FACTOR_SPREAD: f64 = 1.25;
 
-/// The subcommands and flags a finding may suggest; `tests/cli_analyze.rs` checks
+/// The subcommands and flags a finding may suggest; `tests/cli/analyze.rs` checks
 /// every one against the real command line.
 pub const SUGGESTED_FLAGS: &[(&str, &[&str])] = &[
     (

@@ -5,14 +5,13 @@
 //! on the points with at most half the machine's threads and predicts the rest; the
 //! median absolute error of the predicted time must stay below 15% and below the
 //! USL's, fitted per placement on the same lower points. docs/ANALYSIS.md records
-//! the numbers this prints (`cargo test -p scalescope-analysis --test predict --
+//! the numbers this prints (`cargo test -p scalescope-analysis --test analysis predict:: --
 //! --nocapture`). With PREDICT_EXPORT=DIR set, every curve's points are written
 //! there as CSV for the Extra-P comparison (peers/extrap-predict).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
-#[path = "support/generator.rs"]
-mod generator;
+use crate::generator;
 
 use std::fmt::Write as _;
 

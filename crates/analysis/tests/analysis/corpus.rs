@@ -16,10 +16,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
-#[path = "support/generator.rs"]
-mod generator;
-#[path = "support/power.rs"]
-mod power;
+use crate::{generator, power};
 
 use generator::{design, header, rate, run, speedup, Mechanism, Rng, MECHANISMS, SHAPES};
 use scalescope_analysis::events::{events, EventKind};

@@ -6,7 +6,7 @@
 //! socket of a 4 x 16-core machine (1..16 cores, 3 repetitions at 3% CV, or one)
 //! and asked about 20..64 cores on four. What is checked: the measured (noise-free
 //! truth) performance lies inside the 95% band, and the central prediction's
-//! error. Printed by `cargo test -p scalescope-analysis --test predict_unseen --
+//! error. Printed by `cargo test -p scalescope-analysis --test analysis predict_unseen --
 //! --nocapture`; docs/ANALYSIS.md records the table.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test

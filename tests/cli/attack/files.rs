@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::harness::{self, Verdict};
-use crate::inventory::{self, Arg, Fixtures};
+use super::harness::{self, Verdict};
+use super::inventory::{self, Arg, Fixtures};
 
 pub const KINDS: [&str; 5] = ["fifo", "zero", "dir", "big", "loop"];
 

@@ -10,7 +10,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::harness::{self, Verdict};
+use super::harness::{self, Verdict};
 
 /// Every path below `root` (files and directories), relative, parents first.
 pub fn listing(root: &Path) -> Vec<PathBuf> {
@@ -48,7 +48,7 @@ impl Victims {
             files.push((p.clone(), std::fs::metadata(&p).expect("metadata")));
         }
         std::fs::create_dir(dir.path().join("victim-dir")).expect("a victim directory");
-        crate::files::hostile(dir.path(), "fifo", "");
+        super::files::hostile(dir.path(), "fifo", "");
         Victims { dir, files }
     }
 

@@ -4,9 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
-#[path = "support/generator.rs"]
-#[allow(unused_imports)] // the generator re-exports what other tests use
-mod generator;
+use crate::generator;
 
 use scalescope_analysis::basis_rule::{rule, statement, table, timed_share, SMALL_SHARE};
 use scalescope_analysis::summary::summarize_points;

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
-#[path = "../crates/topo/tests/common/mod.rs"]
+#[path = "../../crates/topo/tests/common/mod.rs"]
 mod common;
 
 use std::process::Command as StdCommand;

@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use crate::harness::{self, Verdict};
-use crate::inventory::{self, Arg, Fixtures};
-use crate::Rng;
+use super::harness::{self, Verdict};
+use super::inventory::{self, Arg, Fixtures};
+use super::Rng;
 
 pub const FIXED: [&str; 6] = ["0", "-1", "nan", "inf", "1e19", "1e300"];
 

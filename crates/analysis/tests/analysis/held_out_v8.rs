@@ -12,12 +12,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
-#[path = "support/generator.rs"]
-mod generator;
-#[path = "support/power.rs"]
-mod power;
-#[path = "support/scoring.rs"]
-mod scoring;
+use crate::scoring;
 
 use scoring::{smooth, KneeFamily, Smooth};
 

@@ -217,7 +217,7 @@ fn a_study_interrupted_halfway_is_finished_by_the_same_command_without_losing_or
 
 fn build_probe(dir: &Path) -> PathBuf {
     let src = dir.join("omp-probe.c");
-    std::fs::write(&src, include_str!("../crates/study/studies/omp-probe.c")).unwrap();
+    std::fs::write(&src, include_str!("../../crates/study/studies/omp-probe.c")).unwrap();
     let bin = dir.join("omp-probe");
     let st = StdCommand::new("gcc")
         .args(["-O1", "-fopenmp", "-o"])
