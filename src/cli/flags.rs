@@ -28,6 +28,7 @@ pub fn flag(setting: &Setting, given: Given) -> String {
         Setting::Mem => "--mem",
         Setting::Reps => "--reps",
         Setting::Warmup => "--warmup",
+        Setting::Trials => "--trials",
         Setting::Seed => "--seed",
         Setting::Timeout => "--timeout",
         Setting::KillGrace => "--kill-grace",

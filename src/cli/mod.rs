@@ -357,6 +357,10 @@ pub struct WorkloadChildArgs {
     /// The token of the cache file the sweep checked in full before its runs.
     #[arg(long, value_name = "TOKEN")]
     pub verified_input: Option<String>,
+    /// Trials of the kernel in this process; the report carries the median warm
+    /// trial's seconds and figures.
+    #[arg(long, default_value_t = scalescope_model::value::Count::clamped(1))]
+    pub trials: scalescope_model::value::Count<1, 100_000>,
 }
 
 impl WorkloadChildArgs {

@@ -12,7 +12,7 @@ use scalescope_model::plan::{List, ThreadList};
 use scalescope_model::store::MetricSpec;
 use scalescope_model::value::Count;
 use scalescope_session::settings::{
-    key_value, KillGrace, Reps, SampleMs, SweepSettings, Target, Timeout, Warmup,
+    key_value, KillGrace, Reps, SampleMs, SweepSettings, Target, Timeout, Trials, Warmup,
 };
 
 #[derive(Debug, Args)]
@@ -34,6 +34,12 @@ pub struct SweepArgs {
     /// Unmeasured warm-up runs before each point [default: 1].
     #[arg(long)]
     pub warmup: Option<Warmup>,
+    /// Run a built-in workload's kernel this many times in each run's process, each
+    /// trial timed; the run's figures are its median warm trial's (the first, cold:
+    /// page faults, the workers' first wake-up, is left out, and every trial's
+    /// seconds stay in the run's log) [default: 1].
+    #[arg(long, value_name = "N")]
+    pub trials: Option<Trials>,
     /// Seed of the run order: repetition r of every point runs in round r, the
     /// points of a round in an order drawn from the seed (recorded in the results
     /// header; give it again to reproduce the order) [default: a new seed].
@@ -119,6 +125,7 @@ impl SweepArgs {
                 params: self.params.iter().cloned().collect(),
                 env: self.env.clone(),
                 metrics: self.metrics.clone(),
+                trials: self.trials,
             },
             out: self.out.clone(),
             place_options: self.place.options.given(),

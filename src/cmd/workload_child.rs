@@ -1,23 +1,23 @@
 //! `scalescope __workload NAME --thread-cpus 0;1`: what a sweep starts for a built-in
 //! workload. The sweep has already set the process affinity and memory policy; this
-//! pins each worker to its own set, runs the workload through the shared trial loop,
-//! and prints a human line and then the JSON report as the last line; it exits
-//! with the verdict's status.
+//! pins each worker to its own set, runs the shared trial loop (the median warm trial
+//! of `--trials N`), prints a human line and the JSON report last; it exits with the
+//! verdict's status.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use scalescope_topo::{CpuSet, Source};
-use scalescope_workloads::{build_here, execute_with, Pool};
+use scalescope_topo::Source;
+use scalescope_workloads::{build_here, execute_picked, Pool, TrialPick};
 
 use crate::cli::WorkloadChildArgs;
 
 pub fn run(args: &WorkloadChildArgs) -> anyhow::Result<ExitCode> {
-    let sets: &[CpuSet] = &args.thread_cpus;
     let params: BTreeMap<String, String> = args.params.iter().cloned().collect();
     let mut workload = build_here(&args.name, &params, || anyhow::Ok(Source::Live.load()?))?;
-    let pool = Pool::new(sets, None)?;
-    let report = execute_with(workload.as_mut(), &pool, &args.inputs())?;
+    let pool = Pool::new(&args.thread_cpus, None)?;
+    let (inputs, n) = (args.inputs(), args.trials.usize());
+    let report = execute_picked(workload.as_mut(), &pool, &inputs, n, TrialPick::WarmMedian)?;
     let figures: Vec<String> = report
         .figures
         .iter()

@@ -332,6 +332,79 @@ fn trials_run_in_one_process_and_report_the_first_apart_from_the_warm_ones() {
         .failure();
 }
 
+/// `sweep --trials N`: each run's process makes N trials of the kernel, the header
+/// records N, the run's figure of merit is its median warm trial's (from the
+/// report its log keeps, every trial's seconds there), and the analysis says so
+/// once; a program after `--` cannot be asked for trials, and a resume cannot
+/// change them.
+#[test]
+fn a_sweep_with_trials_takes_each_runs_median_warm_trial() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    scalescope()
+        .args(["sweep", "--workload", "graph", "--param", "kernel=bfs"])
+        .args(["--param", "graph=kron:10", "--trials", "5", "-t", "1,2"])
+        .args(["--reps", "2", "--warmup", "0", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "each run's figure is the median of its 4 warm trials",
+        ));
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["command"]["trials"], 5, "{}", lines[0]);
+    let runs: Vec<&Value> = lines.iter().filter(|l| l["record"] == "run").collect();
+    assert_eq!(runs.len(), 4);
+    for run in runs {
+        assert_eq!(run["status"], "ok", "{run}");
+        let log = std::fs::read_to_string(out.join(run["stdout_log"].as_str().unwrap())).unwrap();
+        let report: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+        let secs: Vec<f64> = report["trials"]["seconds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .collect();
+        assert_eq!(secs.len(), 5, "{report}");
+        let picked = report["trials"]["picked"].as_u64().unwrap() as usize;
+        let mut warm = secs[1..].to_vec();
+        warm.sort_by(f64::total_cmp);
+        assert!(
+            picked >= 1,
+            "the cold first trial is never the run's figure"
+        );
+        assert_eq!(
+            secs[picked], warm[1],
+            "the lower middle of four warm trials"
+        );
+        assert_eq!(report["seconds"].as_f64(), Some(secs[picked]));
+        let figure = &run["metrics"]["edges_per_s"];
+        assert_eq!(figure, &report["figures"]["edges_per_s"], "{run}");
+    }
+    scalescope()
+        .args(["sweep", "--resume", "--trials", "3", "--out"])
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--trials"));
+    scalescope()
+        .args(["sweep", "--trials", "3", "-t", "1", "--out"])
+        .arg(dir.path().join("p"))
+        .args(["--", "true"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("a program times itself"))
+        .stderr(predicate::str::contains("(set by --trials)"));
+    assert!(
+        !dir.path().join("p").exists(),
+        "nothing written for a refused sweep"
+    );
+}
+
 #[test]
 fn bfs_without_renumbering_holds_one_copy_of_the_graph_and_gives_the_same_tree_size() {
     // Issue 36: the renumbered copy is what puts BFS's memory above GAP's; it can be

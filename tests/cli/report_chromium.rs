@@ -28,6 +28,7 @@ fn write_results(dir: &Path) {
         scalescope_version: "test".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv: vec![
                 "./mine".into(),

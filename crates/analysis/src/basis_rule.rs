@@ -42,8 +42,24 @@ pub fn rule(header: &Header) -> Basis {
     Basis::default_for(header)
 }
 
-/// Which figure the speedups measure and why, in one sentence.
+/// Which figure the speedups measure and why, in one sentence, with how each run
+/// made its figure where it ran the kernel more than once.
 pub fn statement(basis: &Basis, header: &Header, records: &[RunRecord]) -> String {
+    let said = basis_sentence(basis, header, records);
+    match (header.command.trials, basis) {
+        (Some(n), Basis::Metric { .. }) => format!(
+            "{said}; each run's figure is the median of its {} warm trials of the kernel in one process (the first of {n}, cold, left out)",
+            n - 1
+        ),
+        (Some(n), Basis::Time) => {
+            format!("{said}; each run's wall time covers all {n} trials of its kernel")
+        }
+        (None, _) => said,
+    }
+}
+
+/// [`statement`] without the trials.
+fn basis_sentence(basis: &Basis, header: &Header, records: &[RunRecord]) -> String {
     let share = timed_share(records).filter(|s| *s < SMALL_SHARE);
     let metric = header.command.metrics.first().map(|m| m.name.as_str());
     let pct = |s: f64| format!("{:.0}%", s * 100.0);

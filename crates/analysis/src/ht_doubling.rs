@@ -394,6 +394,7 @@ mod tests {
             scalescope_version: "test".into(),
             started_unix_secs: 0.0,
             command: scalescope_model::store::CommandSpec {
+                trials: None,
                 kind: "external".into(),
                 argv: vec!["/opt/scalescope-mpi-nas".into(), "ep".into(), "B".into()],
                 shell: false,

@@ -478,6 +478,7 @@ pub fn header(imported: &Imported, topology: &Topology, file: &str, version: &st
         scalescope_version: version.into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "imported".into(),
             argv: vec![file.into()],
             shell: false,

@@ -20,6 +20,8 @@ pub enum Setting {
     Reps,
     /// Unmeasured warm-up runs per point.
     Warmup,
+    /// Timed trials of a built-in workload's kernel in each run's process.
+    Trials,
     /// The seed of the run order.
     Seed,
     /// Seconds a run may take.
@@ -83,6 +85,7 @@ impl std::fmt::Display for Setting {
             Setting::Mem => "mem",
             Setting::Reps => "reps",
             Setting::Warmup => "warmup",
+            Setting::Trials => "trials",
             Setting::Seed => "seed",
             Setting::Timeout => "timeout",
             Setting::KillGrace => "kill grace",

@@ -38,6 +38,12 @@ pub struct CommandSpec {
     pub params: BTreeMap<String, String>,
     pub env: Vec<(String, String)>,
     pub metrics: Vec<MetricSpec>,
+    /// A built-in workload's kernel runs this many times in each run's process
+    /// (`sweep --trials N`, N >= 2) and the run's figures are those of its median
+    /// warm trial (the first, cold, left out); absent: one trial a run, as in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<usize>,
 }
 
 /// A figure of merit: `NAME=REGEX[:higher|lower]`.

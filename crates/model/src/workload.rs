@@ -136,6 +136,9 @@ pub struct SetupCosts {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trials {
     pub seconds: Vec<f64>,
+    /// The trial (0 first) whose seconds and figures the report carries, where it
+    /// is not the last: a sweep's run carries its median warm trial's.
+    pub picked: Option<usize>,
 }
 
 /// The warm trials' summary (every trial after the first).
@@ -159,6 +162,8 @@ struct TrialsWire {
     mean_seconds: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     warm: Option<WarmTrials>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    picked: Option<usize>,
 }
 
 impl Trials {
@@ -196,6 +201,7 @@ impl Serialize for Trials {
             first_seconds: self.first(),
             mean_seconds: self.mean(),
             warm: self.warm(),
+            picked: self.picked,
         }
         .serialize(s)
     }
@@ -204,7 +210,10 @@ impl Serialize for Trials {
 impl<'de> Deserialize<'de> for Trials {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Trials, D::Error> {
         let w = TrialsWire::deserialize(d)?;
-        Ok(Trials { seconds: w.seconds })
+        Ok(Trials {
+            seconds: w.seconds,
+            picked: w.picked,
+        })
     }
 }
 
@@ -379,6 +388,7 @@ mod tests {
         // the warm four: mean 0.375, median 0.375, IQR 0.4125 - 0.3375 (type 7).
         r.trials = Some(Trials {
             seconds: vec![1.5, 0.4, 0.3, 0.35, 0.45],
+            picked: None,
         });
         let json: serde_json::Value = serde_json::to_value(&r).unwrap();
         let t = &json["trials"];
@@ -396,7 +406,10 @@ mod tests {
         let back: WorkloadReport = serde_json::from_value(json).unwrap();
         assert_eq!(back, r);
         // One trial has no warm part; a report without trials writes no field.
-        let one = Trials { seconds: vec![2.0] };
+        let one = Trials {
+            seconds: vec![2.0],
+            picked: None,
+        };
         assert_eq!((one.warm(), one.first(), one.mean()), (None, 2.0, 2.0));
         r.trials = None;
         assert!(serde_json::to_value(&r).unwrap().get("trials").is_none());

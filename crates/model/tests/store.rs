@@ -24,6 +24,7 @@ fn header() -> Header {
         scalescope_version: "test".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv: vec!["true".into()],
             shell: false,

@@ -121,6 +121,7 @@ fn result_set(spec: &Spec, topo: &Topology) -> ResultSet {
         scalescope_version: "test".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv: vec!["./app".into()],
             shell: false,

@@ -28,6 +28,7 @@ fn set(argv: Vec<String>, hostname: &str) -> ResultSet {
         scalescope_version: "test".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv,
             shell: false,

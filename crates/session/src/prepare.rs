@@ -249,7 +249,23 @@ pub fn command_of(t: &Target, topo: &Topology) -> Result<CommandSpec, SessionErr
         params: t.params.clone(),
         env: t.env.clone(),
         metrics,
+        trials: trials_of(t)?,
     })
+}
+
+/// The trials each run's process makes of a built-in workload's kernel, where more
+/// than one (a program given after `--` times itself: it cannot be asked to).
+///
+/// # Errors
+/// Trials asked of a program.
+fn trials_of(t: &Target) -> Result<Option<usize>, SessionError> {
+    match (t.trials.map(|n| n.usize()).filter(|n| *n > 1), &t.workload) {
+        (Some(_), None) => Err(bad(
+            Setting::Trials,
+            "trials repeat a built-in workload's kernel inside each run; a program times itself (repeat whole runs instead)",
+        )),
+        (trials, _) => Ok(trials),
+    }
 }
 
 /// The per-run command line: the program as given, or this binary's workload child.
@@ -291,6 +307,9 @@ fn workload_child_argv(name: &str, command: &CommandSpec) -> Result<Vec<String>,
     for (k, val) in &command.params {
         v.push("--param".into());
         v.push(format!("{k}={val}"));
+    }
+    if let Some(n) = command.trials {
+        v.extend(["--trials".into(), n.to_string()]);
     }
     Ok(v)
 }

@@ -13,6 +13,8 @@ use scalescope_place::{MemPolicy, Strategy};
 
 /// Measured repetitions per point: 1 to a million.
 pub type Reps = Count<1, 1_000_000>;
+/// Timed trials of a built-in workload's kernel in each run's process: 1 to 100,000.
+pub type Trials = Count<1, 100_000>;
 /// Unmeasured warm-up runs per point: 0 to a million.
 pub type Warmup = Count<0, 1_000_000>;
 /// Seconds a run may take: 1 ms to a year.
@@ -55,6 +57,9 @@ pub struct Target {
     pub params: BTreeMap<String, String>,
     pub env: Vec<(String, String)>,
     pub metrics: Vec<MetricSpec>,
+    /// A built-in workload's kernel runs this many times in each run's process
+    /// (`None` or 1: once).
+    pub trials: Option<Trials>,
 }
 
 /// A sweep's settings as given.
@@ -105,6 +110,7 @@ impl SweepSettings {
             (Setting::Mem, self.mems.is_some()),
             (Setting::Reps, self.reps.is_some()),
             (Setting::Warmup, self.warmup.is_some()),
+            (Setting::Trials, self.target.trials.is_some()),
             (Setting::Seed, self.seed.is_some()),
             (Setting::Launcher, self.launch.is_some()),
             (Setting::Workload, self.target.workload.is_some()),

@@ -37,6 +37,7 @@ fn header(plan: Plan) -> Header {
         scalescope_version: "test".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv: vec![
                 "./app".into(),

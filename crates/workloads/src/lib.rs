@@ -226,7 +226,8 @@ pub fn execute_with(
 /// What the trials of one process measured and found.
 struct TrialRuns {
     seconds: Vec<f64>,
-    figures: Vec<Figure>,
+    /// Each trial's figures.
+    figures: Vec<Vec<Figure>>,
     kernel_secs: f64,
     verify_secs: f64,
     verification: Verification,
@@ -260,7 +261,7 @@ fn run_trials(
 ) -> TrialRuns {
     let mut runs = TrialRuns {
         seconds: Vec::with_capacity(trials),
-        figures: Vec::new(),
+        figures: Vec::with_capacity(trials),
         kernel_secs: 0.0,
         verify_secs: 0.0,
         verification: Verification::Unavailable("nothing ran".into()),
@@ -271,7 +272,7 @@ fn run_trials(
         let (seconds, figures) = workload.run(pool);
         runs.kernel_secs += t.elapsed().as_secs_f64();
         runs.seconds.push(seconds);
-        runs.figures = figures;
+        runs.figures.push(figures);
         if trial + 1 == trials {
             workload.release();
         }
@@ -304,6 +305,30 @@ fn trials_verdict(v: Verification, trials: usize, policy: VerifyPolicy) -> Verif
     }
 }
 
+/// Which trial's seconds and figures a report of several trials carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrialPick {
+    /// The last (`graph bfs|pr|count --trials N`: GAP prints its last trial's).
+    Last,
+    /// The warm trial (every one after the first) of median seconds, the lower of
+    /// the two middle ones for an even count (a sweep's run: one figure per run
+    /// that neither the cold first trial nor one slow warm trial moves).
+    WarmMedian,
+}
+
+impl TrialPick {
+    /// The index of the picked trial among `seconds` (0 with none).
+    pub fn index(self, seconds: &[f64]) -> usize {
+        let last = seconds.len().saturating_sub(1);
+        if self == TrialPick::Last || seconds.len() < 2 {
+            return last;
+        }
+        let mut warm: Vec<usize> = (1..seconds.len()).collect();
+        warm.sort_by(|a, b| seconds[*a].total_cmp(&seconds[*b]));
+        warm[(warm.len() - 1) / 2]
+    }
+}
+
 /// The shared trial loop: take the inputs, prepare once, then run the kernel
 /// `trials` times in this process (at least once), verifying as `inputs.verify`
 /// says; report with the set-up seconds. With more than one trial the report lists
@@ -318,6 +343,21 @@ pub fn execute_trials(
     inputs: &Inputs,
     trials: usize,
 ) -> Result<Report, WorkloadError> {
+    execute_picked(workload, pool, inputs, trials, TrialPick::Last)
+}
+
+/// [`execute_trials`], the report carrying the seconds and figures of the trial
+/// `pick` names (its detail stays the last trial's).
+///
+/// # Errors
+/// Whatever `prepare` reports.
+pub fn execute_picked(
+    workload: &mut dyn Workload,
+    pool: &Pool,
+    inputs: &Inputs,
+    trials: usize,
+    pick: TrialPick,
+) -> Result<Report, WorkloadError> {
     workload.use_inputs(inputs);
     let t = Instant::now();
     workload.prepare(pool)?;
@@ -330,25 +370,23 @@ pub fn execute_trials(
         ..workload.setup()
     };
     let count = runs.seconds.len();
+    let picked = pick.index(&runs.seconds);
+    let figures = runs.figures.into_iter().nth(picked).unwrap_or_default();
     Ok(Report {
         workload: workload.name().to_string(),
         threads: pool.threads(),
         verification: trials_verdict(runs.verification, count, inputs.verify),
-        seconds: runs.seconds.last().copied().unwrap_or(f64::NAN),
-        units: runs
-            .figures
+        seconds: runs.seconds.get(picked).copied().unwrap_or(f64::NAN),
+        units: figures
             .iter()
             .map(|f| (f.name.clone(), f.unit.to_string()))
             .collect(),
-        figures: runs
-            .figures
-            .into_iter()
-            .map(|f| (f.name, f.value))
-            .collect(),
+        figures: figures.into_iter().map(|f| (f.name, f.value)).collect(),
         detail: workload.detail(),
         setup: Some(setup),
         trials: (count > 1).then_some(scalescope_model::workload::Trials {
             seconds: runs.seconds,
+            picked: (pick != TrialPick::Last).then_some(picked),
         }),
     })
 }
@@ -433,6 +471,70 @@ mod tests {
                 | Verification::Unavailable(t) => t,
             };
             assert!(text.contains(says), "{verify} x{trials}: {text}");
+        }
+    }
+
+    /// Returns the scripted seconds one trial at a time, with a figure of each.
+    struct Scripted {
+        seconds: Vec<f64>,
+        next: usize,
+    }
+
+    impl Workload for Scripted {
+        fn name(&self) -> &'static str {
+            "scripted"
+        }
+        fn primary_figure(&self) -> &'static str {
+            "rate"
+        }
+        fn prepare(&mut self, _pool: &Pool) -> Result<(), WorkloadError> {
+            Ok(())
+        }
+        fn run(&mut self, _pool: &Pool) -> (f64, Vec<Figure>) {
+            let s = self.seconds[self.next];
+            self.next += 1;
+            let rate = Figure {
+                name: "rate".into(),
+                value: 100.0 / s,
+                unit: "ops/s",
+            };
+            (s, vec![rate])
+        }
+        fn verify(&self, _pool: &Pool) -> Verification {
+            Verification::Passed("scripted".into())
+        }
+    }
+
+    /// A sweep's run carries its median warm trial (the cold first left out, the
+    /// lower middle one of an even count), its seconds and its figures together;
+    /// the graph commands carry the last, as before.
+    #[test]
+    fn a_sweep_run_carries_its_median_warm_trial() {
+        let pool = crate::pool::test_pool(1);
+        let cases = [
+            (
+                vec![5.0, 1.2, 0.9, 1.0, 3.0],
+                TrialPick::WarmMedian,
+                1.0,
+                Some(3),
+            ),
+            (
+                vec![5.0, 2.0, 1.0, 3.0],
+                TrialPick::WarmMedian,
+                2.0,
+                Some(1),
+            ),
+            (vec![5.0, 1.2, 0.9, 1.0, 3.0], TrialPick::Last, 3.0, None),
+            (vec![5.0], TrialPick::WarmMedian, 5.0, None),
+        ];
+        for (seconds, pick, want, picked) in cases {
+            let n = seconds.len();
+            let mut w = Scripted { seconds, next: 0 };
+            let r = execute_picked(&mut w, &pool, &Inputs::default(), n, pick).unwrap();
+            assert_eq!(r.seconds, want, "{pick:?} of {n}");
+            assert_eq!(r.figures["rate"], 100.0 / want, "{pick:?} of {n}");
+            assert_eq!(r.trials.as_ref().and_then(|t| t.picked), picked);
+            assert_eq!(r.trials.map_or(1, |t| t.seconds.len()), n);
         }
     }
 }

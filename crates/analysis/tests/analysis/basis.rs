@@ -111,6 +111,25 @@ fn without_a_timed_part_the_sentence_is_plain() {
     );
 }
 
+/// A sweep run with `--trials N` says once how each run made its figure.
+#[test]
+fn trials_are_said_with_the_basis() {
+    let (mut h, mut r) = tpch_like();
+    for run in &mut r {
+        run.setup = None;
+    }
+    h.command.trials = Some(5);
+    assert_eq!(
+        statement(&rule(&h), &h, &r),
+        "figure of merit `rows_per_s`, the program's own measure of its work; each run's figure is the median of its 4 warm trials of the kernel in one process (the first of 5, cold, left out)"
+    );
+    let time = statement(&Basis::Time, &h, &r);
+    assert!(
+        time.ends_with("; each run's wall time covers all 5 trials of its kernel"),
+        "{time}"
+    );
+}
+
 /// Two points weigh no model against another: the model finding says so, never
 /// that every model contradicts the data (the tour's two-thread sweeps).
 #[test]

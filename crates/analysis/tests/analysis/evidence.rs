@@ -27,6 +27,7 @@ fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> He
         scalescope_version: "test".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv: vec!["./graph-mining".into()],
             shell: false,

@@ -30,6 +30,7 @@ fn header() -> Header {
         scalescope_version: "test".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv: vec!["scalescope-mpi-nas".into(), "is".into(), "B".into()],
             shell: false,

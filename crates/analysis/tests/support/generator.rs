@@ -124,6 +124,7 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
         scalescope_version: "corpus".into(),
         started_unix_secs: 0.0,
         command: CommandSpec {
+            trials: None,
             kind: "external".into(),
             argv: vec!["model".into()],
             shell: false,
