@@ -22,7 +22,8 @@
 //! - the break is localised: with the selected family, every position whose hinge
 //!   fits within the 95% quantile of F(1, df) of the best one lies within `LOCAL` (2)
 //!   measured points of it (a departure that could be anywhere is not a knee at a
-//!   place); a machine boundary among them is preferred, and where they spread
+//!   place); a machine boundary among them is preferred (and one within `LOCAL`
+//!   points of the best that the points do not reject at 99%), and where they spread
 //!   further but include one, the knee is claimed there of low confidence at most;
 //! - the effect is large: the slope changes by at least [`MIN_CHANGE`] (15%) of
 //!   the slope before it (or of a quarter of the curve's mean slope, if that is

@@ -34,8 +34,16 @@ pub fn held_to_the_points(mut k: Knee, support: &Support) -> Option<Knee> {
 /// include a machine boundary is claimed there, of low confidence at most: the
 /// points show a bend, and the boundary is one place it may be, not the only
 /// one. (Where no boundary is among them, no knee is claimed: a departure that
-/// could be anywhere is not a knee at a place.)
+/// could be anywhere is not a knee at a place.) A knee claimed at a boundary
+/// that the points reject at 95% but not at 99% is of low confidence at most too:
+/// its place rests on one point.
 pub(super) fn held_to_place(mut k: Knee, place: &select::Place) -> Knee {
+    if let Some(best) = place.kept_from {
+        k.confidence.cap_low(&format!(
+            "the points place the break best at {best:.1} threads; the machine boundary after {} is kept as its place, since they reject it only at 95%, not at 99%: one point a little off decides between the two, and more repetitions there would tell them apart",
+            k.threads
+        ));
+    }
     if !place.localised {
         let (lo, hi) = place.span;
         k.confidence.cap_low(&format!(

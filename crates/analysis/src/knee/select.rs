@@ -9,6 +9,10 @@ use super::{
     MAX_HINGES, REFINE_AT, TRY_AT,
 };
 
+/// The chance at which the points may reject a machine boundary near a knee's
+/// best place as the knee's place (see [`Ctx::localise`]).
+const BOUNDARY_KEPT: f64 = 0.01;
+
 /// What a hinge between two measured points pays for its position: one more
 /// parameter in the penalised error (chi-square + 2k), since its place was
 /// fitted rather than given by a measured point.
@@ -195,7 +199,9 @@ impl Ctx<'_> {
     /// admissible interval, at its point and halfway to the next (and the hinge's
     /// own position), whose fit of that family (with the other hinges) is within
     /// the 95% quantile of F(1, df) of the best. The hinge to claim is the
-    /// machine boundary's own point in the set nearest the best, if any; the set
+    /// machine boundary's own point nearest the best among that set and the
+    /// boundaries within [`LOCAL`] points of the best that the points do not
+    /// reject at [`BOUNDARY_KEPT`] (99%), if any (the span then includes it); the set
     /// is localised when its positions lie within [`LOCAL`] points of the best
     /// or within a ratio of [`LOCAL_SPAN`] in threads; and the break is sharp when a gradual bend in its place
     /// ([`smooth::gradual_sse`], as gradual as a smooth family's sharpest) fits
@@ -237,12 +243,22 @@ impl Ctx<'_> {
             .filter_map(|t| smooth::gradual_sse(family, &other_t, t, &self.data()))
             .min_by(f64::total_cmp);
         let distance = |h: &Hinge| (h.t / best.t).ln().abs();
-        let claim = set
+        // A machine boundary is where a knee is expected before any point is
+        // measured: one near the best place stays plausible unless the points
+        // reject it at 99% (a break one noisy point moved past its boundary).
+        let kept = f1_quantile(BOUNDARY_KEPT, df) * var;
+        let claim = profile
             .iter()
+            .filter(|(h, e)| {
+                let near = h.j.abs_diff(best.j) <= LOCAL;
+                e - min <= q * var || (near && e - min <= kept)
+            })
+            .map(|(h, _)| *h)
             .filter(|h| self.on_grid(h) && self.at_boundary(h.j))
             .min_by(|a, b| distance(a).total_cmp(&distance(b)))
-            .copied()
             .unwrap_or(best);
+        let kept_from = (!set.contains(&claim)).then_some(best.t);
+        let (lo, hi) = (lo.min(claim.t), hi.max(claim.t));
         Some(Place {
             claim,
             claim_at_boundary: self.on_grid(&claim) && self.at_boundary(claim.j),
@@ -251,6 +267,7 @@ impl Ctx<'_> {
                 || (lo > 0.0 && hi / lo <= LOCAL_SPAN),
             sharpness: gradual.map(|g| (g - min) / var),
             bar: q,
+            kept_from,
         })
     }
 }
@@ -280,6 +297,9 @@ pub(super) struct Place {
     pub sharpness: Option<f64>,
     /// The 95% quantile it must exceed.
     pub bar: f64,
+    /// Where the points alone place the break best, when the claim is a
+    /// boundary they reject at 95% but not at 99% ([`BOUNDARY_KEPT`]).
+    pub kept_from: Option<f64>,
 }
 
 impl Place {
