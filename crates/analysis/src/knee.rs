@@ -489,7 +489,8 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
         };
         claimed.extend(knee.map(|k| {
             let k = lowered::held_to_sharpness(lowered::held_to_place(k, &place), &place);
-            lowered::held_to_other_smooth(k, &ctx, &at, i, &fit)
+            let k = lowered::held_to_other_smooth(k, &ctx, &at, i, &fit);
+            lowered::held_to_neighbours(k, &ctx, h)
         }));
     }
     claimed.sort_by_key(|k| k.threads);

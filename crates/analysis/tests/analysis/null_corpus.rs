@@ -706,3 +706,44 @@ fn a_boundary_one_point_from_the_best_place_is_kept_unless_rejected_at_99() {
         "{k:?}"
     );
 }
+
+/// Issue 32, seventh round: held-out v11's efficiency falling as a Hill curve on
+/// 4 x (2 x 5) (seed 20001), smooth and concave, had a high knee "steepens
+/// +77% after 5" at the NUMA boundary: the Hill family bends hard before 5 and
+/// the hinge makes up for it, while the points go from 0.90 to 0.93 per
+/// thread. The stated change is now held to the one the neighbouring points show.
+#[test]
+fn a_change_of_slope_the_neighbouring_points_do_not_show_is_low() {
+    let topo = Source::Synthetic("package:4 numa:2 core:5 pu:1".into())
+        .load()
+        .unwrap();
+    let g = |p: f64| p * (0.55 + 0.45 / (1.0 + (p / 16.0).powi(2)));
+    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
+    let (h, r) = sweep(
+        &topo,
+        threads,
+        (3, 0.03, 20001 * 7919 + 3),
+        &[Strategy::CoresFirst],
+        &|_, p| g(p as f64) / g(1.0),
+    );
+    let a = analyze(&h, &r, &Basis::Time);
+    let knees = &a.curves[0].knees;
+    assert!(
+        knees
+            .iter()
+            .all(|k| k.knee.confidence.label == "low" || k.boundary == Boundary::None),
+        "{knees:?}"
+    );
+    let at5 = knees
+        .iter()
+        .find(|k| k.knee.threads == 5)
+        .expect("the knee after 5");
+    assert!(
+        at5.knee
+            .confidence
+            .lowered_by
+            .iter()
+            .any(|w| w.contains("the points beside the break show the slope change")),
+        "{at5:?}"
+    );
+}
