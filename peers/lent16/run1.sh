@@ -19,7 +19,8 @@ head -30 "$OUT/topo-live.txt"
 mkdir -p "$OUT/sweeps"
 if [ -n "${SMALL:-}" ]; then G=12 TH="1 2" TL=1..2; else G=20 TH="1 2 4 8 16" TL=1..16; fi
 THREADS="$TH" GAP_ROWS=bfs TIMINGS=warm TRIALS=16 SCALESCOPE=$S PEER_BIN=$K section "gap bfs kron:$G" 120 peers/bench-gap.sh $G ${PAIRS:-5}
-sweep bfs-kron$G $TL --workload graph --param graph=kron:$G --param kernel=bfs
+# A BFS of milliseconds: each run's median warm trial of 5 (sweep --trials, since 2026-11-28).
+sweep bfs-kron$G $TL --workload graph --param graph=kron:$G --param kernel=bfs --trials ${TRIALS:-5}
 sweep tpch-q1-sf1 $TL --workload tpch --param query=q1 --param sf=${SF:-1}
 sweep is-b $TL --workload is --param class=${CLASS:-B}
 sweep triangle-kron18 $TL --workload graph --param graph=kron:${G18:-18} --param pattern=triangle
