@@ -78,6 +78,9 @@ pub struct GraphCount {
     cached: Option<(std::path::PathBuf, String)>,
     /// The independent answer, computed once per cached input.
     answer: Option<Answer>,
+    /// Where no cached input holds it, the independent answer this process's
+    /// first check computed: its later trials' checks compare with it.
+    reference: std::sync::OnceLock<Answer>,
     /// The token of the cache file checked in full (or written) by this prepare.
     verified: Option<String>,
 }
@@ -138,6 +141,7 @@ impl GraphCount {
             setup: SetupCosts::default(),
             cached: None,
             answer: None,
+            reference: std::sync::OnceLock::new(),
             verified: None,
         })
     }
@@ -203,7 +207,10 @@ impl GraphCount {
     fn verify_count(&self, g: &Graph, pattern: Pattern, induced: bool) -> Verification {
         let answer = match &self.answer {
             Some(a) => a.clone(),
-            None => reference_answer(g, pattern, induced),
+            None => self
+                .reference
+                .get_or_init(|| reference_answer(g, pattern, induced))
+                .clone(),
         };
         match answer {
             Answer::Known(r) => Verification::check(
@@ -394,6 +401,7 @@ impl Workload for GraphCount {
             ..SetupCosts::default()
         };
         self.verified = None;
+        self.reference = std::sync::OnceLock::new();
         let cache = self
             .cache_key()
             .and_then(|key| self.inputs.file(&key, "csr"));
@@ -657,6 +665,33 @@ mod tests {
                 assert!(w.verify(&p).passed(), "{kernel}: the last result stays");
             }
         }
+    }
+
+    /// A graph built in memory has no answers file: the first check of a process
+    /// computes the independent count and the later trials' checks compare with
+    /// it (a wrong count still fails); a new `prepare` computes it again.
+    #[test]
+    fn the_independent_count_is_computed_once_per_prepared_input() {
+        let params: BTreeMap<String, String> = [("graph", "kron:8"), ("pattern", "triangle")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let settings = GraphSettings::from_params(&params).unwrap();
+        let mut w = GraphCount::with(&settings).unwrap();
+        let p = pool(2);
+        w.prepare(&p).unwrap();
+        assert!(w.reference.get().is_none());
+        w.run(&p);
+        assert!(w.verify(&p).passed(), "{:?}", w.verify(&p));
+        let first = w.reference.get().cloned();
+        assert!(matches!(first, Some(Answer::Known(_))), "{first:?}");
+        w.count += 1;
+        assert!(
+            !w.verify(&p).passed(),
+            "a wrong count fails against the kept answer"
+        );
+        w.prepare(&p).unwrap();
+        assert!(w.reference.get().is_none(), "a new input, a new answer");
     }
 
     #[test]
