@@ -4,89 +4,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use scalescope_analysis::ceiling::Ceiling;
 use scalescope_analysis::events::EventKind;
 use scalescope_analysis::knee::Bend;
 use scalescope_analysis::{analyze, analyze_with, Analysis, Basis, Finding, FindingKind};
-use scalescope_model::fingerprint::Fingerprint;
-use scalescope_model::plan::{Plan, Point};
-use scalescope_model::store::{CommandSpec, Header, RunRecord, RunStatus};
-use scalescope_place::{MemPolicy, Strategy};
-use scalescope_topo::{Source, Topology};
+use scalescope_model::store::{Header, RunRecord};
+use scalescope_place::Strategy;
+use scalescope_topo::Source;
 
-fn header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> Header {
-    Header {
-        schema: "scalescope.results".into(),
-        schema_version: 1,
-        scalescope_version: "test".into(),
-        started_unix_secs: 0.0,
-        command: CommandSpec {
-            trials: None,
-            kind: "external".into(),
-            argv: vec!["./graph-mining".into()],
-            shell: false,
-            workload: None,
-            params: BTreeMap::new(),
-            env: vec![],
-            metrics: vec![],
-        },
-        plan: Plan {
-            launch: None,
-            threads,
-            placements,
-            mems: vec![MemPolicy::FirstTouch],
-            reps: 5,
-            warmup: 0,
-            options: Default::default(),
-            order: Default::default(),
-        },
-        timeout_secs: None,
-        kill_grace_secs: None,
-        machine: Fingerprint::read(Path::new("/nonexistent"), topo),
-    }
-}
-
-/// Five runs per point with times 100/S(p), spread by ±0.5%.
-fn runs(h: &Header, speedup: impl Fn(&Strategy, f64) -> f64) -> Vec<RunRecord> {
-    let mut out = Vec::new();
-    for point in h.plan.points() {
-        let s = speedup(&point.placement, point.threads as f64);
-        for rep in 0..5 {
-            let jitter = 1.0 + 0.005 * (rep as f64 - 2.0) / 2.0;
-            out.push(run(point.clone(), rep, 100.0 / s * jitter));
-        }
-    }
-    out
-}
-
-fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
-    RunRecord {
-        ranks: None,
-        node_evidence: Vec::new(),
-        point,
-        rep,
-        warmup: false,
-        thread_cpus: vec![],
-        started_unix_secs: 0.0,
-        wall_secs,
-        user_secs: None,
-        sys_secs: None,
-        max_rss_bytes: None,
-        status: RunStatus::Ok,
-        exit_code: Some(0),
-        signal: None,
-        error: None,
-        metrics: BTreeMap::new(),
-        placement_check: None,
-        evidence: None,
-        setup: None,
-        stdout_log: None,
-        stderr_log: None,
-    }
-}
+use crate::generator::{five_runs as runs, study_header as header};
 
 /// The reference study's shape: linear on one package, 0.7 per thread on the second
 /// (remote memory), nearly flat once threads share cores (41x at 48 threads); forced

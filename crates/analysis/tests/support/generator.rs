@@ -149,6 +149,29 @@ pub fn header(topo: &Topology, threads: Vec<usize>, reps: usize) -> Header {
     }
 }
 
+/// A header like [`header`] for the study-shaped curves of `curves` and
+/// `evidence`: the program `./graph-mining`, five repetitions, over `placements`.
+pub fn study_header(topo: &Topology, threads: Vec<usize>, placements: Vec<Strategy>) -> Header {
+    let mut h = header(topo, threads, 5);
+    h.scalescope_version = "test".into();
+    h.command.argv = vec!["./graph-mining".into()];
+    h.plan.placements = placements;
+    h
+}
+
+/// Five runs per point with times 100/S(p), spread by ±0.5%.
+pub fn five_runs(h: &Header, speedup: impl Fn(&Strategy, f64) -> f64) -> Vec<RunRecord> {
+    let mut out = Vec::new();
+    for point in h.plan.points() {
+        let s = speedup(&point.placement, point.threads as f64);
+        for rep in 0..5 {
+            let jitter = 1.0 + 0.005 * (rep as f64 - 2.0) / 2.0;
+            out.push(run(point.clone(), rep, 100.0 / s * jitter));
+        }
+    }
+    out
+}
+
 pub fn run(point: Point, rep: usize, wall_secs: f64) -> RunRecord {
     RunRecord {
         ranks: None,
