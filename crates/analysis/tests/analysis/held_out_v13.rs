@@ -1,6 +1,7 @@
-//! Held-out set v13 (issue 32, eighth round): written before the round's change,
-//! committed unrun, and run once with the round's final code: the clean
-//! evidence for it. Shapes no other set holds: Amdahl with a cosh overhead, an
+//! Held-out set v13 (issue 32, eighth round): written before the round's work,
+//! committed unrun, and run once with the detector as the seventh round left it
+//! (the eighth changed nothing; docs/ANALYSIS.md, "The eighth round"): clean
+//! evidence of where it stands. Shapes no other set holds: Amdahl with a cosh overhead, an
 //! efficiency falling as 1 / sqrt(1 + p/6), a power law times a slowly rising
 //! log, Amdahl with a p^1.5 overhead, a soft cap of order three, a generalised
 //! harmonic sum, a Hill rise with a linear tail, and Amdahl whose serial part

@@ -1,7 +1,8 @@
-//! Held-out set v14 (issue 32, eighth round): written before the round's change
-//! (a knee that straight lines between the machine's other boundaries explain
-//! about as well is low), committed unrun, and run once with it: the clean
-//! evidence for it. Shapes no other set holds: Amdahl with a sinh overhead, an
+//! Held-out set v14 (issue 32, eighth round): written before a change that was
+//! then tried and not kept (a knee that a reading with breaks at the machine's
+//! other boundaries explains about as well is low; docs/ANALYSIS.md, "The
+//! eighth round"), committed unrun, and run once with the detector unchanged:
+//! clean evidence of where it stands. Shapes no other set holds: Amdahl with a sinh overhead, an
 //! efficiency falling as 1 / (1 + ln(1 + p/10)), an exponential saturation with
 //! a linear tail, a difference of two exponentials, Amdahl with a tanh
 //! overhead, an arcsinh saturation, Amdahl whose serial part shrinks as
