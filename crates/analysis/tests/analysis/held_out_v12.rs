@@ -14,7 +14,7 @@
 
 use crate::scoring;
 
-use scoring::{smooth, KneeFamily, Smooth};
+use scoring::{over_one, smooth, KneeFamily, Smooth};
 
 /// The machines of the smooth families.
 const MACHINES: [(&str, &str); 4] = [
@@ -23,12 +23,6 @@ const MACHINES: [(&str, &str); 4] = [
     ("1x28", "package:1 numa:1 core:28 pu:1"),
     ("6x5", "package:6 numa:1 core:5 pu:1"),
 ];
-
-/// `g` over its value at one thread.
-fn over_one(g: impl Fn(f64) -> f64 + 'static) -> Box<dyn Fn(f64) -> f64> {
-    let g1 = g(1.0);
-    Box::new(move |p| g(p) / g1)
-}
 
 fn smooth_families() -> Vec<Smooth> {
     vec![

@@ -15,7 +15,7 @@
 
 use crate::scoring;
 
-use scoring::{smooth, KneeFamily, Smooth};
+use scoring::{from_time, over_one, smooth, KneeFamily, Smooth};
 
 /// The machines of the smooth families.
 const MACHINES: [(&str, &str); 4] = [
@@ -24,18 +24,6 @@ const MACHINES: [(&str, &str); 4] = [
     ("2x(2x9)", "package:2 numa:2 core:9 pu:1"),
     ("1x44", "package:1 numa:1 core:44 pu:1"),
 ];
-
-/// `g` over its value at one thread.
-fn over_one(g: impl Fn(f64) -> f64 + 'static) -> Box<dyn Fn(f64) -> f64> {
-    let g1 = g(1.0);
-    Box::new(move |p| g(p) / g1)
-}
-
-/// Speedup from a time model `t(p)`: t(1) / t(p).
-fn from_time(t: impl Fn(f64) -> f64 + 'static) -> Box<dyn Fn(f64) -> f64> {
-    let t1 = t(1.0);
-    Box::new(move |p| t1 / t(p))
-}
 
 fn smooth_families() -> Vec<Smooth> {
     vec![

@@ -600,6 +600,18 @@ pub fn growth(top: f64, g: impl Fn(f64) -> f64 + 'static) -> Shape {
     Box::new(move |p| 1.0 + top * (g(p) - g1) / (1.0 - g1))
 }
 
+/// `g` over its value at one thread: a held-out set's shape made a speedup.
+pub fn over_one(g: impl Fn(f64) -> f64 + 'static) -> Shape {
+    let g1 = g(1.0);
+    Box::new(move |p| g(p) / g1)
+}
+
+/// The speedup of a time model `t(p)`: t(1) / t(p).
+pub fn from_time(t: impl Fn(f64) -> f64 + 'static) -> Shape {
+    let t1 = t(1.0);
+    Box::new(move |p| t1 / t(p))
+}
+
 /// A held-out set's smooth families (`seed_base` as `null_corpus` takes it):
 /// their table printed (docs/ANALYSIS.md's), and what every curve must satisfy
 /// held: zero findings the checker drops, zero intervals outside their domain,
