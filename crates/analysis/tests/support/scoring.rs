@@ -324,9 +324,23 @@ impl KneeFamily {
     }
 
     /// The noise-free speedup: Amdahl's (or linear) up to the first knee, then the
-    /// slope after each knee relative to the slope before it.
+    /// slope after each knee relative to the slope before it. With
+    /// `SCALESCOPE_KNEE_SERIAL=whole` in the environment (docs/ANALYSIS.md, "The
+    /// eighth round"), the serial part holds over the whole machine instead:
+    /// Amdahl's law applied to the linear curve with the knees, so the curve keeps
+    /// bending after them.
     pub fn speedup(&self, p: f64) -> f64 {
-        let base = |p: f64| 1.0 / (self.serial + (1.0 - self.serial) / p);
+        let whole = std::env::var("SCALESCOPE_KNEE_SERIAL").is_ok_and(|v| v == "whole");
+        if whole && self.serial > 0.0 {
+            let rate = self.from_base(p, |p| p);
+            return 1.0 / (self.serial + (1.0 - self.serial) / rate);
+        }
+        self.from_base(p, |p: f64| 1.0 / (self.serial + (1.0 - self.serial) / p))
+    }
+
+    /// `base` up to the first knee, then the slope after each knee relative to the
+    /// slope before it.
+    fn from_base(&self, p: f64, base: impl Fn(f64) -> f64) -> f64 {
         let Some(&(k0, _)) = self.knees.first() else {
             return base(p);
         };
