@@ -332,15 +332,15 @@ impl KneeFamily {
     pub fn speedup(&self, p: f64) -> f64 {
         let whole = std::env::var("SCALESCOPE_KNEE_SERIAL").is_ok_and(|v| v == "whole");
         if whole && self.serial > 0.0 {
-            let rate = self.from_base(p, |p| p);
+            let rate = self.bent_from(p, |p| p);
             return 1.0 / (self.serial + (1.0 - self.serial) / rate);
         }
-        self.from_base(p, |p: f64| 1.0 / (self.serial + (1.0 - self.serial) / p))
+        self.bent_from(p, |p: f64| 1.0 / (self.serial + (1.0 - self.serial) / p))
     }
 
     /// `base` up to the first knee, then the slope after each knee relative to the
     /// slope before it.
-    fn from_base(&self, p: f64, base: impl Fn(f64) -> f64) -> f64 {
+    fn bent_from(&self, p: f64, base: impl Fn(f64) -> f64) -> f64 {
         let Some(&(k0, _)) = self.knees.first() else {
             return base(p);
         };
