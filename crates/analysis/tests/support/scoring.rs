@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use crate::generator::{design, header, run, Rng};
 use crate::power::{critical, noncentrality_at, power};
 use scalescope_analysis::events::{events, EventKind, TopologyEvent};
+use scalescope_analysis::knee::Bend;
 use scalescope_analysis::{analyze, Analysis, Basis, Boundary, EvidenceItem, FindingKind};
 use scalescope_place::Strategy;
 use scalescope_topo::{Source, Topology};
@@ -508,7 +509,7 @@ fn score_knees(
 ) {
     t.curves += 1;
     let knees = &a.curves[0].knees;
-    for (&(k, _), &pw) in fam.knees.iter().zip(powers) {
+    for (&(k, r), &pw) in fam.knees.iter().zip(powers) {
         let mut truth: Vec<Boundary> = ev
             .iter()
             .filter(|e| e.last_before_change() == k)
@@ -518,9 +519,18 @@ fn score_knees(
             truth.push(Boundary::None);
         }
         t.truths += 1;
+        // A knee shows this truth where it lies within one measured point of it
+        // and bends the same way (a steepening after the next boundary is not
+        // the cap before it).
+        let way = if r < 1.0 {
+            Bend::Flattens
+        } else {
+            Bend::Steepens
+        };
         let near: Vec<_> = knees
             .iter()
             .filter(|x| shows(grid, x.knee.threads, x.knee.next_threads, k))
+            .filter(|x| x.knee.bend == way)
             .collect();
         let right = near.iter().any(|x| truth.contains(&x.boundary));
         t.found_right += usize::from(right);
@@ -557,9 +567,14 @@ fn score_knees(
         .iter()
         .filter(|x| x.knee.confidence.label == "high" || x.knee.confidence.label == "medium")
         .filter(|x| {
-            !fam.knees
-                .iter()
-                .any(|(k, _)| shows(grid, x.knee.threads, x.knee.next_threads, *k))
+            !fam.knees.iter().any(|(k, r)| {
+                let way = if *r < 1.0 {
+                    Bend::Flattens
+                } else {
+                    Bend::Steepens
+                };
+                x.knee.bend == way && shows(grid, x.knee.threads, x.knee.next_threads, *k)
+            })
         })
         .count();
 }
