@@ -490,7 +490,8 @@ pub fn find_knees(samples: &Samples) -> KneeSearch {
         claimed.extend(knee.map(|k| {
             let k = lowered::held_to_sharpness(lowered::held_to_place(k, &place), &place);
             let k = lowered::held_to_other_smooth(k, &ctx, &at, i, &fit);
-            lowered::held_to_neighbours(k, &ctx, h)
+            let k = lowered::held_to_neighbours(k, &ctx, h);
+            lowered::held_to_stretch(k, &ctx, (&at, i), h)
         }));
     }
     claimed.sort_by_key(|k| k.threads);

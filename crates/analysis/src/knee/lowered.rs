@@ -3,10 +3,11 @@
 //! break is not sharp), a smooth curve outside the null's families that
 //! explains them without the knee (a logistic sigmoid, the USL with a
 //! power-law overhead), a change of slope the points beside the break do not
-//! show, and, for a knee the whole-curve mechanism model implies, points that
+//! show, a steepening to a slope the points already reach on average before
+//! it, and, for a knee the whole-curve mechanism model implies, points that
 //! lean its way without showing it.
 
-use super::{f1_quantile, select, smooth, Ctx, Family, Fit, Hinge, Knee, Support, ALPHA};
+use super::{f1_quantile, select, smooth, Bend, Ctx, Family, Fit, Hinge, Knee, Support, ALPHA};
 
 /// A knee the whole-curve mechanism model implies, held to the points: None
 /// where they do not lean its way at all (a hinge at its place, added to the
@@ -160,6 +161,63 @@ pub(super) fn held_to_neighbours(mut k: Knee, ctx: &Ctx, h: Hinge) -> Knee {
             per(measured - z * var.sqrt()),
             per(measured + z * var.sqrt()),
             per(stated)
+        ));
+    }
+    k
+}
+
+/// A steepening whose slope after the break the points already reach, on
+/// average, over the stretch the fit treats as one smooth piece before it (from
+/// the selected hinge before it, or the first point, to the break) is of low
+/// confidence at most: the curve does not speed up there beyond what it showed
+/// before; the fitted family bent down over that stretch (absorbing a flattening
+/// earlier on) and the break makes up for it ("speeds up after 14, 0.28 -> 0.67
+/// per thread" on a line that flattens to 0.5 after 7 and rises at 0.70 per
+/// thread on average from 1 to 14). The stated slope after must exceed the
+/// stretch's secant slope by more than the 99% bound of its noise.
+pub(super) fn held_to_stretch(
+    mut k: Knee,
+    ctx: &Ctx,
+    (at, i): (&[Hinge], usize),
+    h: Hinge,
+) -> Knee {
+    if k.bend != Bend::Steepens || (k.confidence.label != "high" && k.confidence.label != "medium")
+    {
+        return k;
+    }
+    let Some((cv, _)) = ctx.noise else {
+        return k;
+    };
+    let j = h.j;
+    // The stretch starts at the last selected hinge before this one (its
+    // measured point on or after it), or at the first point.
+    let a = at
+        .iter()
+        .enumerate()
+        .filter(|(o, _)| *o != i)
+        .map(|(_, o)| o)
+        .filter(|o| o.t < h.t)
+        .map(|o| if o.t == ctx.x[o.j] { o.j } else { o.j + 1 })
+        .max()
+        .unwrap_or(0);
+    if a >= j {
+        return k;
+    }
+    let dx = ctx.x[j] - ctx.x[a];
+    let secant = (ctx.y[j] - ctx.y[a]) / dx;
+    let se = (cv * cv / ctx.w[j] + cv * cv / ctx.w[a]).sqrt() / dx;
+    let p0 = ctx.samples.threads[0].max(1) as f64;
+    let after = k.slope_after * p0;
+    let z = 2.576;
+    if after <= secant + z * se {
+        let per = |v: f64| v / p0;
+        k.confidence.cap_low(&format!(
+            "the points rise by {:.2} per thread on average from {} to {} threads (up to {:.2}, 99%), as much as the {:.2} this steepening states after the break: the fitted curve bends down before it and the break makes up for it",
+            per(secant),
+            ctx.samples.threads[a],
+            ctx.samples.threads[j],
+            per(secant + z * se),
+            per(after)
         ));
     }
     k

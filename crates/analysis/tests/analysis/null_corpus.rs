@@ -15,6 +15,7 @@ use crate::{generator, scoring};
 use std::path::Path;
 
 use generator::design;
+use scalescope_analysis::knee::Bend;
 use scalescope_analysis::{analyze, Basis, Boundary, FindingKind};
 use scalescope_model::import::{header as import_header, parse_csv, ImportOptions};
 use scalescope_place::Strategy;
@@ -724,5 +725,51 @@ fn a_change_of_slope_the_neighbouring_points_do_not_show_is_low() {
             .iter()
             .any(|w| w.contains("the points beside the break show the slope change")),
         "{at5:?}"
+    );
+}
+
+/// Eighth round: a line that flattens to 0.5 per thread after 7 on 4 x 7 (the
+/// held-out set v13's seed 24000) had a high knee "speeds up after 14 (package
+/// #3), 0.28 -> 0.67 per thread": a Hill curve absorbed the flattening, bent
+/// down past the slope the points keep, and the hinge made up for it, while the
+/// points rise by 0.70 per thread on average from 1 to 14. A steepening is now
+/// held to the stretch before it.
+#[test]
+fn a_steepening_to_a_slope_the_stretch_before_already_reaches_is_low() {
+    let fam = scoring::KneeFamily::held_out(
+        "package knee 0.5 at 7",
+        ("4x7", "package:4 numa:1 core:7 pu:1"),
+        vec![(7, 0.5)],
+        0.0,
+    );
+    let topo = Source::Synthetic(fam.machine.1.into()).load().unwrap();
+    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
+    let (h, r) = sweep(
+        &topo,
+        threads,
+        (3, 0.03, 24000 * 104_729 + 11),
+        &[Strategy::CoresFirst],
+        &|_, p| fam.speedup(p as f64),
+    );
+    let a = analyze(&h, &r, &Basis::Time);
+    let knees = &a.curves[0].knees;
+    let at14 = knees
+        .iter()
+        .find(|k| k.knee.threads == 14)
+        .expect("the knee after 14");
+    assert_eq!(at14.knee.confidence.label, "low", "{at14:?}");
+    assert!(
+        at14.knee
+            .confidence
+            .lowered_by
+            .iter()
+            .any(|w| w.contains("on average from 1 to 14 threads")),
+        "{at14:?}"
+    );
+    assert!(
+        knees
+            .iter()
+            .all(|k| k.knee.confidence.label == "low" || k.knee.bend == Bend::Flattens),
+        "{knees:?}"
     );
 }
