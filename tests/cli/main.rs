@@ -27,6 +27,7 @@ mod placement_options;
 mod predict;
 mod regressions;
 mod report_chromium;
+mod results_content;
 mod study;
 mod sweep;
 mod sweep_hostile;

@@ -81,7 +81,9 @@ fn raw_points(
             let perfs: Vec<f64> = measured.iter().map(|m| m.0).collect();
             let reps: Vec<usize> = measured.iter().map(|m| m.1).collect();
             let others = measured.iter().map(|m| m.2).collect();
-            let s = summarize(&perfs)?;
+            // Figures near the largest f64 (a rate of 1e308) overflow the median
+            // of two: such a point has no figure to show (not `inf` or `NaN`).
+            let s = summarize(&perfs).filter(|s| s.median.is_finite())?;
             let metric = match basis {
                 Basis::Metric { name, .. } => summarize(
                     &runs
@@ -122,6 +124,8 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
     };
     let (base_t, base_perf, base_rel) = (base.threads, base.perf, base.se / base.perf);
     raw.iter()
+        // A ratio past the largest f64 (1e308 against 1e-5) is no speedup to show.
+        .filter(|r| (r.perf / base_perf).is_finite())
         .map(|r| {
             let speedup = r.perf / base_perf;
             let ci = (r.threads != base_t)

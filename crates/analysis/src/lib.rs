@@ -164,6 +164,17 @@ impl Basis {
         (v.is_finite() && v > 0.0).then_some(v)
     }
 
+    /// The run's figure on this basis as recorded (the time, or the metric's
+    /// value), when [`Basis::perf`] gives it none: `None` when it has one, or when
+    /// the metric is absent.
+    pub(crate) fn unusable(&self, r: &RunRecord) -> Option<f64> {
+        let raw = match self {
+            Basis::Time => r.figure_secs(),
+            Basis::Metric { name, .. } => *r.metrics.get(name)?,
+        };
+        self.perf(r).is_none().then_some(raw)
+    }
+
     pub fn label(&self) -> String {
         match self {
             Basis::Time => "wall time".into(),
@@ -373,6 +384,9 @@ pub fn analyze_with(
     let smt_yield = placements::smt_yield(topo, header, records, basis);
     let placement_comparisons = placements::compare_placements(header, records, basis);
     let mut quality = quality::assess(header, records);
+    quality
+        .warnings
+        .extend(quality::unusable_figures(records, basis));
     let evidence = evidence::summarize(records);
     let load_refuted = quality.refute_load(header, &evidence);
     let mut findings = findings::findings(

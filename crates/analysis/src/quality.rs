@@ -22,6 +22,9 @@ pub enum QualityKind {
     SingleRepetition,
     /// Results imported from elsewhere (a fact, not a flaw).
     Imported,
+    /// Runs whose figure is no measurement (a time or a rate of zero or less),
+    /// left out of every point.
+    UnusableFigures,
 }
 
 impl QualityKind {
@@ -33,6 +36,7 @@ impl QualityKind {
             QualityKind::Hypervisor => "hypervisor",
             QualityKind::SingleRepetition => "single-repetition",
             QualityKind::Imported => "imported",
+            QualityKind::UnusableFigures => "unusable-figures",
         }
     }
 }
@@ -153,6 +157,42 @@ pub fn assess(header: &Header, records: &[RunRecord]) -> Quality {
         ));
     }
     Quality { warnings: w }
+}
+
+/// The runs that ran to the end but whose figure on `basis` is no measurement
+/// (zero or less, where a rate or a time must be positive),
+/// named (point, repetition, value): they are left out of every point, and the
+/// reader should know that rather than see a point with fewer runs, or none.
+pub fn unusable_figures(records: &[RunRecord], basis: &crate::Basis) -> Option<QualityWarning> {
+    let bad: Vec<String> = records
+        .iter()
+        .filter(|r| !r.warmup && r.status == scalescope_model::store::RunStatus::Ok)
+        .filter_map(|r| Some((r, basis.unusable(r)?)))
+        .map(|(r, v)| format!("{}, rep {}: {}", r.point, r.rep, number(v)))
+        .collect();
+    let first = bad.first()?;
+    let more = match bad.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some(warn(
+        QualityKind::UnusableFigures,
+        format!(
+            "{} run(s) left out: their {} is no measurement (zero or less): {first}{more}",
+            bad.len(),
+            basis.label()
+        ),
+    ))
+}
+
+/// A recorded value as a reader can take it in: plain when ordinary, else in
+/// scientific notation (1e308 plainly is 309 digits).
+fn number(v: f64) -> String {
+    if v == 0.0 || (1e-3..1e6).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
 }
 
 /// The most that other work may have used of a run's CPUs, beyond the run's own

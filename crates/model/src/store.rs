@@ -120,6 +120,13 @@ pub struct RunRecord {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub error: Option<String>,
+    /// Finite values only: a program that prints `nan` or `inf` for a metric
+    /// reported nothing for it (JSON has no such numbers: serde would write `null`,
+    /// and the whole run would be unreadable).
+    #[serde(
+        serialize_with = "finite_metrics::serialize",
+        deserialize_with = "finite_metrics::deserialize"
+    )]
     pub metrics: BTreeMap<String, f64>,
     pub placement_check: Option<PlacementCheck>,
     /// What the sampler saw (absent in older files and when sampling was off).
@@ -463,3 +470,21 @@ fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
 pub const MAX_LINE_BYTES: u64 = Kind::RESULTS.max_line_bytes as u64;
 
 pub use crate::read::{read_results, read_results_checked, ResultsRead, SetAside};
+
+/// A run's metrics as written and read: a value that is not a finite number is
+/// left out when writing, and a `null` (written before this rule) is left out
+/// when reading, so the run itself stays readable.
+mod finite_metrics {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(m: &BTreeMap<String, f64>, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(m.iter().filter(|(_, v)| v.is_finite()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, f64>, D::Error> {
+        let m = BTreeMap::<String, Option<f64>>::deserialize(d)?;
+        Ok(m.into_iter().filter_map(|(k, v)| Some((k, v?))).collect())
+    }
+}

@@ -359,3 +359,29 @@ fn a_launched_run_keeps_its_nodes_node_evidence_and_launcher_start_up() {
     // A run started directly is judged by its wall time.
     assert_eq!(run(0).figure_secs(), 1.0);
 }
+
+/// A program that printed `nan` or `inf` for a metric: before, serde wrote `null`
+/// and every reader then set the whole run aside (a resume would run it again).
+#[test]
+fn a_metric_that_is_not_a_finite_number_is_left_out_and_the_run_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = ResultsStore::create(dir.path(), &header()).unwrap();
+    let mut r = run(0);
+    r.metrics.insert("rate".into(), f64::NAN);
+    r.metrics.insert("peak".into(), f64::INFINITY);
+    r.metrics.insert("ops".into(), 2.5);
+    store.append(&r).unwrap();
+    drop(store);
+    let path = dir.path().join(RESULTS_FILE);
+    // A file written before the rule, with the `null` serde wrote for NaN.
+    let old = line_of(&run(1)).replace("\"metrics\":{}", "\"metrics\":{\"rate\":null}");
+    append_bytes(&path, format!("{old}\n").as_bytes());
+    let read = read_results_checked(&path).unwrap();
+    assert!(read.set_aside.is_empty(), "{:?}", read.set_aside);
+    assert_eq!(read.runs.len(), 2);
+    assert_eq!(
+        read.runs[0].metrics,
+        BTreeMap::from([("ops".to_string(), 2.5)])
+    );
+    assert!(read.runs[1].metrics.is_empty());
+}

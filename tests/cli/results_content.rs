@@ -1,0 +1,92 @@
+//! The content of the files `analyze`, `report`, `compare` and `predict` read back:
+//! numbers a sweep could not have measured, and values a program printed that are
+//! no number. (The attack harness covers each file argument's type and size; these
+//! cases are about what a results file says.)
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed unwrap is a failed test
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn scalescope() -> Command {
+    Command::cargo_bin("scalescope").unwrap()
+}
+
+/// A sweep of `sh -c SCRIPT` at 1 and 2 threads, `reps` repetitions each, with
+/// the metric `rate` read from `rate: VALUE`.
+fn sweep_printing(out: &Path, script: &str, reps: &str) {
+    scalescope()
+        .args(["sweep", "--quiet", "--threads", "1,2", "--reps", reps])
+        .args(["--warmup", "0", "--metric", r"rate=rate: (\S+)", "--out"])
+        .arg(out)
+        .args(["--", "sh", "-c", script])
+        .assert()
+        .success();
+}
+
+/// A program that prints `nan` for its metric reported no value: the run is kept
+/// with its wall time (before, the metric was written as `null` and every reader
+/// set the whole run aside as unreadable).
+#[test]
+fn a_metric_printed_as_nan_leaves_the_run_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    sweep_printing(&out, "echo rate: nan; echo rate: inf >&2", "1");
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert!(!text.contains("null}"), "{text}");
+    let a = scalescope()
+        .args(["analyze", "--quiet", "--basis", "time"])
+        .arg(&out)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(!stderr.contains("set aside"), "{stderr}");
+}
+
+/// A figure of 1e308 is finite, but two of them have a mean of infinity: the
+/// speedups were printed as `inf` and `NaN`. Such a point now has no figure.
+#[test]
+fn a_figure_of_1e308_gives_no_nan_or_inf_speedup() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    sweep_printing(&out, "echo rate: 1e308", "2");
+    for json in [false, true] {
+        let stdout = analyze_rate(&out, json);
+        let words: Vec<&str> = stdout.split(|c: char| !c.is_alphanumeric()).collect();
+        for invented in ["NaN", "inf"] {
+            assert!(!words.contains(&invented), "{invented} in:\n{stdout}");
+        }
+        // JSON writes a NaN as null.
+        assert!(!stdout.contains("\"speedup\": null"), "{stdout}");
+    }
+}
+
+/// A rate of zero or less is no measurement: its runs were left out of their
+/// points without a word (a table with no rows, exit status 0). A warning now
+/// names them, their point and their value.
+#[test]
+fn runs_with_a_negative_figure_are_named_not_dropped_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    sweep_printing(&out, "echo rate: -5", "1");
+    for json in [false, true] {
+        let stdout = analyze_rate(&out, json);
+        assert!(stdout.contains("2 run(s) left out"), "{stdout}");
+        assert!(
+            stdout.contains("threads, cores-first, first-touch, rep 0: -5"),
+            "{stdout}"
+        );
+    }
+}
+
+/// `analyze --basis metric:rate`, as text or JSON: its standard output.
+fn analyze_rate(out: &Path, json: bool) -> String {
+    let mut cmd = scalescope();
+    cmd.args(["analyze", "--quiet", "--basis", "metric:rate"]);
+    if json {
+        cmd.arg("--json");
+    }
+    let a = cmd.arg(out).assert().success();
+    String::from_utf8_lossy(&a.get_output().stdout).to_string()
+}
