@@ -275,3 +275,66 @@ fn analyze_runs_hop_inference_on_a_matrix_file() {
             "not a `scalescope.mem-matrix` document",
         ));
 }
+
+/// A CSV of short rows within the byte limit is millions of rows, each a run
+/// record of about a kilobyte: it is refused at the first row past the limit,
+/// quickly and in little memory, not imported into gigabytes. A quote left open
+/// makes the rest of the file one cell: the message says so and does not quote
+/// the file back.
+#[test]
+fn too_many_rows_and_an_open_quote_are_refused_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.csv");
+    let mut text = String::from("threads,seconds\n");
+    for i in 0..100_001 {
+        text.push_str(if i % 2 == 0 { "1,1.0\n" } else { "2,0.6\n" });
+    }
+    std::fs::write(&big, &text).unwrap();
+    let out = dir.path().join("o");
+    let start = std::time::Instant::now();
+    scalescope()
+        .args(["import", "-q"])
+        .arg(&big)
+        .args([
+            "--synthetic",
+            "package:1 core:4",
+            "--placement",
+            "compact",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "big.csv:100002: more than the 100000 data rows an import takes",
+        ));
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+    assert!(!out.join("results.jsonl").exists());
+
+    let open = dir.path().join("open.csv");
+    let mut text = String::from("threads,seconds\n1,\"2.0\n");
+    for _ in 0..1000 {
+        text.push_str("2,1.0\n");
+    }
+    std::fs::write(&open, &text).unwrap();
+    let o = scalescope()
+        .args(["import", "-q"])
+        .arg(&open)
+        .args([
+            "--synthetic",
+            "package:1 core:4",
+            "--placement",
+            "compact",
+            "--out",
+        ])
+        .arg(dir.path().join("o2"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("open.csv:2: seconds `2.0...`") && err.contains("is a closing quote missing?"),
+        "{err}"
+    );
+    assert!(err.len() < 400, "{} bytes: {err}", err.len());
+}

@@ -2,7 +2,7 @@
 //! [`crate::import`]. Each record's cells come from the `csv` crate (RFC 4180 quoting);
 //! the text is cut into records here so that messages can name lines.
 
-use crate::import::ImportError;
+use crate::import::{ImportError, MAX_ROWS};
 use crate::tidy::Layout;
 
 /// One data row: its 1-based line and its cells.
@@ -40,6 +40,9 @@ pub(crate) fn records(text: &str, file: &str) -> Result<(Vec<String>, Vec<Line>)
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines: Vec<Line> = Vec::new();
     let (mut chunk, mut start, mut own) = (String::new(), 0, false);
+    // The quotes in `chunk`, counted line by line: a stray quote makes the rest
+    // of the file one chunk, which must not be scanned again for every line.
+    let mut quotes = 0usize;
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         // In scalescope's own files a row is never a comment: a label may start with `#`.
         if chunk.is_empty() {
@@ -49,9 +52,21 @@ pub(crate) fn records(text: &str, file: &str) -> Result<(Vec<String>, Vec<Line>)
             start = i + 1;
         }
         chunk.push_str(raw);
-        if chunk.matches('"').count() % 2 == 0 {
+        quotes += raw.matches('"').count();
+        if quotes.is_multiple_of(2) {
+            // The header and at most MAX_ROWS data rows, counted before any is
+            // kept: a file of short rows within its byte limit is tens of
+            // millions of them.
+            if lines.len() > MAX_ROWS {
+                return Err(ImportError::TooManyRows {
+                    file: file.into(),
+                    line: start,
+                    max: MAX_ROWS,
+                });
+            }
             lines.push(one_record(&chunk, file, start)?);
             chunk.clear();
+            quotes = 0;
             own = own || Layout::of(&lines[0].cells).is_some();
         }
     }

@@ -59,6 +59,16 @@ pub enum ImportError {
         wanted: String,
         labels: Vec<String>,
     },
+    #[error(
+        "{file}:{line}: more than the {max} data rows an import takes (each row becomes a run \
+         record of about a kilobyte in memory and on disk): import one curve's points and \
+         repetitions, or split the file"
+    )]
+    TooManyRows {
+        file: String,
+        line: usize,
+        max: usize,
+    },
     #[error("{file}:{line}: no placement: add a `placement` column or name the placement")]
     NoPlacement { file: String, line: usize },
     #[error("{file}: {threads} threads under {placement} do not fit the machine given ({machine}): {detail}{}",
@@ -72,6 +82,12 @@ pub enum ImportError {
         oversubscribe: bool,
     },
 }
+
+/// The most data rows one import takes: each becomes a run record (about 1.3
+/// KB in memory, 340 bytes of JSON), so a CSV within its byte limit of short
+/// rows (`1,1.0`) would otherwise ask for tens of gigabytes; a curve measured
+/// elsewhere has tens to thousands of rows.
+pub const MAX_ROWS: usize = 100_000;
 
 /// `a`, `b` as the messages list names.
 fn quoted(names: &[String]) -> String {
@@ -174,8 +190,32 @@ fn number(cell: &str, name: &str, line: usize, file: &str) -> Result<f64, Import
         .ok_or_else(|| ImportError::Row {
             file: file.into(),
             line,
-            detail: format!("{name} `{cell}`: expected a positive number"),
+            detail: format!("{name} {}: expected a positive number", shown(cell)),
         })
+}
+
+/// A cell as a message quotes it: whole when short, else its start and its
+/// length; a cell running over lines is a quote left open (the rest of the file
+/// would otherwise be quoted back).
+fn shown(cell: &str) -> String {
+    const MAX: usize = 40;
+    if cell.len() <= MAX {
+        return format!("`{cell}`");
+    }
+    let lines = cell.lines().count();
+    let start: String = cell
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(MAX)
+        .collect();
+    let open = if lines > 1 {
+        format!(", over {lines} lines: is a closing quote missing?")
+    } else {
+        String::new()
+    };
+    format!("`{start}...` ({} bytes{open})", cell.len())
 }
 
 /// A value cell: a positive number, or (in scalescope's own files) empty for a value
@@ -205,16 +245,21 @@ fn row(l: &Line, c: &Columns, opts: &ImportOptions) -> Result<Row, ImportError> 
         detail,
     };
     let t = number(l.cell(c.threads), "threads", line, &opts.file)?;
-    if t.fract() != 0.0 || t > 1e6 {
+    if t.fract() != 0.0 {
         return Err(err(format!(
             "threads `{t}`: expected a whole number of threads"
+        )));
+    }
+    if t > 1e6 {
+        return Err(err(format!(
+            "threads `{t}`: more than a million threads, more than any machine holds"
         )));
     }
     let text = |i: Option<usize>| i.map(|i| l.cell(i)).filter(|s| !s.is_empty());
     let placement = match (text(c.placement), &opts.placement) {
         (Some(p), _) => p
             .parse()
-            .map_err(|e| err(format!("placement `{p}`: {e}")))?,
+            .map_err(|e| err(format!("placement {}: {e}", shown(p))))?,
         (None, Some(p)) => p.clone(),
         (None, None) => {
             return Err(ImportError::NoPlacement {
@@ -224,13 +269,15 @@ fn row(l: &Line, c: &Columns, opts: &ImportOptions) -> Result<Row, ImportError> 
         }
     };
     let mem = match text(c.mem) {
-        Some(m) => m.parse().map_err(|e| err(format!("mem `{m}`: {e}")))?,
+        Some(m) => m
+            .parse()
+            .map_err(|e| err(format!("mem {}: {e}", shown(m))))?,
         None => MemPolicy::FirstTouch,
     };
     let rep = match text(c.rep) {
         Some(r) => Some(
             r.parse()
-                .map_err(|_| err(format!("rep `{r}`: expected a whole number")))?,
+                .map_err(|_| err(format!("rep {}: expected a whole number", shown(r))))?,
         ),
         None => None,
     };
