@@ -90,3 +90,25 @@ fn analyze_rate(out: &Path, json: bool) -> String {
     let a = cmd.arg(out).assert().success();
     String::from_utf8_lossy(&a.get_output().stdout).to_string()
 }
+
+/// A terminal escape in what a results directory says (here its own name, as
+/// the table's label) reaches the terminal as an escape, not as a command to it:
+/// `analyze` and `compare` print text a results file may carry.
+#[test]
+fn terminal_escapes_in_results_are_printed_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res\u{1b}[2Jx");
+    sweep_printing(&out, "echo rate: 5", "1");
+    let a = scalescope().arg("analyze").arg(&out).assert().success();
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+    assert!(stdout.contains("res\\u{1b}[2Jx"), "{stdout}");
+    let c = scalescope()
+        .arg("compare")
+        .arg(&out)
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&c.get_output().stdout).to_string();
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+}

@@ -7,7 +7,14 @@ use scalescope_analysis::compare::Comparison;
 use scalescope_analysis::Basis;
 
 /// The comparison of `a` (labelled `a_label`) and `b` as a table.
+/// Control characters a label or a name carries are written as escapes
+/// ([`crate::terminal_text`]).
 pub fn text(c: &Comparison, a_label: &str, b_label: &str, basis: &Basis) -> String {
+    crate::terminal_text(&text_raw(c, a_label, b_label, basis))
+}
+
+/// What the public function returns, before its control characters are escaped.
+fn text_raw(c: &Comparison, a_label: &str, b_label: &str, basis: &Basis) -> String {
     let unit = match basis {
         Basis::Time => "runs/s".to_string(),
         Basis::Metric { name, .. } => name.clone(),

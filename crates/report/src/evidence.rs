@@ -345,7 +345,14 @@ pub fn text(set: &ResultSet) -> String {
 
 /// Cross-node traffic (or off-node allocations) and peak bandwidth of A and B side
 /// by side, for the points both measured.
+/// Control characters a label or a name carries are written as escapes
+/// ([`crate::terminal_text`]).
 pub fn compare_text(a: &[RunRecord], b: &[RunRecord]) -> String {
+    crate::terminal_text(&compare_text_raw(a, b))
+}
+
+/// What the public function returns, before its control characters are escaped.
+fn compare_text_raw(a: &[RunRecord], b: &[RunRecord]) -> String {
     let (ea, eb) = (summarize(a), summarize(b));
     let rows: Vec<(&PointEvidence, &PointEvidence)> = ea
         .iter()

@@ -161,8 +161,24 @@ impl Exporter for TextExporter {
             }
             out.push('\n');
         }
-        out.into_bytes()
+        terminal_text(&out).into_bytes()
     }
+}
+
+/// Text for a terminal: control characters other than line ends and tabs (a
+/// terminal escape in a directory name, a metric's name or a program's error
+/// read back from a results file) written as escapes, never sent to the
+/// terminal.
+pub fn terminal_text(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// A point's speedup spread for the run table: one run has none to state (not
