@@ -115,6 +115,18 @@ pub fn load_results(
     Ok((read.header, read.runs))
 }
 
+/// `predict`'s files, with a warning for each results line set aside, as
+/// [`load_results`] gives.
+pub fn predict_inputs(
+    f: &scalescope_model::prediction_files::PredictFiles,
+) -> anyhow::Result<scalescope_model::prediction_files::PredictInputs> {
+    let inputs = scalescope_model::prediction_files::load(f)?;
+    for s in &inputs.set_aside {
+        eprintln!("warning: {}: {s}", inputs.from.display());
+    }
+    Ok(inputs)
+}
+
 /// What a resume set aside, one warning a line.
 pub fn warn_set_aside(store: &scalescope_model::store::ResultsStore) {
     let aside = scalescope_model::store::SET_ASIDE_FILE;

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use scalescope_analysis::predict::request::prediction;
 use scalescope_model::import::{check_fits, header, parse_csv_for, ImportOptions};
-use scalescope_model::prediction_files::{self, PredictFiles};
+use scalescope_model::prediction_files::PredictFiles;
 use scalescope_model::store::ResultsStore;
 
 use crate::cli::{ImportArgs, PredictArgs};
@@ -46,7 +46,7 @@ pub fn import(args: &ImportArgs) -> anyhow::Result<ExitCode> {
 pub fn predict(args: &PredictArgs) -> anyhow::Result<ExitCode> {
     let s = &args.source;
     let named = s.sysfs_root.is_some() || s.hwloc_xml.is_some() || s.synthetic.is_some();
-    let inputs = prediction_files::load(&PredictFiles {
+    let inputs = crate::shared::predict_inputs(&PredictFiles {
         from: args.from.clone(),
         to: args.to.clone(),
         source: named.then(|| crate::shared::source_of(s)),

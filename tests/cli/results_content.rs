@@ -112,3 +112,26 @@ fn terminal_escapes_in_results_are_printed_escaped() {
     let stdout = String::from_utf8_lossy(&c.get_output().stdout).to_string();
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
 }
+
+/// `predict` reads a results file as `analyze` does, and warns of each line it
+/// sets aside (a last line a crash cut short) as `analyze` does; it said nothing.
+#[test]
+fn predict_warns_of_a_line_set_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    sweep_printing(&out, "echo rate: 5", "2");
+    let file = out.join("results.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, &text[..text.len() - 20]).unwrap();
+    let p = scalescope()
+        .args(["predict", "--from"])
+        .arg(&out)
+        .args(["--to", "package:2 core:4 pu:1", "--node-gbps", "20"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("set aside"),
+        "{stderr}"
+    );
+}

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::load::{self, Document, LoadError};
 use crate::setting::{AboutSetting, Setting};
-use crate::store::{read_results, Header, RunRecord};
+use crate::store::{read_results_checked, Header, RunRecord, SetAside};
 use crate::ResultsError;
 
 /// The files a prediction is asked to read.
@@ -34,6 +34,9 @@ pub struct PredictInputs {
     pub from: PathBuf,
     pub header: Header,
     pub records: Vec<RunRecord>,
+    /// The results file's lines set aside (a crash's torn line, a run that
+    /// cannot be read), for the caller to warn of as `analyze` does.
+    pub set_aside: Vec<SetAside>,
     /// The calibration machine's documents, and whether they were named (else
     /// found beside the results).
     pub documents: Vec<Document>,
@@ -99,7 +102,8 @@ fn target(f: &PredictFiles) -> Result<Topology, PredictFilesError> {
 /// # Errors
 /// Unreadable results or documents, a target that cannot be loaded.
 pub fn load(f: &PredictFiles) -> Result<PredictInputs, PredictFilesError> {
-    let (header, records, _) = read_results(&f.from)?;
+    let read = read_results_checked(&f.from)?;
+    let (header, records, set_aside) = (read.header, read.runs, read.set_aside);
     let documents = load::documents(&f.from, &f.from_ceilings)?;
     let target = target(f)?;
     let target_documents = f
@@ -111,6 +115,7 @@ pub fn load(f: &PredictFiles) -> Result<PredictInputs, PredictFilesError> {
         from: f.from.clone(),
         header,
         records,
+        set_aside,
         documents,
         documents_named: !f.from_ceilings.is_empty(),
         target,
