@@ -135,3 +135,30 @@ fn predict_warns_of_a_line_set_aside() {
         "{stderr}"
     );
 }
+
+/// A run at a point the sweep's plan does not hold (here 3 threads, in a sweep
+/// of 1 and 2) is in no curve: `analyze` says so, as information, instead of
+/// leaving it out without a word.
+#[test]
+fn runs_outside_the_plan_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    sweep_printing(&out, "echo rate: 5", "1");
+    let file = out.join("results.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // The run order is shuffled: take the run at 2 threads wherever it is.
+    let two = text
+        .lines()
+        .find(|l| l.contains("\"threads\":2"))
+        .unwrap_or_else(|| panic!("no run at 2 threads:\n{text}"));
+    let moved = two.replacen("\"threads\":2", "\"threads\":3", 1);
+    std::fs::write(&file, format!("{text}{moved}\n")).unwrap();
+    let a = scalescope().arg("analyze").arg(&out).assert().success();
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(
+        stdout.contains(
+            "[info] 1 run(s) left out: their point is not in the sweep's plan: 3 threads"
+        ),
+        "{stdout}"
+    );
+}

@@ -52,7 +52,7 @@ pub(crate) fn findings(inp: &Inputs, ceilings: &[Ceiling]) -> Vec<Finding> {
         .map(|w| {
             let mut f = Finding::new(
                 FindingKind::MeasurementQuality,
-                if w.kind == crate::quality::QualityKind::Imported {
+                if w.kind.is_fact() {
                     Severity::Info
                 } else {
                     Severity::Warning

@@ -387,6 +387,9 @@ pub fn analyze_with(
     quality
         .warnings
         .extend(quality::unusable_figures(records, basis));
+    quality
+        .warnings
+        .extend(quality::outside_plan(header, records));
     let evidence = evidence::summarize(records);
     let load_refuted = quality.refute_load(header, &evidence);
     let mut findings = findings::findings(

@@ -25,9 +25,18 @@ pub enum QualityKind {
     /// Runs whose figure is no measurement (a time or a rate of zero or less),
     /// left out of every point.
     UnusableFigures,
+    /// Runs at points the sweep's plan does not hold, in no curve (a fact about
+    /// the file, not a flaw of the measurement).
+    OutsidePlan,
 }
 
 impl QualityKind {
+    /// A fact about the file rather than a flaw of the measurement: said, as
+    /// information, and lowering no finding.
+    pub fn is_fact(self) -> bool {
+        matches!(self, QualityKind::Imported | QualityKind::OutsidePlan)
+    }
+
     /// The word in the JSON.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -37,6 +46,7 @@ impl QualityKind {
             QualityKind::SingleRepetition => "single-repetition",
             QualityKind::Imported => "imported",
             QualityKind::UnusableFigures => "unusable-figures",
+            QualityKind::OutsidePlan => "outside-plan",
         }
     }
 }
@@ -55,11 +65,10 @@ pub struct Quality {
 }
 
 impl Quality {
-    /// Warnings that lower confidence (an import is a fact, not a flaw).
+    /// Warnings that lower confidence (an import, or runs outside the plan, are
+    /// facts about the file, not flaws of the measurement).
     pub fn lowering(&self) -> impl Iterator<Item = &QualityWarning> {
-        self.warnings
-            .iter()
-            .filter(|w| w.kind != QualityKind::Imported)
+        self.warnings.iter().filter(|w| !w.kind.is_fact())
     }
 }
 
@@ -181,6 +190,39 @@ pub fn unusable_figures(records: &[RunRecord], basis: &crate::Basis) -> Option<Q
             "{} run(s) left out: their {} is no measurement (zero or less): {first}{more}",
             bad.len(),
             basis.label()
+        ),
+    ))
+}
+
+/// The runs (warm-ups aside) at points the header's plan does not hold: a
+/// thread count, placement or memory policy it does not name. No curve holds
+/// them; the reader is told how many and which, not left to count. (A launched
+/// sweep's points are its node axis: not checked here.)
+pub fn outside_plan(header: &Header, records: &[RunRecord]) -> Option<QualityWarning> {
+    let p = &header.plan;
+    if p.launch.is_some() {
+        return None;
+    }
+    let out: Vec<String> = records
+        .iter()
+        .filter(|r| !r.warmup)
+        .filter(|r| {
+            !(p.threads.contains(&r.point.threads)
+                && p.placements.contains(&r.point.placement)
+                && p.mems.contains(&r.point.mem))
+        })
+        .map(|r| format!("{}, rep {}", r.point, r.rep))
+        .collect();
+    let first = out.first()?;
+    let more = match out.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some(warn(
+        QualityKind::OutsidePlan,
+        format!(
+            "{} run(s) left out: their point is not in the sweep's plan: {first}{more}",
+            out.len()
         ),
     ))
 }
