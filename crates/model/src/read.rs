@@ -1,7 +1,8 @@
 //! Reading `results.jsonl` back, through the bounded input layer, with recovery:
 //! the header must be whole, and any later line that is not a run record (torn by
-//! a crash, NUL bytes where a crash left a hole, not UTF-8, a second header) is
-//! set aside with a warning naming it, and the rest is kept. A NUL hole followed
+//! a crash, NUL bytes where a crash left a hole, not UTF-8, a second header, a
+//! byte-for-byte copy of an earlier record) is set aside with a warning naming
+//! it, and the rest is kept. A NUL hole followed
 //! by a record on the same line (a writer that appended after the hole) keeps
 //! the record. What is set aside is reported ([`SetAside`]); a resume moves it
 //! to `results.jsonl.set-aside` and rewrites the file without it.
@@ -101,8 +102,9 @@ pub fn read_input(input: Input) -> Result<ResultsRead, ResultsError> {
     };
     let mut at = buf.len() as u64;
     let mut clean = true;
+    let mut seen = Seen::default();
     while lines.next_raw(&mut buf)? {
-        let whole = read_line(&mut read, &buf, at, lines.number());
+        let whole = read_line(&mut read, &mut seen, &buf, at, lines.number());
         at += buf.len() as u64;
         clean &= whole;
         if clean {
@@ -114,7 +116,7 @@ pub fn read_input(input: Input) -> Result<ResultsRead, ResultsError> {
 
 /// Reads one line starting at byte `at` into `read`; whether it was one whole
 /// record.
-fn read_line(read: &mut ResultsRead, line: &[u8], at: u64, number: usize) -> bool {
+fn read_line(read: &mut ResultsRead, seen: &mut Seen, line: &[u8], at: u64, number: usize) -> bool {
     let complete = line.ends_with(b"\n");
     let body = line.strip_suffix(b"\n").unwrap_or(line);
     let pieces = pieces(body);
@@ -134,7 +136,7 @@ fn read_line(read: &mut ResultsRead, line: &[u8], at: u64, number: usize) -> boo
     let mut whole = pieces.len() == 1 && pieces[0].1 == body.len();
     for (offset, len) in pieces {
         let piece = &body[offset..offset + len];
-        match parse_piece(piece, complete) {
+        match parse_piece(piece, complete).and_then(|run| seen.first(piece, number).map(|()| run)) {
             Ok(run) => {
                 read.runs.push(run);
                 read.kept.push((at + offset as u64, len as u64));
@@ -152,6 +154,37 @@ fn read_line(read: &mut ResultsRead, line: &[u8], at: u64, number: usize) -> boo
     // A record written whole without its newline is kept in place: the repair
     // only ends the line.
     whole
+}
+
+/// The records read so far, by a 128-bit digest of their bytes, and the line
+/// each was on: a record whose bytes repeat an earlier one's is the same run
+/// written twice (a file concatenated, a line copied), never a second run (two
+/// runs differ in their times), and counted twice it would pass for another
+/// repetition.
+#[derive(Default)]
+struct Seen(std::collections::HashMap<(u64, u64), usize>);
+
+impl Seen {
+    /// Ok the first time `piece` is seen; else why it is set aside.
+    fn first(&mut self, piece: &[u8], line: usize) -> Result<(), String> {
+        use std::hash::{Hash, Hasher};
+        let digest = |salt: u8| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            salt.hash(&mut h);
+            piece.hash(&mut h);
+            h.finish()
+        };
+        match self.0.entry((digest(0), digest(1))) {
+            std::collections::hash_map::Entry::Occupied(e) => Err(format!(
+                "a copy of line {}: the same run written twice, counted once",
+                e.get()
+            )),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(line);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// The pieces of a line between NUL bytes (a hole a crash left, then a record

@@ -385,3 +385,33 @@ fn a_metric_that_is_not_a_finite_number_is_left_out_and_the_run_kept() {
     );
     assert!(read.runs[1].metrics.is_empty());
 }
+
+/// A results file with a run's line written twice (a file concatenated, a line
+/// copied): the copy is set aside, naming the line it copies, so the run is not
+/// counted as a second repetition (which would shrink its point's spread).
+/// Two runs at the same point and repetition with different times are both
+/// kept: only a byte-for-byte copy is the same run.
+#[test]
+fn a_run_written_twice_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = ResultsStore::create(dir.path(), &header()).unwrap();
+    store.append(&run(0)).unwrap();
+    store.append(&run(1)).unwrap();
+    drop(store);
+    let path = dir.path().join(RESULTS_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let copy = format!("{}\n", text.lines().nth(1).unwrap());
+    append_bytes(&path, copy.as_bytes());
+    let mut other = run(0);
+    other.wall_secs += 0.5;
+    append_bytes(&path, format!("{}\n", line_of(&other)).as_bytes());
+    let read = read_results_checked(&path).unwrap();
+    assert_eq!(read.runs.len(), 3, "{:?}", read.set_aside);
+    assert_eq!(read.set_aside.len(), 1);
+    assert_eq!(read.set_aside[0].line, 4);
+    assert!(
+        read.set_aside[0].why.contains("a copy of line 2"),
+        "{}",
+        read.set_aside[0]
+    );
+}
