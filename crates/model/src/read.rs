@@ -136,7 +136,7 @@ fn read_line(read: &mut ResultsRead, seen: &mut Seen, line: &[u8], at: u64, numb
     let mut whole = pieces.len() == 1 && pieces[0].1 == body.len();
     for (offset, len) in pieces {
         let piece = &body[offset..offset + len];
-        match parse_piece(piece, complete).and_then(|run| seen.first(piece, number).map(|()| run)) {
+        match parse_piece(piece, complete).and_then(|run| seen.first(run, piece, number)) {
             Ok(run) => {
                 read.runs.push(run);
                 read.kept.push((at + offset as u64, len as u64));
@@ -156,17 +156,23 @@ fn read_line(read: &mut ResultsRead, seen: &mut Seen, line: &[u8], at: u64, numb
     whole
 }
 
-/// The records read so far, by a 128-bit digest of their bytes, and the line
-/// each was on: a record whose bytes repeat an earlier one's is the same run
-/// written twice (a file concatenated, a line copied), never a second run (two
-/// runs differ in their times), and counted twice it would pass for another
-/// repetition.
+/// The measured runs read so far, by a 128-bit digest of their bytes, and the
+/// line each was on: a measured run whose bytes repeat an earlier one's is the
+/// same run written twice (a file concatenated, a line copied), never a second
+/// run (a resume never repeats a measured repetition, and two runs differ in
+/// their times), and counted twice it would pass for another repetition.
+/// Warm-ups are not checked: a resume runs an unfinished point's warm-up again,
+/// and they are no repetition.
 #[derive(Default)]
 struct Seen(std::collections::HashMap<(u64, u64), usize>);
 
 impl Seen {
-    /// Ok the first time `piece` is seen; else why it is set aside.
-    fn first(&mut self, piece: &[u8], line: usize) -> Result<(), String> {
+    /// `run` (read from `piece`) the first time a measured run's bytes are seen;
+    /// else why it is set aside.
+    fn first(&mut self, run: RunRecord, piece: &[u8], line: usize) -> Result<RunRecord, String> {
+        if run.warmup {
+            return Ok(run);
+        }
         use std::hash::{Hash, Hasher};
         let digest = |salt: u8| {
             let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -181,7 +187,7 @@ impl Seen {
             )),
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(line);
-                Ok(())
+                Ok(run)
             }
         }
     }
