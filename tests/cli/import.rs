@@ -276,6 +276,21 @@ fn analyze_runs_hop_inference_on_a_matrix_file() {
         ));
 }
 
+/// `import -q CSV` onto a four-core machine, compact, into `out`.
+fn import_to(csv: &std::path::Path, out: &std::path::Path) -> Command {
+    let mut c = scalescope();
+    c.args(["import", "-q"]).arg(csv);
+    c.args([
+        "--synthetic",
+        "package:1 core:4",
+        "--placement",
+        "compact",
+        "--out",
+    ]);
+    c.arg(out);
+    c
+}
+
 /// A CSV of short rows within the byte limit is millions of rows, each a run
 /// record of about a kilobyte: it is refused at the first row past the limit,
 /// quickly and in little memory, not imported into gigabytes. A quote left open
@@ -292,17 +307,7 @@ fn too_many_rows_and_an_open_quote_are_refused_plainly() {
     std::fs::write(&big, &text).unwrap();
     let out = dir.path().join("o");
     let start = std::time::Instant::now();
-    scalescope()
-        .args(["import", "-q"])
-        .arg(&big)
-        .args([
-            "--synthetic",
-            "package:1 core:4",
-            "--placement",
-            "compact",
-            "--out",
-        ])
-        .arg(&out)
+    import_to(&big, &out)
         .assert()
         .failure()
         .stderr(predicate::str::contains(
@@ -317,19 +322,7 @@ fn too_many_rows_and_an_open_quote_are_refused_plainly() {
         text.push_str("2,1.0\n");
     }
     std::fs::write(&open, &text).unwrap();
-    let o = scalescope()
-        .args(["import", "-q"])
-        .arg(&open)
-        .args([
-            "--synthetic",
-            "package:1 core:4",
-            "--placement",
-            "compact",
-            "--out",
-        ])
-        .arg(dir.path().join("o2"))
-        .output()
-        .unwrap();
+    let o = import_to(&open, &dir.path().join("o2")).output().unwrap();
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
