@@ -585,6 +585,22 @@ fn knees_found_at_their_boundaries() {
     assert_eq!(integrity.failures(), (0, 0, 0, 0), "{:#?}", integrity.notes);
 }
 
+/// The knees found on knee family `fam`'s curve as the knee corpus sweeps it
+/// (its machine's boundary design, 3 repetitions at 3% CV, cores-first) with
+/// the corpus's seed `seed`.
+fn knees_of(fam: &KneeFamily, seed: u64) -> Vec<scalescope_analysis::AttributedKnee> {
+    let topo = Source::Synthetic(fam.machine.1.into()).load().unwrap();
+    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
+    let (h, r) = sweep(
+        &topo,
+        threads,
+        (3, 0.03, seed * 104_729 + 11),
+        &[Strategy::CoresFirst],
+        &|_, p| fam.speedup(p as f64),
+    );
+    analyze(&h, &r, &Basis::Time).curves[0].knees.clone()
+}
+
 /// A knee the whole-curve mechanism model implies but the points do not show
 /// on their own is of low confidence at most. The curve: a bandwidth cap at 14
 /// threads (no boundary; the slope falls to a tenth) on 2 x 20, 3 repetitions,
@@ -594,20 +610,9 @@ fn knees_found_at_their_boundaries() {
 /// enough to clear the curve's false-alarm rate. The cap itself stays high.
 #[test]
 fn an_implied_knee_the_points_do_not_show_is_low() {
-    let topo = Source::Synthetic("package:2 numa:1 core:20 pu:1".into())
-        .load()
-        .unwrap();
-    let fam = KneeFamily::held_out("cap at 14", ("2x20", ""), vec![(14, 0.1)], 0.0);
-    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
-    let (h, r) = sweep(
-        &topo,
-        threads,
-        (3, 0.03, 6004 * 104_729 + 11),
-        &[Strategy::CoresFirst],
-        &|_, p| fam.speedup(p as f64),
-    );
-    let a = analyze(&h, &r, &Basis::Time);
-    let knees = &a.curves[0].knees;
+    let machine = ("2x20", "package:2 numa:1 core:20 pu:1");
+    let fam = KneeFamily::held_out("cap at 14", machine, vec![(14, 0.1)], 0.0);
+    let knees = &knees_of(&fam, 6004);
     let cap = knees
         .iter()
         .find(|k| k.knee.threads == 11)
@@ -742,17 +747,7 @@ fn a_steepening_to_a_slope_the_stretch_before_already_reaches_is_low() {
         vec![(7, 0.5)],
         0.0,
     );
-    let topo = Source::Synthetic(fam.machine.1.into()).load().unwrap();
-    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
-    let (h, r) = sweep(
-        &topo,
-        threads,
-        (3, 0.03, 24000 * 104_729 + 11),
-        &[Strategy::CoresFirst],
-        &|_, p| fam.speedup(p as f64),
-    );
-    let a = analyze(&h, &r, &Basis::Time);
-    let knees = &a.curves[0].knees;
+    let knees = &knees_of(&fam, 24000);
     let at14 = knees
         .iter()
         .find(|k| k.knee.threads == 14)
