@@ -288,8 +288,11 @@ pub fn events(topo: &Topology, strategy: &Strategy, max_threads: usize) -> Vec<T
 
 /// The thread counts a sweep designed for diagnosis measures under `strategies`: a
 /// point on each side of every boundary (the last count before each event and the
-/// event's own), then midpoints until no gap between neighbours exceeds a quarter
-/// of the range (two rounds), so each piece has points inside it.
+/// event's own), then midpoints (two rounds), so each piece has points inside it;
+/// then, where a span without a boundary is still long (one package of 44 cores:
+/// 2, 12, 22 before), powers of two until each point is at least half the next
+/// (the log axis has no empty octave), and midpoints until no gap exceeds an
+/// eighth of the range (at least 4).
 pub fn boundary_threads(topo: &Topology, strategies: &[Strategy], max: usize) -> Vec<usize> {
     let mut t: Vec<usize> = vec![1, 2.min(max), max];
     for s in strategies {
@@ -307,11 +310,43 @@ pub fn boundary_threads(topo: &Topology, strategies: &[Strategy], max: usize) ->
             .filter(|w| w[1] - w[0] >= 3)
             .map(|w| (w[0] + w[1]) / 2)
             .collect();
-        t.extend(mids);
-        t.sort_unstable();
-        t.dedup();
+        add(&mut t, mids);
     }
+    let more = doublings(&t);
+    add(&mut t, more);
+    let more = gap_fill(&t, max.div_ceil(8).max(4));
+    add(&mut t, more);
     t
+}
+
+fn add(t: &mut Vec<usize>, more: Vec<usize>) {
+    t.extend(more);
+    t.sort_unstable();
+    t.dedup();
+}
+
+/// Doublings of each point p >= 2 until the last is at least half the next point.
+fn doublings(t: &[usize]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for w in t.windows(2) {
+        let mut p = w[0];
+        while p >= 2 && w[1] > 2 * p {
+            p *= 2;
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Points that split every gap wider than `widest` into equal parts no wider.
+fn gap_fill(t: &[usize], widest: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for w in t.windows(2) {
+        let gap = w[1] - w[0];
+        let parts = gap.div_ceil(widest);
+        out.extend((1..parts).map(|i| w[0] + gap * i / parts));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -372,6 +407,19 @@ mod tests {
             assert!(b.contains(&x), "{x} missing from {b:?}");
         }
         assert!(b.windows(2).all(|w| w[1] - w[0] <= 24), "{b:?}");
+    }
+
+    /// One package of 44 cores has no boundary between 2 and 43: the design
+    /// still places a point in every octave and every eighth of the range.
+    #[test]
+    fn a_long_span_without_a_boundary_gets_points() {
+        let t = Source::Synthetic("package:1 numa:1 core:44 pu:1".into())
+            .load()
+            .unwrap();
+        let b = boundary_threads(&t, &[Strategy::CoresFirst], 44);
+        assert_eq!(b, [1, 2, 4, 8, 12, 17, 22, 27, 32, 37, 43, 44]);
+        assert!(b.windows(2).all(|w| w[1] - w[0] <= 6), "{b:?}");
+        assert!(b.windows(2).all(|w| w[1] <= 2 * w[0]), "{b:?}");
     }
 
     #[test]

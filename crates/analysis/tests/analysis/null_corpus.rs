@@ -586,14 +586,19 @@ fn knees_found_at_their_boundaries() {
 }
 
 /// The knees found on knee family `fam`'s curve as the knee corpus sweeps it
-/// (its machine's boundary design, 3 repetitions at 3% CV, cores-first) with
-/// the corpus's seed `seed`.
-fn knees_of(fam: &KneeFamily, seed: u64) -> Vec<scalescope_analysis::AttributedKnee> {
+/// (3 repetitions at 3% CV, cores-first) with the corpus's seed `seed`, at
+/// `threads`: each regression case here is pinned to the points it was found
+/// on, the machine's boundary design before the ninth round added points to long
+/// spans (docs/ANALYSIS.md), so the rule it holds meets the same data.
+fn knees_of(
+    fam: &KneeFamily,
+    seed: u64,
+    threads: &[usize],
+) -> Vec<scalescope_analysis::AttributedKnee> {
     let topo = Source::Synthetic(fam.machine.1.into()).load().unwrap();
-    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
     let (h, r) = sweep(
         &topo,
-        threads,
+        threads.to_vec(),
         (3, 0.03, seed * 104_729 + 11),
         &[Strategy::CoresFirst],
         &|_, p| fam.speedup(p as f64),
@@ -612,7 +617,7 @@ fn knees_of(fam: &KneeFamily, seed: u64) -> Vec<scalescope_analysis::AttributedK
 fn an_implied_knee_the_points_do_not_show_is_low() {
     let machine = ("2x20", "package:2 numa:1 core:20 pu:1");
     let fam = KneeFamily::held_out("cap at 14", machine, vec![(14, 0.1)], 0.0);
-    let knees = &knees_of(&fam, 6004);
+    let knees = &knees_of(&fam, 6004, &[1, 2, 6, 11, 15, 20, 21, 25, 30, 34, 39, 40]);
     let cap = knees
         .iter()
         .find(|k| k.knee.threads == 11)
@@ -635,20 +640,20 @@ fn an_implied_knee_the_points_do_not_show_is_low() {
 }
 
 /// The one knee of a held-out knee family's curve (`spec`, one knee `(at,
-/// ratio)`, 3 repetitions at 3% on the boundaries design, the knee corpus's seed
-/// for `seed`), which must lie after `threads` at `boundary`, be of low
-/// confidence and say `why`.
+/// ratio)`, 3 repetitions at 3% at `grid`, the points it was found on, as in
+/// [`knees_of`], the knee corpus's seed for `seed`), which must lie after
+/// `threads` at `boundary`, be of low confidence and say `why`.
 fn one_low_knee(
     (spec, at, ratio, seed): (&str, usize, f64, u64),
+    grid: &[usize],
     (threads, boundary): (usize, Boundary),
     why: &str,
 ) {
     let topo = Source::Synthetic(spec.into()).load().unwrap();
     let fam = KneeFamily::held_out("one knee", ("m", ""), vec![(at, ratio)], 0.0);
-    let (_, grid) = scoring::grids(&topo).into_iter().next().unwrap();
     let (h, r) = sweep(
         &topo,
-        grid,
+        grid.to_vec(),
         (3, 0.03, seed * 104_729 + 11),
         &[Strategy::CoresFirst],
         &|_, p| fam.speedup(p as f64),
@@ -672,6 +677,7 @@ fn one_low_knee(
 fn a_bend_not_localised_is_claimed_at_its_boundary_low() {
     one_low_knee(
         ("package:2 numa:1 core:14 pu:1", 14, 0.5, 12003),
+        &[1, 2, 5, 8, 11, 14, 15, 18, 21, 24, 27, 28],
         (14, Boundary::Package),
         "not localised",
     );
@@ -687,6 +693,7 @@ fn a_bend_not_localised_is_claimed_at_its_boundary_low() {
 fn a_boundary_one_point_from_the_best_place_is_kept_unless_rejected_at_99() {
     one_low_knee(
         ("package:1 numa:1 core:24 pu:4", 24, 0.4, 10002),
+        &[1, 2, 7, 12, 17, 23, 24, 25, 42, 60, 78, 96],
         (24, Boundary::Smt),
         "place the break best at 25.0 threads",
     );
@@ -703,7 +710,10 @@ fn a_change_of_slope_the_neighbouring_points_do_not_show_is_low() {
         .load()
         .unwrap();
     let g = |p: f64| p * (0.55 + 0.45 / (1.0 + (p / 16.0).powi(2)));
-    let (_, threads) = scoring::grids(&topo).into_iter().next().unwrap();
+    let threads = vec![
+        1, 2, 3, 5, 6, 8, 10, 11, 13, 15, 16, 18, 20, 21, 23, 25, 26, 28, 30, 31, 33, 35, 36, 37,
+        39, 40,
+    ];
     let (h, r) = sweep(
         &topo,
         threads,
@@ -747,7 +757,10 @@ fn a_steepening_to_a_slope_the_stretch_before_already_reaches_is_low() {
         vec![(7, 0.5)],
         0.0,
     );
-    let knees = &knees_of(&fam, 24000);
+    let grid = [
+        1, 2, 4, 5, 7, 8, 9, 11, 12, 14, 15, 16, 18, 19, 21, 22, 24, 25, 27, 28,
+    ];
+    let knees = &knees_of(&fam, 24000, &grid);
     let at14 = knees
         .iter()
         .find(|k| k.knee.threads == 14)

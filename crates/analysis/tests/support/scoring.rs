@@ -563,7 +563,7 @@ fn score_knees(
             t.cap_attributed += near.iter().filter(|x| x.boundary != Boundary::None).count();
         }
     }
-    t.false_confident += knees
+    let at_no_truth: Vec<_> = knees
         .iter()
         .filter(|x| x.knee.confidence.label == "high" || x.knee.confidence.label == "medium")
         .filter(|x| {
@@ -576,7 +576,16 @@ fn score_knees(
                 x.knee.bend == way && shows(grid, x.knee.threads, x.knee.next_threads, *k)
             })
         })
-        .count();
+        .collect();
+    if std::env::var_os("CORPUS_FN").is_some() {
+        for x in &at_no_truth {
+            eprintln!(
+                "CONFIDENT AT NO TRUTH {label}: after {} ({:?}, {}, {:?}, change {:.2})",
+                x.knee.threads, x.boundary, x.knee.confidence.label, x.knee.bend, x.knee.change
+            );
+        }
+    }
+    t.false_confident += at_no_truth.len();
 }
 
 /// Prints the knee families' table and returns the totals per set.
