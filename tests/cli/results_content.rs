@@ -62,6 +62,27 @@ fn a_figure_of_1e308_gives_no_nan_or_inf_speedup() {
     }
 }
 
+/// A speedup past the largest number (a rate of 1e308 against 1e-5 at one
+/// thread) has no figure to show: its point is left out of the curve, and a
+/// warning names it rather than the table losing a row without a word.
+#[test]
+fn a_point_whose_speedup_overflows_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    let script =
+        r#"if [ "$OMP_NUM_THREADS" = 2 ]; then echo rate: 1e308; else echo rate: 1e-5; fi"#;
+    sweep_printing(&out, script, "2");
+    for json in [false, true] {
+        let stdout = analyze_rate(&out, json);
+        assert!(stdout.contains("1 point(s) left out"), "{stdout}");
+        assert!(
+            stdout.contains("too large to compute with")
+                && stdout.contains("2 threads, cores-first"),
+            "{stdout}"
+        );
+    }
+}
+
 /// A rate of zero or less is no measurement: its runs were left out of their
 /// points without a word (a table with no rows, exit status 0). A warning now
 /// names them, their point and their value.

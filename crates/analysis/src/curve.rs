@@ -81,9 +81,11 @@ fn raw_points(
             let perfs: Vec<f64> = measured.iter().map(|m| m.0).collect();
             let reps: Vec<usize> = measured.iter().map(|m| m.1).collect();
             let others = measured.iter().map(|m| m.2).collect();
-            // Figures near the largest f64 (a rate of 1e308) overflow the median
-            // of two: such a point has no figure to show (not `inf` or `NaN`).
-            let s = summarize(&perfs).filter(|s| s.median.is_finite())?;
+            // Figures near the largest f64 (a rate of 1e308) overflow the mean
+            // and spread of two: such a point has no figure to show (not `inf` or
+            // `NaN`); `quality::points_without_a_figure` names it.
+            let s = summarize(&perfs)
+                .filter(|s| s.median.is_finite() && s.mean.is_finite() && s.stddev.is_finite())?;
             let metric = match basis {
                 Basis::Metric { name, .. } => summarize(
                     &runs

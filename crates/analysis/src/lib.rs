@@ -390,6 +390,9 @@ pub fn analyze_with(
     quality
         .warnings
         .extend(quality::outside_plan(header, records));
+    quality.warnings.extend(quality::points_without_a_figure(
+        header, records, basis, &curves,
+    ));
     let evidence = evidence::summarize(records);
     let load_refuted = quality.refute_load(header, &evidence);
     let mut findings = findings::findings(

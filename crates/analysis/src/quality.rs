@@ -23,7 +23,8 @@ pub enum QualityKind {
     /// Results imported from elsewhere (a fact, not a flaw).
     Imported,
     /// Runs whose figure is no measurement (a time or a rate of zero or less),
-    /// left out of every point.
+    /// left out of every point; or points whose figures are too large to
+    /// compute with (near 1e308), left out of their curve.
     UnusableFigures,
     /// Runs at points the sweep's plan does not hold, in no curve (a fact about
     /// the file, not a flaw of the measurement).
@@ -223,6 +224,55 @@ pub fn outside_plan(header: &Header, records: &[RunRecord]) -> Option<QualityWar
         format!(
             "{} run(s) left out: their point is not in the sweep's plan: {first}{more}",
             out.len()
+        ),
+    ))
+}
+
+/// The points with runs that have a figure but no place on their curve: figures
+/// so large (near 1e308) that their median or their ratio to the baseline passes
+/// the largest number, so the curve has no figure to show there. Named, so a
+/// point does not vanish from the table without a word. (A launched sweep's
+/// curves are over its nodes: not checked here.)
+pub fn points_without_a_figure(
+    header: &Header,
+    records: &[RunRecord],
+    basis: &crate::Basis,
+    curves: &[crate::Curve],
+) -> Option<QualityWarning> {
+    let p = &header.plan;
+    if p.launch.is_some() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (pl, mem) in p
+        .placements
+        .iter()
+        .flat_map(|pl| p.mems.iter().map(move |m| (pl, m)))
+    {
+        let curve = curves
+            .iter()
+            .find(|c| &c.placement == pl && &c.mem == mem && c.ranks_per_node.is_none());
+        for &t in &p.threads {
+            if curve.is_some_and(|c| c.points.iter().any(|q| q.threads == t)) {
+                continue;
+            }
+            let runs = crate::curve::ok_runs(records, t, pl, mem);
+            if let Some(r) = runs.iter().find(|r| basis.perf(r).is_some()) {
+                out.push(r.point.to_string());
+            }
+        }
+    }
+    let first = out.first()?;
+    let more = match out.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some(warn(
+        QualityKind::UnusableFigures,
+        format!(
+            "{} point(s) left out: their {} is too large to compute with (its median, or its ratio to the baseline, passes the largest number, about 1.8e308): {first}{more}",
+            out.len(),
+            basis.label()
         ),
     ))
 }

@@ -281,6 +281,16 @@ fn summary_row(p: &PointSummary, names: &[String]) -> Vec<String> {
     row
 }
 
+/// A metric's median in its column: four decimals where that reads, else
+/// scientific (a rate of 1e308 is not 309 digits wide).
+fn figure(v: f64) -> String {
+    if v == 0.0 || (1e-3..1e9).contains(&v.abs()) {
+        format!("{v:.4}")
+    } else {
+        format!("{v:.4e}")
+    }
+}
+
 /// The table printed at the end of a sweep.
 pub fn table(points: &[PointSummary]) -> String {
     let names = metric_names(points);
@@ -334,7 +344,7 @@ pub fn table(points: &[PointSummary]) -> String {
                 " {:>16}",
                 p.metrics
                     .get(n)
-                    .map(|s| format!("{:.4}", s.median))
+                    .map(|s| figure(s.median))
                     .unwrap_or_else(|| "-".into())
             );
         }

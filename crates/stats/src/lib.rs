@@ -69,7 +69,9 @@ pub fn median(sorted: &[f64]) -> f64 {
     if n % 2 == 1 {
         sorted[n / 2]
     } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        // Halves first: the same value wherever the sum does not overflow (halving
+        // is exact), and no infinity from two figures near 1e308.
+        sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0
     }
 }
 
@@ -108,6 +110,24 @@ pub fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
 }
 
+/// The mean and the sample standard deviation (0 for one value). Values past
+/// 1e150, whose squares or sums would overflow, are scaled by a power of two
+/// first (exact), so figures near 1e308 give a finite mean and spread; below
+/// that the arithmetic is the plain one, bit for bit.
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len();
+    let big = v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    // 2^-600: 1e308 becomes 2.4e127, whose square is finite.
+    let scale = if big > 1e150 { 2f64.powi(-600) } else { 1.0 };
+    let mean = v.iter().map(|x| x * scale).sum::<f64>() / n as f64;
+    let sd = if n > 1 {
+        (v.iter().map(|x| (x * scale - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    (mean / scale, sd / scale)
+}
+
 /// The small-sample Akaike information criterion of a least-squares fit of `k`
 /// parameters to `n` points with residual sum of squares `sse` (Hurvich and Tsai,
 /// 1989): n ln(sse / n) + 2k + 2k(k + 1)/(n - k - 1); None when n <= k + 1.
@@ -126,12 +146,7 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    let mean = v.iter().sum::<f64>() / n as f64;
-    let stddev = if n > 1 {
-        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
+    let (mean, stddev) = mean_sd(&v);
     let ci95 = if n < 2 {
         (mean, mean)
     } else if v[0] > 0.0 {
@@ -170,6 +185,18 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two figures of 1e308: a finite median, mean and spread (the sum of the two
+    /// overflowed to infinity).
+    #[test]
+    fn figures_near_the_largest_number_summarize_finite() {
+        let s = summarize(&[1e308, 1.2e308, 1.1e308]).unwrap();
+        assert_eq!(s.median, 1.1e308);
+        assert!((s.mean / 1.1e308 - 1.0).abs() < 1e-12, "{s:?}");
+        assert!((s.stddev / 1e307 - 1.0).abs() < 1e-9, "{s:?}");
+        let s = summarize(&[1e308, 1e308]).unwrap();
+        assert_eq!((s.median, s.mean, s.stddev), (1e308, 1e308, 0.0));
+    }
 
     #[test]
     fn known_sample() {
