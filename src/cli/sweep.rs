@@ -19,7 +19,7 @@ use scalescope_session::settings::{
 pub struct SweepArgs {
     /// Thread counts: `1,2,4`, `1..16` or `1-16`, `1..16:2`, `pow2`, `all`, `boundaries` (a
     /// point on each side of every boundary of the placements: L3, node, package, all
-    /// cores, all PUs; plus midpoints, powers of two where a point is under half the next,
+    /// cores, all PUs; plus midpoints, doublings where a point is under half the next,
     /// and no gap over an eighth of the machine) [default: boundaries].
     #[arg(long, short = 't', value_name = "LIST")]
     pub threads: Option<ThreadList>,

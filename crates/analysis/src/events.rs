@@ -290,9 +290,9 @@ pub fn events(topo: &Topology, strategy: &Strategy, max_threads: usize) -> Vec<T
 /// point on each side of every boundary (the last count before each event and the
 /// event's own), then midpoints (two rounds), so each piece has points inside it;
 /// then, where a span without a boundary is still long (one package of 44 cores:
-/// 2, 12, 22 before), powers of two until each point is at least half the next
-/// (the log axis has no empty octave), and midpoints until no gap exceeds an
-/// eighth of the range (at least 4).
+/// 2, 12, 22 before), doublings until each point is at least half the next (the
+/// log axis has no empty octave; none one thread from the next), and equal
+/// splits until no gap exceeds an eighth of the range (at least 4).
 pub fn boundary_threads(topo: &Topology, strategies: &[Strategy], max: usize) -> Vec<usize> {
     let mut t: Vec<usize> = vec![1, 2.min(max), max];
     for s in strategies {
@@ -325,12 +325,14 @@ fn add(t: &mut Vec<usize>, more: Vec<usize>) {
     t.dedup();
 }
 
-/// Doublings of each point p >= 2 until the last is at least half the next point.
+/// Doublings of each point p >= 2 until the last is at least half the next
+/// point, but none one thread from the next (8 beside 9 costs runs and gives a
+/// one-thread slope to misread).
 fn doublings(t: &[usize]) -> Vec<usize> {
     let mut out = Vec::new();
     for w in t.windows(2) {
         let mut p = w[0];
-        while p >= 2 && w[1] > 2 * p {
+        while p >= 2 && w[1] > 2 * p && w[1] - 2 * p > 1 {
             p *= 2;
             out.push(p);
         }
@@ -420,6 +422,12 @@ mod tests {
         assert_eq!(b, [1, 2, 4, 8, 12, 17, 22, 27, 32, 37, 43, 44]);
         assert!(b.windows(2).all(|w| w[1] - w[0] <= 6), "{b:?}");
         assert!(b.windows(2).all(|w| w[1] <= 2 * w[0]), "{b:?}");
+        // No doubling one thread from a midpoint (8 beside 9 on 1 x 32 x 2).
+        let t = Source::Synthetic("package:1 numa:1 core:32 pu:2".into())
+            .load()
+            .unwrap();
+        let b = boundary_threads(&t, &[Strategy::CoresFirst], 64);
+        assert!(b.contains(&4) && b.contains(&9) && !b.contains(&8), "{b:?}");
     }
 
     #[test]
