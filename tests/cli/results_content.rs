@@ -44,8 +44,9 @@ fn a_metric_printed_as_nan_leaves_the_run_readable() {
     assert!(!stderr.contains("set aside"), "{stderr}");
 }
 
-/// A figure of 1e308 is finite, but two of them have a mean of infinity: the
-/// speedups were printed as `inf` and `NaN`. Such a point now has no figure.
+/// A figure of 1e308 is finite, but two of them had a mean of infinity: the
+/// speedups were printed as `inf` and `NaN`. Their summary is now finite (a
+/// speedup of 1).
 #[test]
 fn a_figure_of_1e308_gives_no_nan_or_inf_speedup() {
     let dir = tempfile::tempdir().unwrap();
@@ -63,23 +64,29 @@ fn a_figure_of_1e308_gives_no_nan_or_inf_speedup() {
 }
 
 /// A speedup past the largest number (a rate of 1e308 against 1e-5 at one
-/// thread) has no figure to show: its point is left out of the curve, and a
-/// warning names it rather than the table losing a row without a word.
+/// thread), or one that falls to zero (the other way round), has no figure to
+/// show: its point is left out of the curve, and a warning names it rather than
+/// the table losing a row without a word (or printing a Karp-Flatt of `inf`).
 #[test]
 fn a_point_whose_speedup_overflows_is_named() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
-    let script =
-        r#"if [ "$OMP_NUM_THREADS" = 2 ]; then echo rate: 1e308; else echo rate: 1e-5; fi"#;
-    sweep_printing(&out, script, "2");
-    for json in [false, true] {
-        let stdout = analyze_rate(&out, json);
-        assert!(stdout.contains("1 point(s) left out"), "{stdout}");
-        assert!(
-            stdout.contains("too large to compute with")
-                && stdout.contains("2 threads, cores-first"),
-            "{stdout}"
+    for (at_2, at_1) in [("1e308", "1e-5"), ("1e-5", "1e308")] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("res");
+        let script = format!(
+            r#"if [ "$OMP_NUM_THREADS" = 2 ]; then echo rate: {at_2}; else echo rate: {at_1}; fi"#
         );
+        sweep_printing(&out, &script, "2");
+        for json in [false, true] {
+            let stdout = analyze_rate(&out, json);
+            assert!(stdout.contains("1 point(s) left out"), "{stdout}");
+            assert!(
+                stdout.contains("too far from the baseline's to compute with")
+                    && stdout.contains("2 threads, cores-first"),
+                "{stdout}"
+            );
+            let words: Vec<&str> = stdout.split(|c: char| !c.is_alphanumeric()).collect();
+            assert!(!words.contains(&"inf"), "{stdout}");
+        }
     }
 }
 

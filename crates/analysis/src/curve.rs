@@ -81,9 +81,9 @@ fn raw_points(
             let perfs: Vec<f64> = measured.iter().map(|m| m.0).collect();
             let reps: Vec<usize> = measured.iter().map(|m| m.1).collect();
             let others = measured.iter().map(|m| m.2).collect();
-            // Figures near the largest f64 (a rate of 1e308) overflow the mean
-            // and spread of two: such a point has no figure to show (not `inf` or
-            // `NaN`); `quality::points_without_a_figure` names it.
+            // `summarize` keeps figures near 1e308 finite; a point whose figures
+            // still give no finite summary has no figure to show (not `inf` or
+            // `NaN`), and `quality::points_without_a_figure` names it.
             let s = summarize(&perfs)
                 .filter(|s| s.median.is_finite() && s.mean.is_finite() && s.stddev.is_finite())?;
             let metric = match basis {
@@ -126,8 +126,9 @@ fn curve_points(topo: &Topology, pl: &Strategy, raw: &[Raw]) -> Vec<CurvePoint> 
     };
     let (base_t, base_perf, base_rel) = (base.threads, base.perf, base.se / base.perf);
     raw.iter()
-        // A ratio past the largest f64 (1e308 against 1e-5) is no speedup to show.
-        .filter(|r| (r.perf / base_perf).is_finite())
+        // A ratio past the largest f64 (1e308 against 1e-5), or one that falls to
+        // zero (1e-5 against 1e308), is no speedup to show.
+        .filter(|r| (r.perf / base_perf).is_finite() && r.perf / base_perf >= f64::MIN_POSITIVE)
         .map(|r| {
             let speedup = r.perf / base_perf;
             let ci = (r.threads != base_t)

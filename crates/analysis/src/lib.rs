@@ -341,6 +341,13 @@ pub struct Analysis {
     pub consistency: consistency::Consistency,
 }
 
+/// A launched sweep's node axis, where it holds more than one node count: its
+/// curves are then over the nodes (else over the threads, like any sweep).
+pub(crate) fn node_curves_axis(header: &Header) -> Option<Vec<(usize, usize)>> {
+    let axis = header.plan.launch.as_ref()?.node_axis()?;
+    axis.iter().any(|&(n, _)| n != axis[0].0).then_some(axis)
+}
+
 /// One curve per placement and memory policy; for a launched sweep over several
 /// node counts, one per placement and ranks-per-node value, over the nodes.
 fn curves(header: &Header, records: &[RunRecord], basis: &Basis) -> Vec<Curve> {
@@ -350,9 +357,8 @@ fn curves(header: &Header, records: &[RunRecord], basis: &Basis) -> Vec<Curve> {
         .placements
         .iter()
         .flat_map(|pl| header.plan.mems.iter().map(move |m| (pl, m)));
-    let axis = header.plan.launch.as_ref().and_then(|l| l.node_axis());
-    match axis {
-        Some(axis) if axis.iter().any(|&(n, _)| n != axis[0].0) => {
+    match node_curves_axis(header) {
+        Some(axis) => {
             let mut per_node: Vec<usize> = axis.iter().map(|&(_, r)| r).collect();
             per_node.sort_unstable();
             per_node.dedup();

@@ -228,11 +228,12 @@ pub fn outside_plan(header: &Header, records: &[RunRecord]) -> Option<QualityWar
     ))
 }
 
-/// The points with runs that have a figure but no place on their curve: figures
-/// so large (near 1e308) that their median or their ratio to the baseline passes
-/// the largest number, so the curve has no figure to show there. Named, so a
-/// point does not vanish from the table without a word. (A launched sweep's
-/// curves are over its nodes: not checked here.)
+/// The points with runs that have a figure but no place on their curve: a
+/// figure so far from the baseline's (1e308 against 1e-5) that their ratio
+/// passes the largest number or falls to zero, so the curve has no speedup to
+/// show there. Named, so a
+/// point does not vanish from the table without a word. (A launched sweep over
+/// several node counts has its curves over the nodes: not checked here.)
 pub fn points_without_a_figure(
     header: &Header,
     records: &[RunRecord],
@@ -240,7 +241,7 @@ pub fn points_without_a_figure(
     curves: &[crate::Curve],
 ) -> Option<QualityWarning> {
     let p = &header.plan;
-    if p.launch.is_some() {
+    if crate::node_curves_axis(header).is_some() {
         return None;
     }
     let mut out = Vec::new();
@@ -270,7 +271,7 @@ pub fn points_without_a_figure(
     Some(warn(
         QualityKind::UnusableFigures,
         format!(
-            "{} point(s) left out: their {} is too large to compute with (its median, or its ratio to the baseline, passes the largest number, about 1.8e308): {first}{more}",
+            "{} point(s) left out: their {} is too far from the baseline's to compute with (the ratio passes the largest number, about 1.8e308, or falls to zero): {first}{more}",
             out.len(),
             basis.label()
         ),

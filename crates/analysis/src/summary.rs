@@ -284,7 +284,7 @@ fn summary_row(p: &PointSummary, names: &[String]) -> Vec<String> {
 /// A metric's median in its column: four decimals where that reads, else
 /// scientific (a rate of 1e308 is not 309 digits wide).
 fn figure(v: f64) -> String {
-    if v == 0.0 || (1e-3..1e9).contains(&v.abs()) {
+    if v == 0.0 || (1e-3..1e11).contains(&v.abs()) {
         format!("{v:.4}")
     } else {
         format!("{v:.4e}")

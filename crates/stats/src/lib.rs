@@ -69,9 +69,14 @@ pub fn median(sorted: &[f64]) -> f64 {
     if n % 2 == 1 {
         sorted[n / 2]
     } else {
-        // Halves first: the same value wherever the sum does not overflow (halving
-        // is exact), and no infinity from two figures near 1e308.
-        sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0
+        let (a, b) = (sorted[n / 2 - 1], sorted[n / 2]);
+        // Two figures near 1e308 overflow the sum: halved first then (halving
+        // is exact there; not below 4.5e-308, where the sum is used).
+        if (a + b).is_finite() {
+            (a + b) / 2.0
+        } else {
+            a / 2.0 + b / 2.0
+        }
     }
 }
 
@@ -112,8 +117,9 @@ pub fn mean(values: &[f64]) -> f64 {
 
 /// The mean and the sample standard deviation (0 for one value). Values past
 /// 1e150, whose squares or sums would overflow, are scaled by a power of two
-/// first (exact), so figures near 1e308 give a finite mean and spread; below
-/// that the arithmetic is the plain one, bit for bit.
+/// first (exact), so figures of one sign near 1e308 give a finite mean and
+/// spread (of mixed signs the spread itself may pass the largest number); below
+/// 1e150 the arithmetic is the plain one, bit for bit.
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     let n = v.len();
     let big = v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
