@@ -23,8 +23,9 @@ pub enum QualityKind {
     /// Results imported from elsewhere (a fact, not a flaw).
     Imported,
     /// Runs whose figure is no measurement (a time or a rate of zero or less),
-    /// left out of every point; or points whose figures are too large to
-    /// compute with (near 1e308), left out of their curve.
+    /// left out of every point; or points whose figure is too far from the
+    /// baseline's to compute a speedup with (1e308 against 1e-5), left out of
+    /// their curve.
     UnusableFigures,
     /// Runs at points the sweep's plan does not hold, in no curve (a fact about
     /// the file, not a flaw of the measurement).
@@ -231,9 +232,9 @@ pub fn outside_plan(header: &Header, records: &[RunRecord]) -> Option<QualityWar
 /// The points with runs that have a figure but no place on their curve: a
 /// figure so far from the baseline's (1e308 against 1e-5) that their ratio
 /// passes the largest number or falls to zero, so the curve has no speedup to
-/// show there. Named, so a
-/// point does not vanish from the table without a word. (A launched sweep over
-/// several node counts has its curves over the nodes: not checked here.)
+/// show there. Named, so a point does not vanish from the table without a word.
+/// (A launched sweep over several node counts has its curves over the nodes:
+/// not checked here.)
 pub fn points_without_a_figure(
     header: &Header,
     records: &[RunRecord],
