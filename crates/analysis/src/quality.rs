@@ -181,11 +181,7 @@ pub fn unusable_figures(records: &[RunRecord], basis: &crate::Basis) -> Option<Q
         .filter_map(|r| Some((r, basis.unusable(r)?)))
         .map(|(r, v)| format!("{}, rep {}: {}", r.point, r.rep, number(v)))
         .collect();
-    let first = bad.first()?;
-    let more = match bad.len() {
-        1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
-    };
+    let (first, more) = first_and_more(&bad)?;
     Some(warn(
         QualityKind::UnusableFigures,
         format!(
@@ -215,11 +211,7 @@ pub fn outside_plan(header: &Header, records: &[RunRecord]) -> Option<QualityWar
         })
         .map(|r| format!("{}, rep {}", r.point, r.rep))
         .collect();
-    let first = out.first()?;
-    let more = match out.len() {
-        1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
-    };
+    let (first, more) = first_and_more(&out)?;
     Some(warn(
         QualityKind::OutsidePlan,
         format!(
@@ -264,11 +256,7 @@ pub fn points_without_a_figure(
             }
         }
     }
-    let first = out.first()?;
-    let more = match out.len() {
-        1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
-    };
+    let (first, more) = first_and_more(&out)?;
     Some(warn(
         QualityKind::UnusableFigures,
         format!(
@@ -277,6 +265,17 @@ pub fn points_without_a_figure(
             basis.label()
         ),
     ))
+}
+
+/// The first of the things a warning names, and " (and N more)" for the rest;
+/// None when there are none.
+fn first_and_more(named: &[String]) -> Option<(&str, String)> {
+    let more = match named.len() {
+        0 => return None,
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some((named[0].as_str(), more))
 }
 
 /// A recorded value as a reader can take it in: plain when ordinary, else in
