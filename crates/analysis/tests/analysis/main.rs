@@ -32,6 +32,7 @@ mod held_out_v13;
 mod held_out_v14;
 mod held_out_v15;
 mod held_out_v16;
+mod held_out_v17;
 mod held_out_v2;
 mod held_out_v3;
 mod held_out_v4;
