@@ -54,10 +54,7 @@ fn a_figure_of_1e308_gives_no_nan_or_inf_speedup() {
     sweep_printing(&out, "echo rate: 1e308", "2");
     for json in [false, true] {
         let stdout = analyze_rate(&out, json);
-        let words: Vec<&str> = stdout.split(|c: char| !c.is_alphanumeric()).collect();
-        for invented in ["NaN", "inf"] {
-            assert!(!words.contains(&invented), "{invented} in:\n{stdout}");
-        }
+        assert_no_invented_number(&stdout);
         // JSON writes a NaN as null.
         assert!(!stdout.contains("\"speedup\": null"), "{stdout}");
     }
@@ -84,8 +81,7 @@ fn a_point_whose_speedup_overflows_is_named() {
                     && stdout.contains("2 threads, cores-first"),
                 "{stdout}"
             );
-            let words: Vec<&str> = stdout.split(|c: char| !c.is_alphanumeric()).collect();
-            assert!(!words.contains(&"inf"), "{stdout}");
+            assert_no_invented_number(&stdout);
         }
     }
 }
@@ -105,6 +101,14 @@ fn runs_with_a_negative_figure_are_named_not_dropped_silently() {
             stdout.contains("threads, cores-first, first-touch, rep 0: -5"),
             "{stdout}"
         );
+    }
+}
+
+/// No `NaN` or `inf` printed as a word: a figure nothing measured.
+fn assert_no_invented_number(stdout: &str) {
+    let words: Vec<&str> = stdout.split(|c: char| !c.is_alphanumeric()).collect();
+    for invented in ["NaN", "inf"] {
+        assert!(!words.contains(&invented), "{invented} in:\n{stdout}");
     }
 }
 
